@@ -1,0 +1,125 @@
+/**
+ * The virtual clock and its job queue: the only place simulated time comes from.
+ *
+ * Jobs are data (`kind` + JSON payload), not closures, so that the queue can be saved with the rest of the
+ * state and replayed in the same order after a restart. Due jobs run lazily: the engine calls `runDue()`
+ * before it serves each request, and `advance()` runs them in order while moving a manual clock. Because
+ * state is only observable through requests, this is indistinguishable from timers firing on time, needs
+ * no `setTimeout`, and keeps runs deterministic.
+ */
+export type ClockMode = "real" | "manual";
+
+export interface Job {
+  /** Virtual time (epoch ms) at which the job is due. */
+  at: number;
+  /** Insertion order, the tie-break between jobs due at the same instant. */
+  seq: number;
+  /** Names the handler that runs it; resource modules register handlers by kind. */
+  kind: string;
+  payload: unknown;
+}
+
+export type JobRunner = (job: Job) => void;
+
+/** Where real time comes from; injected so the core never reads the wall clock itself. */
+export type WallClock = () => number;
+
+export interface ClockSnapshot {
+  now: number;
+  seq: number;
+  jobs: Job[];
+}
+
+export class VirtualClock {
+  private offset: number;
+  private wallStart: number;
+  private seq = 0;
+  private jobs: Job[] = [];
+  private running = false;
+  /** While a job runs, time reads as the job's due time, so the work it schedules is relative to that. */
+  private pinned: number | null = null;
+
+  constructor(
+    readonly mode: ClockMode,
+    start: number,
+    private readonly wall: WallClock,
+    private readonly runJob: JobRunner,
+  ) {
+    this.offset = start;
+    this.wallStart = wall();
+  }
+
+  /** Current virtual time in epoch milliseconds. */
+  now(): number {
+    if (this.pinned !== null) return this.pinned;
+    return this.mode === "real" ? this.offset + (this.wall() - this.wallStart) : this.offset;
+  }
+
+  nowIso(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  schedule(delayMs: number, kind: string, payload: unknown): Job {
+    const job: Job = { at: this.now() + Math.max(0, delayMs), seq: this.seq++, kind, payload };
+    // Keep the queue sorted by (at, seq); it is short, so insertion beats a heap in clarity.
+    let i = this.jobs.length;
+    while (i > 0 && compareJobs(this.jobs[i - 1] as Job, job) > 0) i--;
+    this.jobs.splice(i, 0, job);
+    return job;
+  }
+
+  /** Drops queued jobs that match, e.g. the pending build of a deleted Formation. */
+  cancel(match: (job: Job) => boolean): void {
+    this.jobs = this.jobs.filter((j) => !match(j));
+  }
+
+  pending(): readonly Job[] {
+    return this.jobs;
+  }
+
+  /** Runs every job due by now, including jobs those jobs schedule for no later than now. */
+  runDue(): void {
+    this.runUntil(this.now());
+  }
+
+  /** Moves a manual clock forward, running each job at its own due time. */
+  advance(ms: number): void {
+    const target = this.now() + ms;
+    this.runUntil(target);
+    this.offset += ms;
+  }
+
+  private runUntil(limit: number): void {
+    // A job that schedules work for "now" must not recurse into the loop that is running it.
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (let job = this.jobs[0]; job !== undefined && job.at <= limit; job = this.jobs[0]) {
+        this.jobs.shift();
+        this.pinned = job.at;
+        try {
+          this.runJob(job);
+        } finally {
+          this.pinned = null;
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  snapshot(): ClockSnapshot {
+    return { now: this.now(), seq: this.seq, jobs: this.jobs.map((j) => ({ ...j })) };
+  }
+
+  restore(snap: ClockSnapshot): void {
+    this.offset = snap.now;
+    this.wallStart = this.wall();
+    this.seq = snap.seq;
+    this.jobs = snap.jobs.map((j) => ({ ...j })).sort(compareJobs);
+  }
+}
+
+function compareJobs(a: Job, b: Job): number {
+  return a.at - b.at || a.seq - b.seq;
+}
