@@ -38,57 +38,75 @@ export function hashSeed(seed: number, label: string): number {
   return h >>> 0;
 }
 
-export function createRng(seed: number): Rng {
-  let a = 0x9e3779b9 ^ seed;
-  let b = 0x243f6a88 ^ Math.imul(seed, 0x85ebca6b);
-  let c = 0xb7e15162 ^ Math.imul(seed, 0xc2b2ae35);
-  let d = 1;
-  const next = (): number => {
-    a >>>= 0;
-    b >>>= 0;
-    c >>>= 0;
-    d >>>= 0;
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    return (t >>> 0) / 4294967296;
-  };
-  // Warm up so that nearby seeds diverge before the first draw.
-  for (let i = 0; i < 12; i++) next();
+/**
+ * sfc32 state in a class: methods live on the prototype, so forking (done once per persona) allocates one
+ * small object instead of a closure per method.
+ */
+class Sfc32 implements Rng {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d = 1;
 
-  const rng: Rng = {
-    seed,
-    next,
-    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
-    pick: (items) => {
-      if (items.length === 0) throw new RangeError("pick() from an empty array");
-      return items[Math.floor(next() * items.length)] as (typeof items)[number];
-    },
-    chance: (p) => next() < p,
-    shuffle: (items) => {
-      const out = items.slice();
-      for (let i = out.length - 1; i > 0; i--) {
-        const j = Math.floor(next() * (i + 1));
-        [out[i], out[j]] = [out[j] as (typeof out)[number], out[i] as (typeof out)[number]];
-      }
-      return out;
-    },
-    chars: (length, alphabet) => {
-      let s = "";
-      for (let i = 0; i < length; i++) s += alphabet[Math.floor(next() * alphabet.length)];
-      return s;
-    },
-    uuid: () => {
-      const h = rng.chars(32, HEX).split("");
-      h[12] = "4";
-      h[16] = HEX[(Number.parseInt(h[16] as string, 16) & 0x3) | 0x8] as string;
-      const s = h.join("");
-      return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
-    },
-    fork: (label) => createRng(hashSeed(seed, label)),
-  };
-  return rng;
+  constructor(readonly seed: number) {
+    this.a = 0x9e3779b9 ^ seed;
+    this.b = 0x243f6a88 ^ Math.imul(seed, 0x85ebca6b);
+    this.c = 0xb7e15162 ^ Math.imul(seed, 0xc2b2ae35);
+    // Warm up so that nearby seeds diverge before the first draw.
+    for (let i = 0; i < 12; i++) this.next();
+  }
+
+  next(): number {
+    const t = (((this.a + this.b) | 0) + this.d) | 0;
+    this.d = (this.d + 1) | 0;
+    this.a = this.b ^ (this.b >>> 9);
+    this.b = (this.c + (this.c << 3)) | 0;
+    this.c = (this.c << 21) | (this.c >>> 11);
+    this.c = (this.c + t) | 0;
+    return (t >>> 0) / 4294967296;
+  }
+
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new RangeError("pick() from an empty array");
+    return items[Math.floor(this.next() * items.length)] as T;
+  }
+
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+
+  shuffle<T>(items: readonly T[]): T[] {
+    const out = items.slice();
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(this.next() * (i + 1));
+      [out[i], out[j]] = [out[j] as T, out[i] as T];
+    }
+    return out;
+  }
+
+  chars(length: number, alphabet: string): string {
+    let s = "";
+    for (let i = 0; i < length; i++) s += alphabet[Math.floor(this.next() * alphabet.length)];
+    return s;
+  }
+
+  uuid(): string {
+    const h = this.chars(32, HEX).split("");
+    h[12] = "4";
+    h[16] = HEX[(Number.parseInt(h[16] as string, 16) & 0x3) | 0x8] as string;
+    const s = h.join("");
+    return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
+  }
+
+  fork(label: string): Rng {
+    return new Sfc32(hashSeed(this.seed, label));
+  }
+}
+
+export function createRng(seed: number): Rng {
+  return new Sfc32(seed >>> 0);
 }

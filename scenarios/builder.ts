@@ -1,0 +1,337 @@
+/**
+ * What scenarios build state with. A scenario is code: it calls these helpers, which make records with
+ * IDs from the seeded generator, register handles in the manifest, and keep raw API keys only in the
+ * manifest (state holds their hashes, filled in by the engine once the build is done).
+ */
+import {
+  AUDIENCE_TOPICS,
+  baselineDistributions,
+  coverageFor,
+  generateGrounding,
+  generatePersonas,
+  generateSourceBundle,
+  type PersonaFixture,
+} from "../fixtures/index.ts";
+import type { Manifest } from "../src/core/manifest.ts";
+import type { Rng } from "../src/core/prng.ts";
+import type {
+  ApiKeyRecord,
+  AudienceRecord,
+  CollaboratorRole,
+  FormationHypothesisRecord,
+  FormationRecord,
+  MindRecord,
+  MindTraining,
+  Plan,
+  State,
+  StudyRecord,
+  TeamRecord,
+  UserRecord,
+} from "../src/core/state.ts";
+import { table } from "../src/core/state.ts";
+import { classify, populatedPrimaryBuckets } from "../src/resources/formation-classifier.ts";
+
+export interface Scenario {
+  name: string;
+  description: string;
+  build(b: ScenarioBuilder): void;
+}
+
+export type PriceRecord = Manifest["prices"][string];
+
+export interface PendingKey {
+  record: Omit<ApiKeyRecord, "hash">;
+  raw: string;
+}
+
+const KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const CUID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+export const COMPLETED_TRAINING: MindTraining = {
+  status: "completed",
+  beingRepaired: false,
+  failedForGood: false,
+  attempts: 1,
+  readyToChat: true,
+  learning: false,
+};
+
+export class ScenarioBuilder {
+  readonly pendingKeys: PendingKey[] = [];
+  readonly manifest: Manifest;
+
+  constructor(
+    readonly state: State,
+    readonly rng: Rng,
+    /** Virtual time at which the scenario starts. */
+    readonly now: number,
+    scenario: string,
+    seed: number,
+  ) {
+    this.manifest = {
+      scenario,
+      seed,
+      now: new Date(now).toISOString(),
+      users: {},
+      audiences: {},
+      minds: {},
+      formations: {},
+      prices: {},
+    };
+  }
+
+  /** A point in the past, `days` before the scenario's start, for believable timestamps. */
+  ago(days: number): number {
+    return this.now - Math.round(days * 86_400_000);
+  }
+
+  team(name: string): TeamRecord {
+    const t: TeamRecord = { id: this.rng.uuid(), name, memberIds: [] };
+    this.state.teams.set(t.id, t);
+    return t;
+  }
+
+  /** A user with one working API key, registered in the manifest under `handle`. */
+  user(
+    handle: string,
+    opts: {
+      name: string;
+      plan: Plan;
+      subscriptionActive: boolean;
+      team?: TeamRecord | null;
+      sso?: boolean;
+      staff?: boolean;
+      limits?: UserRecord["limits"];
+      keyName?: string | null;
+    },
+  ): UserRecord {
+    const u: UserRecord = {
+      id: this.rng.uuid(),
+      handle,
+      email: `${opts.name.toLowerCase().replace(/[^a-z]+/g, ".")}@example.com`,
+      name: opts.name,
+      plan: opts.plan,
+      subscriptionActive: opts.subscriptionActive,
+      teamId: opts.team?.id ?? null,
+      sso: opts.sso ?? false,
+      staff: opts.staff ?? false,
+      limits: opts.limits ?? {},
+      following: [],
+    };
+    this.state.users.set(u.id, u);
+    opts.team?.memberIds.push(u.id);
+    const raw = this.apiKey(u, opts.keyName ?? "Scenario key", this.ago(30));
+    this.manifest.users[handle] = {
+      id: u.id,
+      apiKey: raw,
+      plan: u.plan,
+      subscriptionActive: u.subscriptionActive,
+      teamId: u.teamId,
+      sso: u.sso,
+    };
+    return u;
+  }
+
+  /** Adds an API key; returns the raw secret. */
+  apiKey(user: UserRecord, name: string | null, createdAt: number): string {
+    const raw = `service_${this.rng.chars(40, KEY_ALPHABET)}`;
+    const record = {
+      id: `c${this.rng.chars(24, CUID_ALPHABET)}`,
+      userId: user.id,
+      name,
+      createdAt,
+      lastUsedAt: null,
+    };
+    this.pendingKeys.push({ record, raw });
+    return raw;
+  }
+
+  /** Minds generated from personas, owned by `owner`. */
+  minds(
+    owner: UserRecord,
+    count: number,
+    opts: { topic?: string; isPublic?: boolean; label: string; missingRate?: number },
+  ): MindRecord[] {
+    const personas = generatePersonas(this.rng.fork(`personas:${opts.label}`), count, {
+      ...(opts.topic !== undefined ? { theme: opts.topic } : {}),
+      ...(opts.missingRate !== undefined ? { missingRate: opts.missingRate } : {}),
+    });
+    const idRng = this.rng.fork(`mind-ids:${opts.label}`);
+    return personas.map((p) => this.addMind(owner, p, idRng.uuid(), opts.isPublic ?? false));
+  }
+
+  /** One Mind registered in the manifest under `handle`. */
+  mind(handle: string, owner: UserRecord, opts: { isPublic?: boolean; topic?: string } = {}): MindRecord {
+    const [m] = this.minds(owner, 1, { ...opts, label: `handle:${handle}` });
+    const mind = m as MindRecord;
+    this.manifest.minds[handle] = { id: mind.id, owner: owner.handle, public: mind.isPublic };
+    return mind;
+  }
+
+  private addMind(owner: UserRecord, p: PersonaFixture, id: string, isPublic: boolean): MindRecord {
+    const m: MindRecord = {
+      id,
+      ownerId: owner.id,
+      isPublic,
+      name: p.name,
+      headline: p.headline,
+      bio: p.bio,
+      systemPrompt: p.systemPrompt,
+      profile: { ...p.profile },
+      attributes: { ...p.attributes },
+      profileImageUrl: p.profileImageUrl,
+      knowledge: [],
+      training: { ...COMPLETED_TRAINING },
+      createdAt: this.ago(20),
+    };
+    this.state.minds.set(m.id, m);
+    return m;
+  }
+
+  /** An Audience registered in the manifest under `handle`, with generated sources and grounding. */
+  audience(
+    handle: string,
+    owner: UserRecord,
+    opts: {
+      name?: string;
+      topic?: string;
+      members?: MindRecord[];
+      isPublic?: boolean;
+      isSharedWithTeam?: boolean;
+      linkSharing?: boolean;
+      withGrounding?: boolean;
+      withUploadedFile?: boolean;
+      scoredValidation?: boolean;
+    },
+  ): AudienceRecord {
+    const topic = opts.topic ?? this.rng.fork(`topic:${handle}`).pick(AUDIENCE_TOPICS);
+    const rng = this.rng.fork(`audience:${handle}`);
+    const grounding = opts.withGrounding
+      ? generateGrounding(rng.fork("grounding"), topic, {
+          withCharts: true,
+          withUploadedFile: opts.withUploadedFile ?? false,
+        })
+      : null;
+    const a: AudienceRecord = {
+      id: rng.uuid(),
+      ownerId: owner.id,
+      name: opts.name ?? topic,
+      createdAt: this.ago(14),
+      updatedAt: this.ago(2),
+      isPublic: opts.isPublic ?? false,
+      isSharedWithTeam: opts.isSharedWithTeam ?? false,
+      isLinkSharingEnabled: opts.linkSharing ?? false,
+      publicShareId: opts.linkSharing ? `shr_${rng.chars(12, CUID_ALPHABET)}` : null,
+      memberIds: (opts.members ?? []).map((m) => m.id),
+      collaborators: [],
+      grounding: grounding ? { charts: grounding.charts, sources: grounding.sources } : null,
+      sources: generateSourceBundle(rng.fork("sources"), topic, {
+        withUploadedFile: opts.withUploadedFile ?? false,
+      }),
+      coverage: grounding ? coverageFor(rng.fork("coverage"), grounding.charts).dimensions : null,
+      calibrationActive: false,
+      research: null,
+      validations: opts.scoredValidation
+        ? [
+            {
+              id: rng.uuid(),
+              status: "scored",
+              score: 0.82,
+              createdAt: this.ago(3),
+              kpis: [{ name: "Answer-share agreement", value: 0.84, low: 0.79, high: 0.88 }],
+            },
+          ]
+        : [],
+      coverImageQueued: false,
+      topic,
+    };
+    this.state.audiences.set(a.id, a);
+    this.manifest.audiences[handle] = { id: a.id, owner: owner.handle };
+    return a;
+  }
+
+  /** An accepted (or pending) direct collaborator. */
+  collaborator(audience: AudienceRecord, user: UserRecord, role: CollaboratorRole, accepted = true): void {
+    audience.collaborators.push({
+      userId: user.id,
+      role,
+      status: accepted ? "accepted" : "pending",
+      invitedAt: this.ago(10),
+      joinedAt: accepted ? this.ago(9) : null,
+    });
+  }
+
+  study(owner: UserRecord, name: string, audiences: AudienceRecord[], members: UserRecord[]): StudyRecord {
+    const s: StudyRecord = {
+      id: this.rng.uuid(),
+      ownerId: owner.id,
+      name,
+      memberUserIds: members.map((m) => m.id),
+      audienceIds: audiences.map((a) => a.id),
+    };
+    this.state.studies.set(s.id, s);
+    return s;
+  }
+
+  /** Member-derived baseline distributions, as the simulator reports them. */
+  baseline(audience: AudienceRecord) {
+    return baselineDistributions(
+      audience.memberIds.map((id) => ({ attributes: this.state.minds.get(id)?.attributes ?? {} })),
+    );
+  }
+
+  /**
+   * A Formation built at once with the classifier. `status: "failed"` records a failed build with a safe
+   * reason; `"building"` leaves it for the engine's recovery on the next listing.
+   */
+  formation(
+    handle: string | null,
+    audience: AudienceRecord,
+    creator: UserRecord,
+    opts: {
+      name: string;
+      hypothesis: FormationHypothesisRecord;
+      visibility: "shared" | "private";
+      status?: "ready" | "failed" | "building";
+      autoDimension?: string | null;
+    },
+  ): FormationRecord {
+    const id = this.rng.uuid();
+    const members = audience.memberIds.flatMap((mid) => this.state.minds.get(mid) ?? []);
+    const subgroups = opts.status === "building" ? [] : classify(members, opts.hypothesis, id);
+    const status = opts.status ?? (populatedPrimaryBuckets(subgroups) >= 2 ? "ready" : "failed");
+    const f: FormationRecord = {
+      id,
+      audienceId: audience.id,
+      creatorId: creator.id,
+      name: opts.name,
+      visibility: opts.visibility,
+      status,
+      autoDimension: opts.autoDimension ?? null,
+      hypothesis: opts.hypothesis,
+      subgroups: status === "ready" ? subgroups : [],
+      progress: status === "building" ? { phase: "sorting", done: 0, total: members.length } : null,
+      failureReason: status === "failed" ? "Fewer than two subgroups received members" : null,
+      createdAt: this.ago(5),
+      updatedAt: this.ago(5),
+      deletedAt: null,
+      buildSeq: 1,
+    };
+    this.state.formations.set(f.id, f);
+    if (handle) this.manifest.formations[handle] = { id: f.id, audience: this.audienceHandle(audience) };
+    return f;
+  }
+
+  /** A price of the hosted-checkout catalogue. */
+  price(handle: string, price: Omit<PriceRecord, "id"> & { id?: string }): PriceRecord {
+    const p: PriceRecord = { ...price, id: price.id ?? `price_${this.rng.chars(14, KEY_ALPHABET)}` };
+    table<PriceRecord>(this.state, "prices").set(p.id, p);
+    this.manifest.prices[handle] = p;
+    return p;
+  }
+
+  private audienceHandle(a: AudienceRecord): string {
+    for (const [h, v] of Object.entries(this.manifest.audiences)) if (v.id === a.id) return h;
+    return a.id;
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * A brand-new free account: nothing of its own yet, a marketplace to browse, and the catalogue to upgrade
+ * with. Good for empty states, onboarding and the checkout flow.
+ */
+import type { Scenario, ScenarioBuilder } from "./builder.ts";
+import { addPriceCatalogue } from "./catalogue.ts";
+
+export const NEW_FREE_PUBLIC_MEMBERS = 8;
+
+function build(b: ScenarioBuilder): void {
+  b.user("newbie", { name: "Grace Adeyemi", plan: "free", subscriptionActive: false, keyName: "First key" });
+  const publisher = b.user("publisher", { name: "Aisha Bello", plan: "team", subscriptionActive: true });
+
+  b.audience("public", publisher, {
+    name: "Independent pharmacists",
+    topic: "Independent pharmacists",
+    members: b.minds(publisher, NEW_FREE_PUBLIC_MEMBERS, {
+      isPublic: true,
+      label: "public",
+      topic: "Independent pharmacists",
+    }),
+    isPublic: true,
+    withGrounding: true,
+  });
+  b.mind("publicMind", publisher, { isPublic: true });
+
+  addPriceCatalogue(b);
+}
+
+export const newFreeAccountScenario: Scenario = {
+  name: "new-free-account",
+  description:
+    "A new free-plan user `newbie` with no subscription, Audiences or Minds; a `publisher` with a " +
+    "public Audience and a public Mind to browse; and the checkout price catalogue.",
+  build,
+};

@@ -1,0 +1,49 @@
+/** Helpers shared by the scenario tests. */
+import type { FormationRecord, MindRecord, State } from "../src/core/state.ts";
+import { OTHER_BUCKET } from "../src/resources/formation-classifier.ts";
+
+/** Function words that say nothing about a member (the classifier ignores them too). */
+const STOP = new Set([
+  "the",
+  "and",
+  "for",
+  "with",
+  "who",
+  "that",
+  "are",
+  "from",
+  "their",
+  "they",
+  "this",
+  "into",
+  "have",
+]);
+
+function words(text: string): Set<string> {
+  return new Set(
+    text
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((w) => w.length > 2 && !STOP.has(w)),
+  );
+}
+
+function mindWords(m: MindRecord): Set<string> {
+  return words(`${m.headline} ${m.bio} ${Object.values(m.attributes).join(" ")}`);
+}
+
+/**
+ * For each primary subgroup of a Formation, how many of its members share at least one word with the
+ * subgroup's label or definition: members sorted by a real match rather than by a guess.
+ */
+export function realMatches(f: FormationRecord, state: State): number[] {
+  return f.subgroups
+    .filter((s) => s.id !== OTHER_BUCKET)
+    .map((s) => {
+      const sw = words(`${s.label} ${s.definition}`);
+      return s.members.filter((a) => {
+        const m = state.minds.get(a.mindId);
+        return m !== undefined && [...mindWords(m)].some((w) => sw.has(w));
+      }).length;
+    });
+}

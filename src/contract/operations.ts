@@ -1,0 +1,123 @@
+/**
+ * The operation table, read once from the contract: every operation with the full path templates it is
+ * served under (each server prefix joined with the path), its parameters, body schema and limits.
+ */
+import { contract, deref } from "./document.ts";
+
+export const METHODS = ["get", "put", "post", "delete", "patch", "options", "head"] as const;
+export type Method = Uppercase<(typeof METHODS)[number]>;
+
+export interface ParameterSpec {
+  name: string;
+  in: "path" | "query" | "header" | "cookie";
+  required: boolean;
+  /** Pointer to the parameter's schema in the contract, for the validator. */
+  schemaRef: string;
+  schema: Record<string, unknown>;
+  /** `x-error-messages`: exact messages for a missing or malformed path value. */
+  messages?: { missing: string; invalid: string };
+}
+
+export interface Operation {
+  operationId: string;
+  method: Method;
+  /** The path as written in the contract, e.g. `/audiences/{audienceId}`. */
+  path: string;
+  /** Server prefixes it is served under, e.g. `/api/v1` and `/v1`. */
+  prefixes: string[];
+  parameters: ParameterSpec[];
+  /** Pointer to the JSON request body schema, if the operation takes one. */
+  bodySchemaRef: string | null;
+  bodyRequired: boolean;
+  /** `x-max-body-bytes`, or null when the contract sets no cap. */
+  maxBodyBytes: number | null;
+  /** Documented status codes. */
+  statuses: number[];
+  /** Operations with no security requirement are public. */
+  authenticated: boolean;
+  /** Responses declare `Cache-Control` (the description's private, non-cacheable responses). */
+  isPrivate: boolean;
+  /** Responses declare rate-limit headers: the operation is a v1 operation. */
+  rateLimited: boolean;
+  /** Media types of the 2xx responses, for content negotiation. */
+  successMediaTypes: string[];
+}
+
+type Json = Record<string, unknown>;
+
+function pointer(...segments: string[]): string {
+  return `#/${segments.map((s) => s.replaceAll("~", "~0").replaceAll("/", "~1")).join("/")}`;
+}
+
+function parameterSpec(raw: unknown, location: string): ParameterSpec {
+  const refd = raw as { $ref?: string };
+  const p = deref<Json>(raw as Json);
+  const base = refd.$ref ?? location;
+  const messages = p["x-error-messages"] as ParameterSpec["messages"];
+  return {
+    name: p.name as string,
+    in: p.in as ParameterSpec["in"],
+    required: p.required === true,
+    schemaRef: `${base}/schema`,
+    schema: p.schema as Json,
+    ...(messages ? { messages } : {}),
+  };
+}
+
+function responsesOf(op: Json): Map<number, Json> {
+  const out = new Map<number, Json>();
+  for (const [code, r] of Object.entries((op.responses ?? {}) as Json))
+    out.set(Number(code), deref<Json>(r as Json));
+  return out;
+}
+
+function readOperation(path: string, pathItem: Json, method: (typeof METHODS)[number]): Operation {
+  const op = pathItem[method] as Json;
+  const servers = (pathItem.servers ?? contract.servers) as { url: string }[];
+  const prefixes = servers.map((s) => (s.url === "/" ? "" : s.url.replace(/\/$/, "")));
+  const params = [
+    ...((pathItem.parameters ?? []) as unknown[]).map((p, i) =>
+      parameterSpec(p, pointer("paths", path, "parameters", String(i))),
+    ),
+    ...((op.parameters ?? []) as unknown[]).map((p, i) =>
+      parameterSpec(p, pointer("paths", path, method, "parameters", String(i))),
+    ),
+  ];
+  const body = op.requestBody ? deref<Json>(op.requestBody as Json) : null;
+  const json = body ? ((body.content as Json)["application/json"] as Json | undefined) : undefined;
+  const responses = responsesOf(op);
+  const success = [...responses.entries()].filter(([code]) => code >= 200 && code < 300);
+  const headersOf = (r: Json) => Object.keys((r.headers ?? {}) as Json);
+  return {
+    operationId: op.operationId as string,
+    method: method.toUpperCase() as Method,
+    path,
+    prefixes,
+    parameters: params,
+    bodySchemaRef: json
+      ? pointer("paths", path, method, "requestBody", "content", "application/json", "schema")
+      : null,
+    bodyRequired: body?.required === true,
+    maxBodyBytes: typeof op["x-max-body-bytes"] === "number" ? (op["x-max-body-bytes"] as number) : null,
+    statuses: [...responses.keys()].sort((a, b) => a - b),
+    authenticated: !(Array.isArray(op.security) && op.security.length === 0),
+    isPrivate: success.some(([, r]) => headersOf(r).includes("Cache-Control")),
+    rateLimited: success.some(([, r]) => headersOf(r).includes("RateLimit-Limit")),
+    successMediaTypes: [...new Set(success.flatMap(([, r]) => Object.keys((r.content ?? {}) as Json)))],
+  };
+}
+
+function readOperations(): Operation[] {
+  const ops: Operation[] = [];
+  for (const [path, item] of Object.entries(contract.paths as Json)) {
+    for (const method of METHODS) {
+      if ((item as Json)[method]) ops.push(readOperation(path, item as Json, method));
+    }
+  }
+  return ops;
+}
+
+export const operations: readonly Operation[] = readOperations();
+export const operationsById: ReadonlyMap<string, Operation> = new Map(
+  operations.map((o) => [o.operationId, o]),
+);

@@ -1,0 +1,104 @@
+/**
+ * Checks one response against what the contract documents for its operation: the status is documented,
+ * the Content-Type is one the status declares, required headers are present and valid, and the body
+ * matches the schema. Shared by the simulator's own tests and the conformance kit.
+ */
+import { deref, resolvePointer } from "./document.ts";
+import { operationsById } from "./operations.ts";
+import { validate } from "./validate.ts";
+
+export interface ResponseIssue {
+  code:
+    | "undocumented-status"
+    | "content-type"
+    | "missing-header"
+    | "header-schema"
+    | "body-schema"
+    | "body-not-json";
+  message: string;
+  detail?: unknown;
+}
+
+type Json = Record<string, unknown>;
+
+function pointer(...segments: string[]): string {
+  return `#/${segments.map((s) => s.replaceAll("~", "~0").replaceAll("/", "~1")).join("/")}`;
+}
+
+/** The response object and a pointer to it (following a `$ref` into components.responses). */
+function findResponse(operationId: string, status: number): { response: Json; at: string } | null {
+  const op = operationsById.get(operationId);
+  if (!op) return null;
+  const at = pointer("paths", op.path, op.method.toLowerCase(), "responses", String(status));
+  let here = at;
+  let node: unknown;
+  try {
+    node = resolvePointer(here);
+    while (node && typeof node === "object" && typeof (node as { $ref?: unknown }).$ref === "string") {
+      here = (node as { $ref: string }).$ref;
+      node = resolvePointer(here);
+    }
+  } catch {
+    return null;
+  }
+  return { response: node as Json, at: here };
+}
+
+function mediaTypeOf(contentType: string | null): string {
+  return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+export function checkResponse(
+  operationId: string,
+  status: number,
+  headers: Headers,
+  bodyText: string,
+): ResponseIssue[] {
+  const found = findResponse(operationId, status);
+  if (!found)
+    return [{ code: "undocumented-status", message: `${operationId} does not document status ${status}` }];
+  const issues: ResponseIssue[] = [];
+  const { response, at } = found;
+  for (const [name, h] of Object.entries((response.headers ?? {}) as Json)) {
+    const header = deref<Json>(h as Json);
+    const value = headers.get(name);
+    if (value === null) {
+      if (header.required === true)
+        issues.push({ code: "missing-header", message: `missing header ${name}` });
+      continue;
+    }
+    const schema = header.schema as Json | undefined;
+    const typed = schema?.type === "integer" || schema?.type === "number" ? Number(value) : value;
+    const hRef =
+      (h as { $ref?: string }).$ref ?? `${at}/headers/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+    const hIssues = validate(`${hRef}/schema`, typed);
+    if (hIssues.length > 0)
+      issues.push({ code: "header-schema", message: `header ${name}: ${value}`, detail: hIssues });
+  }
+  const content = (response.content ?? {}) as Json;
+  const declared = Object.keys(content);
+  if (declared.length === 0) {
+    if (bodyText.length > 0)
+      issues.push({ code: "body-schema", message: `status ${status} documents no body` });
+    return issues;
+  }
+  const media = mediaTypeOf(headers.get("content-type"));
+  if (!declared.includes(media)) {
+    issues.push({
+      code: "content-type",
+      message: `Content-Type ${media || "(none)"} is not one of ${declared.join(", ")}`,
+    });
+    return issues;
+  }
+  if (media !== "application/json") return issues;
+  let body: unknown;
+  try {
+    body = JSON.parse(bodyText);
+  } catch {
+    return [...issues, { code: "body-not-json", message: "body is not JSON" }];
+  }
+  const bIssues = validate(`${at}/content/application~1json/schema`, body);
+  if (bIssues.length > 0)
+    issues.push({ code: "body-schema", message: "body does not match the schema", detail: bIssues });
+  return issues;
+}

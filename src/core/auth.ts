@@ -1,0 +1,45 @@
+/**
+ * API-key authentication. Keys are stored as SHA-256 hashes; a presented key is hashed and looked up, and
+ * the stored hash is compared in constant time, so neither the map lookup's timing nor an early-exit
+ * comparison tells an attacker how much of a guess was right.
+ */
+import type { ApiKeyRecord, State, UserRecord } from "./state.ts";
+
+const KEY_PREFIX = "service_";
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  let hex = "";
+  for (const b of new Uint8Array(digest)) hex += b.toString(16).padStart(2, "0");
+  return hex;
+}
+
+function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/** The raw key from `Authorization: Bearer <key>`, or null when the header is missing or malformed. */
+export function bearerKey(header: string | null): string | null {
+  if (!header) return null;
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  if (!m) return null;
+  const key = m[1] as string;
+  return key.startsWith(KEY_PREFIX) && key.length > KEY_PREFIX.length ? key : null;
+}
+
+export async function authenticate(
+  state: State,
+  header: string | null,
+): Promise<{ user: UserRecord; key: ApiKeyRecord } | null> {
+  const raw = bearerKey(header);
+  if (!raw) return null;
+  const hash = await sha256Hex(raw);
+  const keyId = state.apiKeyByHash.get(hash);
+  const key = keyId ? state.apiKeys.get(keyId) : undefined;
+  if (!key || !constantTimeEqual(key.hash, hash)) return null;
+  const user = state.users.get(key.userId);
+  return user ? { user, key } : null;
+}

@@ -1,0 +1,149 @@
+/**
+ * The control plane under `/__sim/` (DESIGN.md, "Control plane"): JSON in and out, errors in the API's
+ * envelope. It is not part of openapi.json; the README documents it.
+ */
+import type { Scenario } from "../../scenarios/builder.ts";
+import { parseJson, readCapped } from "./body.ts";
+import { ApiError, badRequest } from "./errors.ts";
+import type { FaultInput } from "./faults.ts";
+import { json, renderError } from "./render.ts";
+import type { Simulator } from "./simulator.ts";
+
+export interface ControlDeps {
+  sim: Simulator;
+  scenarios: readonly Scenario[];
+  control: { token: string | null };
+}
+
+type ControlHandler = (
+  body: Record<string, unknown>,
+  url: URL,
+  deps: ControlDeps,
+) => Promise<Response> | Response;
+
+const MAX_CONTROL_BODY = 64 * 1024;
+
+const handlers: Record<string, ControlHandler> = {
+  "GET /__sim/manifest": (_b, _u, { sim }) => json(200, sim.manifest()),
+  "GET /__sim/scenarios": (_b, _u, { scenarios }) =>
+    json(
+      200,
+      scenarios.map((s) => ({ name: s.name, description: s.description })),
+    ),
+  "POST /__sim/reset": async (body, _u, { sim, scenarios }) => {
+    const scenario = optional(body, "scenario", "string");
+    const seed = optional(body, "seed", "integer");
+    if (scenario !== undefined && !scenarios.some((s) => s.name === scenario)) {
+      const known = scenarios.map((s) => s.name);
+      throw badRequest(`Unknown scenario "${scenario}". Known scenarios: ${known.join(", ")}`, { known });
+    }
+    await sim.reset({
+      ...(scenario !== undefined ? { scenario: scenario as string } : {}),
+      ...(seed !== undefined ? { seed: seed as number } : {}),
+    });
+    return json(200, sim.manifest());
+  },
+  "POST /__sim/clock/advance": (body, _u, { sim }) => {
+    const ms = optional(body, "ms", "integer");
+    if (ms === undefined || (ms as number) < 0) throw badRequest("ms must be an integer >= 0");
+    return json(200, { now: sim.advance(ms as number) });
+  },
+  "GET /__sim/config": (_b, _u, { sim }) => json(200, sim.config),
+  "PATCH /__sim/config": (body, _u, { sim }) => {
+    const rate = optional(body, "rateLimitPerMinute", "integer");
+    const latency = optional(body, "latencyMs", "integer");
+    if (rate !== undefined && (rate as number) < 1)
+      throw badRequest("rateLimitPerMinute must be an integer >= 1");
+    if (latency !== undefined && (latency as number) < 0)
+      throw badRequest("latencyMs must be an integer >= 0");
+    if (rate !== undefined) sim.config.rateLimitPerMinute = rate as number;
+    if (latency !== undefined) sim.config.latencyMs = latency as number;
+    return json(200, sim.config);
+  },
+  "GET /__sim/faults": (_b, _u, { sim }) => json(200, sim.faults.list()),
+  "POST /__sim/faults": (body, _u, { sim }) => json(201, sim.faults.add(faultRule(body))),
+  "DELETE /__sim/faults": (_b, _u, { sim }) => {
+    sim.faults.clear();
+    return new Response(null, { status: 204 });
+  },
+  "GET /__sim/requests": (_b, url, { sim }) => {
+    const raw = url.searchParams.get("limit");
+    const limit = raw === null ? 100 : Number(raw);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw badRequest("limit must be an integer from 1 to 1000");
+    return json(200, sim.journal.newest(limit));
+  },
+};
+
+export async function handleControl(request: Request, url: URL, deps: ControlDeps): Promise<Response> {
+  try {
+    if (deps.control.token !== null && request.headers.get("x-sim-control-token") !== deps.control.token) {
+      throw new ApiError(401, "Missing or wrong x-sim-control-token");
+    }
+    const handler = handlers[`${request.method} ${url.pathname}`];
+    if (!handler) {
+      const known = Object.keys(handlers).some((k) => k.endsWith(` ${url.pathname}`));
+      throw known ? new ApiError(405, "Method Not Allowed") : new ApiError(404, "Not Found");
+    }
+    return await handler(await readObject(request), url, deps);
+  } catch (error) {
+    if (error instanceof ApiError) return renderError(error, url.pathname, {});
+    throw error;
+  }
+}
+
+async function readObject(request: Request): Promise<Record<string, unknown>> {
+  if (request.method === "GET" || request.method === "HEAD") return {};
+  const raw = await readCapped(request, MAX_CONTROL_BODY);
+  if (!raw.present) return {};
+  const value = parseJson(raw.text);
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw badRequest("Body must be a JSON object");
+  return value as Record<string, unknown>;
+}
+
+function optional(
+  body: Record<string, unknown>,
+  key: string,
+  type: "string" | "integer" | "number",
+): unknown {
+  if (!Object.hasOwn(body, key) || body[key] === undefined) return undefined;
+  const v = body[key];
+  const ok =
+    type === "integer" ? Number.isSafeInteger(v) : type === "number" ? Number.isFinite(v) : typeof v === type;
+  if (!ok) throw badRequest(`${key} must be ${type === "integer" ? "an integer" : `a ${type}`}`);
+  return v;
+}
+
+function faultRule(body: Record<string, unknown>): FaultInput {
+  const rule: FaultInput = {};
+  const method = optional(body, "method", "string");
+  const path = optional(body, "path", "string");
+  const status = optional(body, "status", "integer");
+  const delayMs = optional(body, "delayMs", "integer");
+  const times = optional(body, "times", "integer");
+  const probability = optional(body, "probability", "number");
+  if (method !== undefined) rule.method = (method as string).toUpperCase();
+  if (path !== undefined) rule.path = path as string;
+  if (status !== undefined) {
+    if ((status as number) < 100 || (status as number) > 599)
+      throw badRequest("status must be an HTTP status 100-599");
+    rule.status = status as number;
+  }
+  if (delayMs !== undefined) {
+    if ((delayMs as number) < 0 || (delayMs as number) > 60_000) throw badRequest("delayMs must be 0-60000");
+    rule.delayMs = delayMs as number;
+  }
+  if (times !== undefined) {
+    if ((times as number) < 1) throw badRequest("times must be an integer >= 1");
+    rule.times = times as number;
+  }
+  if (probability !== undefined) {
+    if ((probability as number) < 0 || (probability as number) > 1)
+      throw badRequest("probability must be 0-1");
+    rule.probability = probability as number;
+  }
+  if (rule.status === undefined && rule.delayMs === undefined)
+    throw badRequest("A fault rule needs status or delayMs");
+  return rule;
+}

@@ -1,0 +1,94 @@
+/**
+ * Errors the API returns are values: an `ApiError` knows its status, message and machine-readable data,
+ * and renders itself as the envelope. Anything else thrown by a handler is a bug; the engine keeps those
+ * apart and answers a redacted 500.
+ */
+import type { Plan } from "./state.ts";
+
+export interface Envelope {
+  statusCode: number;
+  statusMessage: string;
+  message: string;
+  url: string;
+  error: true;
+  data?: Record<string, unknown>;
+}
+
+/** Default status messages, used where the description names none. */
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  409: "Conflict",
+  413: "Request body too large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Entity",
+  429: "Too many requests. Please try again later.",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+};
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly data: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    message?: string,
+    data?: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ) {
+    super(message ?? STATUS_TEXT[status] ?? "Error");
+    this.name = "ApiError";
+    this.status = status;
+    this.data = data;
+    this.headers = headers;
+  }
+
+  toEnvelope(url: string): Envelope {
+    const env: Envelope = {
+      statusCode: this.status,
+      statusMessage: this.message,
+      message: this.message,
+      url,
+      error: true,
+    };
+    if (this.data !== undefined) env.data = this.data;
+    return env;
+  }
+}
+
+export const badRequest = (message: string, data?: Record<string, unknown>): ApiError =>
+  new ApiError(400, message, data);
+export const unauthorized = (): ApiError => new ApiError(401, "Unauthorized");
+export const forbidden = (message = "Forbidden", data?: Record<string, unknown>): ApiError =>
+  new ApiError(403, message, data);
+export const notFound = (message: string): ApiError => new ApiError(404, message);
+export const conflict = (message: string, data?: Record<string, unknown>): ApiError =>
+  new ApiError(409, message, data);
+export const withCode = (status: number, message: string, code: string): ApiError =>
+  new ApiError(status, message, { code });
+
+export type LimitType = "sparks" | "flows" | "messages" | "groupMembers";
+
+const PLAN_LIMIT_MESSAGE: Readonly<Record<Plan, string>> = {
+  free: "Free plan limit reached",
+  premium: "Individual plan limit reached",
+  team: "Team plan limit reached",
+};
+
+/** 403 PlanLimitError: `limit` and `current` are the caller's allowance and usage at request time. */
+export function planLimit(limitType: LimitType, currentPlan: Plan, limit: number, current: number): ApiError {
+  return new ApiError(403, PLAN_LIMIT_MESSAGE[currentPlan], {
+    code: "PLAN_LIMIT",
+    limitType,
+    currentPlan,
+    limit,
+    current,
+  });
+}

@@ -1,0 +1,32 @@
+/**
+ * Per-account fixed one-minute windows on the virtual clock. A window starts at the first request of an
+ * account and lasts 60 s; `Retry-After` is the whole seconds until it ends.
+ */
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  retryAfterSeconds: number;
+}
+
+const WINDOW_MS = 60_000;
+
+export class RateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  take(account: string, now: number, limit: number): RateDecision {
+    let w = this.windows.get(account);
+    if (!w || now - w.start >= WINDOW_MS) {
+      w = { start: now, count: 0 };
+      this.windows.set(account, w);
+    }
+    const retryAfterSeconds = Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000));
+    if (w.count >= limit) return { allowed: false, limit, remaining: 0, retryAfterSeconds };
+    w.count++;
+    return { allowed: true, limit, remaining: limit - w.count, retryAfterSeconds };
+  }
+
+  reset(): void {
+    this.windows.clear();
+  }
+}

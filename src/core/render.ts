@@ -1,0 +1,27 @@
+/** Turning replies and errors into Responses with the headers every answer of an operation carries. */
+import { ApiError } from "./errors.ts";
+import type { Reply } from "./route.ts";
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": JSON_TYPE, ...headers } });
+}
+
+export function renderError(error: ApiError, path: string, headers: Record<string, string>): Response {
+  return json(error.status, error.toEnvelope(path), headers);
+}
+
+/** A Reply becomes JSON (or an empty 204); a Response from a streaming handler gets the headers added. */
+export function renderReply(reply: Reply | Response, headers: Record<string, string>): Response {
+  if (reply instanceof Response) {
+    for (const [k, v] of Object.entries(headers)) if (!reply.headers.has(k)) reply.headers.set(k, v);
+    return reply;
+  }
+  const all = { ...headers, ...reply.headers };
+  if (reply.status === 204 || reply.body === undefined)
+    return new Response(null, { status: reply.status, headers: all });
+  return json(reply.status, reply.body, all);
+}
+
+export { ApiError };

@@ -1,0 +1,94 @@
+/**
+ * What a resource module declares: for each operationId of the contract, how the simulator serves it.
+ * The engine knows nothing about resources; it reads these declarations and the contract.
+ */
+
+import type { ValidationIssue } from "../contract/validate.ts";
+import type { VirtualClock } from "./clock.ts";
+import type { ApiError } from "./errors.ts";
+import type { Rng } from "./prng.ts";
+import type { ApiKeyRecord, State, UserRecord } from "./state.ts";
+
+export interface SimConfig {
+  rateLimitPerMinute: number;
+  /** Fixed latency, or a [min, max] range, added to every API response. */
+  latencyMs: number | [number, number];
+}
+
+/** Services every handler and job may use; all of them deterministic. */
+export interface Services {
+  state: State;
+  clock: VirtualClock;
+  rng: Rng;
+  config: SimConfig;
+  /** Schedules a job of `kind` after `delayMs` of virtual time. */
+  schedule(delayMs: number, kind: string, payload: unknown): void;
+  ids: {
+    uuid(): string;
+    /** `c` followed by 24 lowercase alphanumerics. */
+    cuid(): string;
+    /** A raw API key: `service_` followed by an opaque string. */
+    apiKeySecret(): string;
+  };
+  /** Hex SHA-256 of a string, as stored for API keys. */
+  sha256(text: string): Promise<string>;
+}
+
+export interface RequestContext extends Services {
+  request: Request;
+  url: URL;
+  /** The request path, as echoed in error envelopes. */
+  path: string;
+  /** The matched path template's parameters, percent-decoded. */
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** Query and header parameters the contract declares, coerced to their schema types and validated. */
+  queryValues: Record<string, unknown>;
+  headers: Headers;
+  /** The parsed JSON body, or undefined when the request had none. */
+  body: unknown;
+  /** True when the request carried a body (even an empty JSON object). */
+  hasBody: boolean;
+  /** The authenticated caller on authenticated routes. */
+  caller: UserRecord;
+  apiKey: ApiKeyRecord;
+  /** The origin the request reached, for URLs in responses (statusUrl, continue_url…). */
+  origin: string;
+  /** The prefix the request used: `/api/v1`, `/v1`, `/api/acp` or ``. */
+  prefix: string;
+  /** Aborted when the client goes away (streams stop generating). */
+  signal: AbortSignal;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (ctx: RequestContext) => Reply | Response | Promise<Reply | Response>;
+
+export interface RouteSpec {
+  handler: Handler;
+  /**
+   * Runs after authentication and parameter checks but before the body is read: access rules (403/404)
+   * win over body errors, so a caller who may not touch a resource learns nothing from its body checks.
+   */
+  authorize?: (ctx: RequestContext) => void;
+  /**
+   * How a body that fails the contract's schema is answered. Without it the engine answers a generic 400;
+   * with it the module names the description's exact message. Returning null lets the handler see the body.
+   */
+  invalidBody?: (issues: ValidationIssue[], body: unknown) => ApiError | null;
+}
+
+export type JobHandler = (services: Services, payload: unknown) => void;
+
+export interface ResourceModule {
+  /** Routes by operationId. */
+  routes: Record<string, RouteSpec>;
+  /** Background jobs by kind. */
+  jobs?: Record<string, JobHandler>;
+  /** Runs once after each scenario build, e.g. to schedule work for records that start mid-flight. */
+  init?: (services: Services) => void;
+}

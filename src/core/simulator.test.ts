@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest";
+import { harness } from "../testing/harness.ts";
+import { createSimulator } from "./simulator.ts";
+
+describe("the engine", () => {
+  it("sends rate-limit headers on every v1 answer, 429 past the limit with Retry-After, and recovers", async () => {
+    const h = await harness({ rateLimitPerMinute: 3 });
+    for (let i = 0; i < 3; i++) {
+      const r = await h.call("GET", "/api/v1/auth/me");
+      expect(r.status).toBe(200);
+      expect(r.headers.get("ratelimit-limit")).toBe("3");
+      expect(r.headers.get("ratelimit-remaining")).toBe(String(2 - i));
+    }
+    const limited = await h.call("GET", "/api/v1/auth/me");
+    expect(limited.status).toBe(429);
+    expect(limited.body.statusMessage).toBe("Too many requests. Please try again later.");
+    expect(Number(limited.headers.get("retry-after"))).toBe(60);
+    // Another account has its own window.
+    expect((await h.call("GET", "/api/v1/auth/me", { as: "solo" })).status).toBe(200);
+    h.sim.advance(60_000);
+    expect((await h.call("GET", "/api/v1/auth/me")).status).toBe(200);
+  });
+
+  it("answers an unknown route 404 and a wrong method 405 with Allow, both in the envelope", async () => {
+    const h = await harness();
+    const nf = await h.call("GET", "/api/v1/does-not-exist");
+    expect(nf.status).toBe(404);
+    expect(nf.body).toMatchObject({ statusCode: 404, url: "/api/v1/does-not-exist", error: true });
+    const na = await h.call("PATCH", "/api/v1/auth/me", { unchecked: true });
+    expect(na.status).toBe(405);
+    expect(na.headers.get("allow")).toBe("GET");
+    expect(na.body.error).toBe(true);
+  });
+
+  it("answers HEAD like GET without a body", async () => {
+    const h = await harness();
+    const r = await h.call("HEAD", "/api/v1/auth/me", { unchecked: true });
+    expect(r.status).toBe(200);
+    expect(r.text).toBe("");
+  });
+
+  it("turns a bug into a redacted 500 and reports it, without crashing", async () => {
+    const bugs: unknown[] = [];
+    const sim = createSimulator({ clock: "manual", onError: (e) => bugs.push(e) });
+    await sim.ready;
+    const key = sim.manifest().users.owner?.apiKey as string;
+    // Corrupt the state the way a handler bug would find it.
+    (sim.state as unknown as { apiKeyByHash: unknown }).apiKeyByHash = null;
+    const r = await sim.fetch(
+      new Request("http://x/api/v1/auth/me", { headers: { authorization: `Bearer ${key}` } }),
+    );
+    expect(r.status).toBe(500);
+    const body = await r.json();
+    expect(body).toEqual({
+      statusCode: 500,
+      statusMessage: "Internal Server Error",
+      message: "Internal Server Error",
+      url: "/api/v1/auth/me",
+      error: true,
+    });
+    expect(bugs).toHaveLength(1);
+    expect(JSON.stringify(body)).not.toContain("apiKeyByHash");
+  });
+
+  it("is deterministic: the same scenario, seed and requests give the same answers", async () => {
+    const run = async () => {
+      const h = await harness({ seed: 42 });
+      const created = await h.call("POST", "/api/v1/api-keys", { body: { name: "x" } });
+      return { manifest: h.sim.manifest(), created: created.body };
+    };
+    expect(await run()).toEqual(await run());
+  });
+});
+
+describe("the control plane", () => {
+  it("serves the manifest, scenarios, clock, config, faults and journal", async () => {
+    const h = await harness();
+    const manifest = await h.call("GET", "/__sim/manifest", { as: null });
+    expect(manifest.body.scenario).toBe("default");
+    expect(manifest.body.users.owner.apiKey).toMatch(/^service_/);
+    const scenarios = await h.call("GET", "/__sim/scenarios", { as: null });
+    expect(scenarios.body.map((s: { name: string }) => s.name)).toContain("default");
+    const adv = await h.call("POST", "/__sim/clock/advance", { as: null, body: { ms: 90_000 } });
+    expect(adv.body.now).toBe("2026-11-21T12:01:30.000Z");
+    const cfg = await h.call("PATCH", "/__sim/config", { as: null, body: { rateLimitPerMinute: 10 } });
+    expect(cfg.body.rateLimitPerMinute).toBe(10);
+    expect((await h.call("GET", "/api/v1/auth/me")).headers.get("ratelimit-limit")).toBe("10");
+    const rule = await h.call("POST", "/__sim/faults", {
+      as: null,
+      body: { path: "/api/v1/auth/me", status: 503, times: 1 },
+    });
+    expect(rule.status).toBe(201);
+    expect((await h.call("GET", "/api/v1/auth/me", { unchecked: true })).status).toBe(503);
+    expect((await h.call("GET", "/api/v1/auth/me")).status).toBe(200);
+    expect((await h.call("DELETE", "/__sim/faults", { as: null })).status).toBe(204);
+    const journal = await h.call("GET", "/__sim/requests?limit=2", { as: null });
+    expect(journal.body).toHaveLength(2);
+    expect(journal.body[0]).toMatchObject({ method: "DELETE", path: "/__sim/faults", status: 204 });
+    expect(journal.body[1]).toMatchObject({
+      method: "GET",
+      path: "/api/v1/auth/me",
+      status: 200,
+      userId: h.id("users", "owner"),
+    });
+  });
+
+  it("resets to a named scenario and seed, and names the known ones for an unknown scenario", async () => {
+    const h = await harness();
+    const before = h.sim.manifest().users.owner?.id;
+    const reset = await h.call("POST", "/__sim/reset", { as: null, body: { scenario: "default", seed: 2 } });
+    expect(reset.body.seed).toBe(2);
+    expect(reset.body.users.owner.id).not.toBe(before);
+    const bad = await h.call("POST", "/__sim/reset", { as: null, body: { scenario: "nope" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.statusMessage).toContain("default");
+    for (const body of [{ seed: "1" }, { scenario: 3 }]) {
+      expect((await h.call("POST", "/__sim/reset", { as: null, body })).status).toBe(400);
+    }
+  });
+
+  it("refuses bad input with a 4xx envelope", async () => {
+    const h = await harness();
+    for (const [method, path, body] of [
+      ["POST", "/__sim/clock/advance", { ms: -1 }],
+      ["POST", "/__sim/clock/advance", { ms: 1.5 }],
+      ["PATCH", "/__sim/config", { rateLimitPerMinute: 0 }],
+      ["POST", "/__sim/faults", {}],
+      ["POST", "/__sim/faults", { status: 99 }],
+      ["GET", "/__sim/requests?limit=0", undefined],
+    ] as const) {
+      const r = await h.call(method, path, { as: null, ...(body ? { body } : {}) });
+      expect(r.status, `${method} ${path}`).toBe(400);
+      expect(r.body.error).toBe(true);
+    }
+    expect((await h.call("POST", "/__sim/reset", { as: null, raw: "{nope" })).status).toBe(400);
+    expect((await h.call("GET", "/__sim/nothing", { as: null })).status).toBe(404);
+    expect((await h.call("PUT", "/__sim/manifest", { as: null })).status).toBe(405);
+  });
+
+  it("requires the control token when one is set, and disappears when turned off", async () => {
+    const locked = await harness({ controlToken: "s3cret" });
+    expect((await locked.call("GET", "/__sim/manifest", { as: null })).status).toBe(401);
+    const ok = await locked.call("GET", "/__sim/manifest", {
+      as: null,
+      headers: { "x-sim-control-token": "s3cret" },
+    });
+    expect(ok.status).toBe(200);
+    const off = await harness({ control: false });
+    expect((await off.call("GET", "/__sim/manifest", { as: null })).status).toBe(404);
+  });
+});

@@ -1,0 +1,318 @@
+/**
+ * The simulator core: `createSimulator(options).fetch(request)` serves the whole API on web-standard
+ * Request/Response, with no dependency on a runtime. Hosts (node:http, MSW, tests) only translate.
+ *
+ * A request goes through: control plane or router → fault rules → authentication → rate limit →
+ * parameter checks → body (capped, parsed, validated) → the resource module's handler. Anything a
+ * handler throws that is not an ApiError is a bug: it is reported to `onError` and answered as a
+ * redacted 500, never leaked.
+ */
+
+import { ScenarioBuilder } from "../../scenarios/builder.ts";
+import { findScenario, scenarios } from "../../scenarios/index.ts";
+import { type Operation, operations } from "../contract/operations.ts";
+import { resourceModules } from "../resources/index.ts";
+import { authenticate, sha256Hex } from "./auth.ts";
+import { DEFAULT_MAX_BODY_BYTES, parseJson, readCapped } from "./body.ts";
+import { type ClockMode, VirtualClock } from "./clock.ts";
+import { handleControl } from "./control.ts";
+import { ApiError, unauthorized } from "./errors.ts";
+import { Faults } from "./faults.ts";
+import { Journal, type JournalEntry } from "./journal.ts";
+import type { Manifest } from "./manifest.ts";
+import { checkBody, checkParameters } from "./params.ts";
+import { createRng, type Rng } from "./prng.ts";
+import { RateLimiter } from "./ratelimit.ts";
+import { renderError, renderReply } from "./render.ts";
+import type { JobHandler, RequestContext, RouteSpec, Services, SimConfig } from "./route.ts";
+import { Router } from "./router.ts";
+import { emptyState, type State } from "./state.ts";
+
+export const DEFAULT_START = Date.parse("2026-11-21T12:00:00.000Z");
+const CUID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+const KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+export interface SimulatorOptions {
+  scenario?: string;
+  seed?: number;
+  clock?: ClockMode;
+  /** Virtual time at which scenarios start (epoch ms). */
+  startTime?: number;
+  /** Real time in ms; hosts pass `Date.now`. Drives the `real` clock, latency and request timings. */
+  wallClock?: () => number;
+  /** Waits real time, for configured latency and fault delays. */
+  sleep?: (ms: number) => Promise<void>;
+  control?: boolean;
+  controlToken?: string | null;
+  rateLimitPerMinute?: number;
+  latencyMs?: number | [number, number];
+  /** Called after each request, e.g. for the CLI's log. */
+  onRequest?: (entry: JournalEntry) => void;
+  /** Called with bugs (non-ApiError throws) that were answered as a redacted 500. */
+  onError?: (error: unknown, where: { method: string; path: string }) => void;
+}
+
+export interface Simulator {
+  fetch(request: Request): Promise<Response>;
+  /** Resolves once the scenario is built; `fetch` waits for it by itself. */
+  ready: Promise<void>;
+  manifest(): Manifest;
+  reset(to?: { scenario?: string; seed?: number }): Promise<Manifest>;
+  advance(ms: number): string;
+  readonly state: State;
+  readonly clock: VirtualClock;
+  readonly config: SimConfig;
+  readonly journal: Journal;
+  readonly faults: Faults;
+}
+
+/** Everything that a reset replaces. */
+interface World {
+  state: State;
+  clock: VirtualClock;
+  rng: Rng;
+  manifest: Manifest;
+  services: Services;
+}
+
+const router = new Router(operations);
+
+function collectRoutes(): {
+  routes: Map<string, RouteSpec>;
+  jobs: Map<string, JobHandler>;
+  inits: ((s: Services) => void)[];
+} {
+  const routes = new Map<string, RouteSpec>();
+  const jobs = new Map<string, JobHandler>();
+  const inits: ((s: Services) => void)[] = [];
+  for (const mod of resourceModules) {
+    if (mod.init) inits.push(mod.init);
+    for (const [id, spec] of Object.entries(mod.routes)) {
+      if (routes.has(id)) throw new Error(`Two resource modules serve ${id}`);
+      routes.set(id, spec);
+    }
+    for (const [kind, job] of Object.entries(mod.jobs ?? {})) jobs.set(kind, job);
+  }
+  return { routes, jobs, inits };
+}
+
+export function createSimulator(options: SimulatorOptions = {}): Simulator {
+  const wall = options.wallClock ?? (() => performance.timeOrigin + performance.now());
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const { routes, jobs, inits } = collectRoutes();
+  const config: SimConfig = {
+    rateLimitPerMinute: options.rateLimitPerMinute ?? 300,
+    latencyMs: options.latencyMs ?? 0,
+  };
+  const control = { enabled: options.control ?? true, token: options.controlToken ?? null };
+  const limiter = new RateLimiter();
+  const journal = new Journal();
+  let faults = new Faults(createRng(options.seed ?? 1).fork("faults"));
+  let latencyRng = createRng(options.seed ?? 1).fork("latency");
+  let world: World;
+
+  const build = async (scenarioName: string, seed: number): Promise<World> => {
+    const scenario = findScenario(scenarioName);
+    if (!scenario) throw new Error(`Unknown scenario ${scenarioName}`);
+    const rng = createRng(seed);
+    const state = emptyState();
+    const start = options.startTime ?? DEFAULT_START;
+    const services = {} as Services;
+    const clock = new VirtualClock(options.clock ?? "manual", start, wall, (job) => {
+      const run = jobs.get(job.kind);
+      if (!run) throw new Error(`No handler for job kind ${job.kind}`);
+      run(services, job.payload);
+    });
+    const b = new ScenarioBuilder(state, rng.fork("scenario"), start, scenario.name, seed);
+    scenario.build(b);
+    await Promise.all(
+      b.pendingKeys.map(async ({ record, raw }) => {
+        const hash = await sha256Hex(raw);
+        state.apiKeys.set(record.id, { ...record, hash });
+        state.apiKeyByHash.set(hash, record.id);
+      }),
+    );
+    const runtime = rng.fork("runtime");
+    Object.assign(services, {
+      state,
+      clock,
+      rng: runtime,
+      config,
+      schedule: (delayMs: number, kind: string, payload: unknown) =>
+        void clock.schedule(delayMs, kind, payload),
+      ids: {
+        uuid: () => runtime.uuid(),
+        cuid: () => `c${runtime.chars(24, CUID_ALPHABET)}`,
+        apiKeySecret: () => `service_${runtime.chars(40, KEY_ALPHABET)}`,
+      },
+      sha256: sha256Hex,
+    } satisfies Services);
+    for (const init of inits) init(services);
+    return { state, clock, rng, manifest: b.manifest, services };
+  };
+
+  const reset = async (to: { scenario?: string; seed?: number } = {}): Promise<Manifest> => {
+    const seed = to.seed ?? options.seed ?? 1;
+    world = await build(to.scenario ?? options.scenario ?? "default", seed);
+    limiter.reset();
+    journal.clear();
+    faults = new Faults(createRng(seed).fork("faults"));
+    latencyRng = createRng(seed).fork("latency");
+    return world.manifest;
+  };
+
+  const ready = reset().then(() => undefined);
+
+  const manifest = (): Manifest => ({ ...world.manifest, now: world.clock.nowIso() });
+
+  const sim: Simulator = {
+    ready,
+    manifest,
+    reset,
+    advance: (ms) => {
+      world.clock.advance(ms);
+      return world.clock.nowIso();
+    },
+    get state() {
+      return world.state;
+    },
+    get clock() {
+      return world.clock;
+    },
+    get faults() {
+      return faults;
+    },
+    config,
+    journal,
+    fetch: async (request) => {
+      await ready;
+      const started = wall();
+      const url = new URL(request.url);
+      const who: { userId: string | null } = { userId: null };
+      let response: Response;
+      try {
+        world.clock.runDue();
+        if (url.pathname === "/__sim" || url.pathname.startsWith("/__sim/")) {
+          response = control.enabled
+            ? await handleControl(request, url, { sim, scenarios, control })
+            : renderError(new ApiError(404, "Not Found"), url.pathname, {});
+        } else {
+          response = await serveApi(request, url, who);
+        }
+      } catch (error) {
+        options.onError?.(error, { method: request.method, path: url.pathname });
+        response = renderError(new ApiError(500), url.pathname, {});
+      }
+      const entry: JournalEntry = {
+        at: world.clock.nowIso(),
+        method: request.method,
+        path: url.pathname,
+        status: response.status,
+        ms: Math.round((wall() - started) * 100) / 100,
+        userId: who.userId,
+      };
+      journal.add(entry);
+      options.onRequest?.(entry);
+      return request.method === "HEAD" ? new Response(null, response) : response;
+    },
+  };
+
+  async function serveApi(request: Request, url: URL, who: { userId: string | null }): Promise<Response> {
+    const path = url.pathname;
+    const match = router.match(request.method, path);
+    if (match.kind === "not-found") return renderError(new ApiError(404, "Not Found"), path, {});
+    if (match.kind === "method-not-allowed") {
+      return renderError(new ApiError(405, "Method Not Allowed"), path, { allow: match.allowed.join(", ") });
+    }
+    const { op, params, prefix } = match;
+    const headers: Record<string, string> = op.isPrivate ? { "cache-control": "private, no-store" } : {};
+    try {
+      const fault = faults.take(request.method, path);
+      if (fault?.delayMs) await sleep(fault.delayMs);
+      if (fault?.status) throw new ApiError(fault.status, `Injected fault (rule ${fault.id})`);
+      const caller = op.authenticated
+        ? await authenticate(world.state, request.headers.get("authorization"))
+        : null;
+      if (op.authenticated && !caller) {
+        // No account, so nothing is counted; the headers still say where the ceiling is.
+        if (op.rateLimited)
+          Object.assign(headers, rateHeaders(config.rateLimitPerMinute, config.rateLimitPerMinute));
+        throw unauthorized();
+      }
+      if (caller) {
+        who.userId = caller.user.id;
+        caller.key.lastUsedAt = world.clock.now();
+        if (op.rateLimited) applyRateLimit(caller.user.id, headers);
+      }
+      const spec = routes.get(op.operationId);
+      if (!spec) throw new ApiError(501, `${op.operationId} is not simulated yet`);
+      const ctx = buildContext(request, url, op, params, prefix, caller);
+      spec.authorize?.(ctx);
+      await readBody(ctx, op);
+      checkBody(ctx, op, spec);
+      await delay();
+      return renderReply(await spec.handler(ctx), headers);
+    } catch (error) {
+      if (error instanceof ApiError) return renderError(error, path, { ...headers, ...error.headers });
+      throw error;
+    }
+  }
+
+  function applyRateLimit(account: string, headers: Record<string, string>): void {
+    const d = limiter.take(account, world.clock.now(), config.rateLimitPerMinute);
+    Object.assign(headers, rateHeaders(d.limit, d.remaining));
+    if (!d.allowed) {
+      throw new ApiError(429, "Too many requests. Please try again later.", undefined, {
+        "retry-after": String(d.retryAfterSeconds),
+      });
+    }
+  }
+
+  function buildContext(
+    request: Request,
+    url: URL,
+    op: Operation,
+    params: Record<string, string>,
+    prefix: string,
+    caller: Awaited<ReturnType<typeof authenticate>>,
+  ): RequestContext {
+    const queryValues = checkParameters(op, params, url, request.headers);
+    return {
+      ...world.services,
+      request,
+      url,
+      path: url.pathname,
+      params,
+      query: url.searchParams,
+      queryValues,
+      headers: request.headers,
+      body: undefined,
+      hasBody: false,
+      caller: caller?.user as RequestContext["caller"],
+      apiKey: caller?.key as RequestContext["apiKey"],
+      origin: url.origin,
+      prefix,
+      signal: request.signal,
+    };
+  }
+
+  /** Reads the body within the operation's cap; parses it as JSON when the operation takes JSON. */
+  async function readBody(ctx: RequestContext, op: Operation): Promise<void> {
+    if (ctx.request.method === "GET" || ctx.request.method === "HEAD") return;
+    const raw = await readCapped(ctx.request, op.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    ctx.hasBody = raw.present;
+    if (raw.present && op.bodySchemaRef) ctx.body = parseJson(raw.text);
+  }
+
+  async function delay(): Promise<void> {
+    const l = config.latencyMs;
+    const ms = Array.isArray(l) ? l[0] + Math.floor(latencyRng.next() * (l[1] - l[0] + 1)) : l;
+    if (ms > 0) await sleep(ms);
+  }
+
+  return sim;
+}
+
+function rateHeaders(limit: number, remaining: number): Record<string, string> {
+  return { "ratelimit-limit": String(limit), "ratelimit-remaining": String(remaining) };
+}
