@@ -77,6 +77,11 @@ export class VirtualClock {
     return this.jobs;
   }
 
+  /** Starts counting real time from now (after a scenario build, whose own duration is not simulated time). */
+  rebase(): void {
+    this.wallStart = this.wall();
+  }
+
   /** Runs every job due by now, including jobs those jobs schedule for no later than now. */
   runDue(): void {
     this.runUntil(this.now());

@@ -33,6 +33,9 @@ const handlers: Record<string, ControlHandler> = {
   "POST /__sim/reset": async (body, _u, { sim, scenarios }) => {
     const scenario = optional(body, "scenario", "string");
     const seed = optional(body, "seed", "integer");
+    if (seed !== undefined && ((seed as number) < 0 || (seed as number) > 0xffffffff)) {
+      throw badRequest("seed must be an integer from 0 to 4294967295");
+    }
     if (scenario !== undefined && !scenarios.some((s) => s.name === scenario)) {
       const known = scenarios.map((s) => s.name);
       throw badRequest(`Unknown scenario "${scenario}". Known scenarios: ${known.join(", ")}`, { known });

@@ -27,6 +27,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   415: "Unsupported Media Type",
   422: "Unprocessable Entity",
   429: "Too many requests. Please try again later.",
+  499: "Client Closed Request",
   500: "Internal Server Error",
   502: "Bad Gateway",
   503: "Service Unavailable",

@@ -37,6 +37,7 @@ export function checkParameters(
   params: Record<string, string>,
   url: URL,
   headers: Headers,
+  spec?: RouteSpec,
 ): Record<string, unknown> {
   const strict = op.statuses.includes(400);
   const values: Record<string, unknown> = {};
@@ -58,9 +59,12 @@ export function checkParameters(
     }
     const value = coerce(raw, p.schema);
     if (validate(p.schemaRef, value).length > 0) {
-      if (strict)
-        throw badRequest(`Invalid ${p.in === "header" ? `${p.name} header` : `query parameter ${p.name}`}`);
-      continue;
+      if (!strict) continue;
+      const where = p.in === "header" ? "header" : "query";
+      throw (
+        spec?.invalidParameter?.(p.name, where, raw) ??
+        badRequest(`Invalid ${where === "header" ? `${p.name} header` : `query parameter ${p.name}`}`)
+      );
     }
     values[p.name] = value;
   }

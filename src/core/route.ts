@@ -80,6 +80,11 @@ export interface RouteSpec {
    * with it the module names the description's exact message. Returning null lets the handler see the body.
    */
   invalidBody?: (issues: ValidationIssue[], body: unknown) => ApiError | null;
+  /**
+   * How a query or header parameter that breaks the contract is answered, when the module's message is
+   * more specific than the engine's `Invalid query parameter <name>`. Returning null keeps the engine's.
+   */
+  invalidParameter?: (name: string, where: "query" | "header", value: string) => ApiError | null;
 }
 
 export type JobHandler = (services: Services, payload: unknown) => void;
@@ -91,4 +96,10 @@ export interface ResourceModule {
   jobs?: Record<string, JobHandler>;
   /** Runs once after each scenario build, e.g. to schedule work for records that start mid-flight. */
   init?: (services: Services) => void;
+  /**
+   * Serves paths outside the contract (a page a buyer opens, say). Asked in module order before the
+   * contract's routes; answers null for paths that are not its own. No API key, rate limit or fault rule
+   * applies there.
+   */
+  outside?: (request: Request, url: URL, services: Services) => Promise<Response | null>;
 }

@@ -149,3 +149,48 @@ describe("the control plane", () => {
     expect((await off.call("GET", "/__sim/manifest", { as: null })).status).toBe(404);
   });
 });
+
+describe("edge cases of the engine", () => {
+  it("does not count the scenario build as simulated time on a real clock", async () => {
+    let wall = 0;
+    const sim = createSimulator({ clock: "real", wallClock: () => wall });
+    // The build takes real time in reality; here the wall jumps while it runs.
+    wall = 5000;
+    await sim.ready;
+    expect(sim.clock.now()).toBe(Date.parse("2026-11-21T12:00:00.000Z"));
+    wall = 6000;
+    expect(sim.clock.now()).toBe(Date.parse("2026-11-21T12:00:01.000Z"));
+  });
+
+  it("treats a client that goes away mid-body as no bug", async () => {
+    const bugs: unknown[] = [];
+    const sim = createSimulator({ clock: "manual", onError: (e) => bugs.push(e) });
+    await sim.ready;
+    const key = sim.manifest().users.owner?.apiKey as string;
+    const ac = new AbortController();
+    const body = new ReadableStream({
+      pull(c) {
+        ac.abort();
+        c.error(new DOMException("gone", "AbortError"));
+      },
+    });
+    const req = new Request("http://x/api/v1/api-keys", {
+      method: "POST",
+      body,
+      duplex: "half",
+      signal: ac.signal,
+      headers: { authorization: `Bearer ${key}` },
+    } as RequestInit);
+    const res = await sim.fetch(req);
+    expect(res.status).toBe(499);
+    expect(bugs).toEqual([]);
+    expect(sim.state.apiKeys.size).toBe(Object.keys(sim.manifest().users).length);
+  });
+
+  it("refuses seeds outside 32 bits", async () => {
+    const h = await harness();
+    for (const seed of [-1, 2 ** 32]) {
+      expect((await h.call("POST", "/__sim/reset", { as: null, body: { seed } })).status).toBe(400);
+    }
+  });
+});

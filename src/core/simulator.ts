@@ -24,7 +24,7 @@ import { checkBody, checkParameters } from "./params.ts";
 import { createRng, type Rng } from "./prng.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { renderError, renderReply } from "./render.ts";
-import type { JobHandler, RequestContext, RouteSpec, Services, SimConfig } from "./route.ts";
+import type { JobHandler, RequestContext, ResourceModule, RouteSpec, Services, SimConfig } from "./route.ts";
 import { Router } from "./router.ts";
 import { emptyState, type State } from "./state.ts";
 
@@ -81,25 +81,28 @@ function collectRoutes(): {
   routes: Map<string, RouteSpec>;
   jobs: Map<string, JobHandler>;
   inits: ((s: Services) => void)[];
+  outside: NonNullable<ResourceModule["outside"]>[];
 } {
   const routes = new Map<string, RouteSpec>();
   const jobs = new Map<string, JobHandler>();
   const inits: ((s: Services) => void)[] = [];
+  const outside: NonNullable<ResourceModule["outside"]>[] = [];
   for (const mod of resourceModules) {
     if (mod.init) inits.push(mod.init);
+    if (mod.outside) outside.push(mod.outside);
     for (const [id, spec] of Object.entries(mod.routes)) {
       if (routes.has(id)) throw new Error(`Two resource modules serve ${id}`);
       routes.set(id, spec);
     }
     for (const [kind, job] of Object.entries(mod.jobs ?? {})) jobs.set(kind, job);
   }
-  return { routes, jobs, inits };
+  return { routes, jobs, inits, outside };
 }
 
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const wall = options.wallClock ?? (() => performance.timeOrigin + performance.now());
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const { routes, jobs, inits } = collectRoutes();
+  const { routes, jobs, inits, outside } = collectRoutes();
   const config: SimConfig = {
     rateLimitPerMinute: options.rateLimitPerMinute ?? 300,
     latencyMs: options.latencyMs ?? 0,
@@ -154,6 +157,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const reset = async (to: { scenario?: string; seed?: number } = {}): Promise<Manifest> => {
     const seed = to.seed ?? options.seed ?? 1;
     world = await build(to.scenario ?? options.scenario ?? "default", seed);
+    // Building a large scenario takes real time; it must not pass as simulated time.
+    world.clock.rebase();
     limiter.reset();
     journal.clear();
     faults = new Faults(createRng(seed).fork("faults"));
@@ -197,11 +202,16 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
             ? await handleControl(request, url, { sim, scenarios, control })
             : renderError(new ApiError(404, "Not Found"), url.pathname, {});
         } else {
-          response = await serveApi(request, url, who);
+          response = (await serveOutside(request, url)) ?? (await serveApi(request, url, who));
         }
       } catch (error) {
-        options.onError?.(error, { method: request.method, path: url.pathname });
-        response = renderError(new ApiError(500), url.pathname, {});
+        if (request.signal.aborted) {
+          // The client went away mid-request (reading its body failed): not a bug, and nobody reads this.
+          response = renderError(new ApiError(499, "Client Closed Request"), url.pathname, {});
+        } else {
+          options.onError?.(error, { method: request.method, path: url.pathname });
+          response = renderError(new ApiError(500), url.pathname, {});
+        }
       }
       const entry: JournalEntry = {
         at: world.clock.nowIso(),
@@ -213,9 +223,20 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       };
       journal.add(entry);
       options.onRequest?.(entry);
-      return request.method === "HEAD" ? new Response(null, response) : response;
+      if (request.method !== "HEAD") return response;
+      // A HEAD answer has no body; stop whatever would have produced one.
+      await response.body?.cancel().catch(() => {});
+      return new Response(null, response);
     },
   };
+
+  async function serveOutside(request: Request, url: URL): Promise<Response | null> {
+    for (const serve of outside) {
+      const res = await serve(request, url, world.services);
+      if (res) return res;
+    }
+    return null;
+  }
 
   async function serveApi(request: Request, url: URL, who: { userId: string | null }): Promise<Response> {
     const path = url.pathname;
@@ -246,7 +267,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       }
       const spec = routes.get(op.operationId);
       if (!spec) throw new ApiError(501, `${op.operationId} is not simulated yet`);
-      const ctx = buildContext(request, url, op, params, prefix, caller);
+      const ctx = buildContext(request, url, op, params, prefix, caller, spec);
       spec.authorize?.(ctx);
       await readBody(ctx, op);
       checkBody(ctx, op, spec);
@@ -275,8 +296,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     params: Record<string, string>,
     prefix: string,
     caller: Awaited<ReturnType<typeof authenticate>>,
+    spec: RouteSpec,
   ): RequestContext {
-    const queryValues = checkParameters(op, params, url, request.headers);
+    const queryValues = checkParameters(op, params, url, request.headers, spec);
     return {
       ...world.services,
       request,

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { type CliOptions, parseCli, UsageError } from "./args.ts";
+
+function options(argv: string[], env: Record<string, string> = {}): CliOptions {
+  const parsed = parseCli(argv, env);
+  if (parsed.kind !== "run") throw new Error("expected run");
+  return parsed.options;
+}
+
+describe("parseCli", () => {
+  it("defaults to the default scenario on 127.0.0.1:4010 with a real clock", () => {
+    expect(options([])).toEqual({
+      port: 4010,
+      host: "127.0.0.1",
+      scenario: "default",
+      seed: 1,
+      clock: "real",
+      control: true,
+      controlToken: null,
+      rateLimitPerMinute: 300,
+      latencyMs: 0,
+      log: "pretty",
+    });
+  });
+
+  it("reads PORT and HOST, and flags win over them", () => {
+    expect(options([], { PORT: "5000", HOST: "0.0.0.0" })).toMatchObject({ port: 5000, host: "0.0.0.0" });
+    expect(options(["--port", "0", "--host", "::1"], { PORT: "5000", HOST: "0.0.0.0" })).toMatchObject({
+      port: 0,
+      host: "::1",
+    });
+    expect(options([], { PORT: "", HOST: "" })).toMatchObject({ port: 4010, host: "127.0.0.1" });
+  });
+
+  it("takes every flag", () => {
+    expect(
+      options([
+        "--scenario=training",
+        "--seed",
+        "42",
+        "--clock",
+        "manual",
+        "--control-token",
+        "t0k",
+        "--rate-limit",
+        "10",
+        "--latency",
+        "50-200",
+        "--log",
+        "json",
+      ]),
+    ).toMatchObject({
+      scenario: "training",
+      seed: 42,
+      clock: "manual",
+      control: true,
+      controlToken: "t0k",
+      rateLimitPerMinute: 10,
+      latencyMs: [50, 200],
+      log: "json",
+    });
+    expect(options(["--latency", "25"]).latencyMs).toBe(25);
+    expect(options(["--no-control"]).control).toBe(false);
+    expect(options(["--quiet", "--log", "json"]).log).toBeNull();
+    expect(parseCli(["-h"], {})).toEqual({ kind: "help" });
+  });
+
+  it.each([
+    [["--port", "abc"], /--port must be an integer/],
+    [["--port", "70000"], /--port must be an integer from 0 to 65535/],
+    [["--port", "-1"], /--port/],
+    [["--port", "1.5"], /--port must be an integer/],
+    [[], /PORT must be an integer/, { PORT: "http" }],
+    [["--host", " "], /--host must not be empty/],
+    [["--scenario", "nope"], /Unknown scenario "nope". Known scenarios: default, /],
+    [["--seed", "x"], /--seed must be an integer/],
+    [["--seed", "4294967296"], /--seed must be an integer from 0 to 4294967295/],
+    [["--clock", "bogus"], /--clock must be "real" or "manual", not "bogus"/],
+    [["--no-control", "--control-token", "t"], /--control-token makes no sense with --no-control/],
+    [["--control-token", ""], /--control-token must not be empty/],
+    [["--rate-limit", "0"], /--rate-limit must be an integer from 1/],
+    [["--latency", "fast"], /--latency must be milliseconds/],
+    [["--latency", "300-50"], /MIN <= MAX/],
+    [["--log", "xml"], /--log must be "pretty" or "json"/],
+    [["--frobnicate"], /Unknown option '--frobnicate'/],
+    [["--port"], /--port/],
+    [["extra"], /extra/],
+  ] as [string[], RegExp, Record<string, string>?][])("rejects %j", (argv, message, env = {}) => {
+    expect(() => parseCli(argv, env)).toThrow(UsageError);
+    expect(() => parseCli(argv, env)).toThrow(message);
+  });
+});

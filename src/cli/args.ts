@@ -1,0 +1,176 @@
+/**
+ * Command-line arguments of `npm start`: parsed with node:util `parseArgs`, every value checked, and
+ * turned into the options of the simulator and the server. Bad usage is a `UsageError` (exit code 2).
+ */
+import { parseArgs } from "node:util";
+import { scenarios } from "../../scenarios/index.ts";
+import type { ClockMode } from "../core/clock.ts";
+
+export const DEFAULT_PORT = 4010;
+export const DEFAULT_HOST = "127.0.0.1";
+
+export type LogFormat = "pretty" | "json";
+
+export interface CliOptions {
+  port: number;
+  host: string;
+  scenario: string;
+  seed: number;
+  clock: ClockMode;
+  control: boolean;
+  controlToken: string | null;
+  rateLimitPerMinute: number;
+  latencyMs: number | [number, number];
+  /** null: no request log (`--quiet`). */
+  log: LogFormat | null;
+}
+
+export type ParsedArgs = { kind: "help" } | { kind: "run"; options: CliOptions };
+
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+export const USAGE = `Usage: npm start -- [options]
+
+Serves the Audience Research Service API simulator over HTTP.
+
+Options:
+  --port N               port to listen on; 0 picks a free one (default: $PORT or ${DEFAULT_PORT})
+  --host H               address to listen on (default: $HOST or ${DEFAULT_HOST})
+  --scenario NAME        scenario to start from (default: default); one of:
+${scenarios.map((s) => `                           ${s.name}`).join("\n")}
+  --seed N               seed for every generated ID and datum, an integer 0..4294967295 (default: 1)
+  --clock real|manual    real: background jobs finish after a few real seconds (default);
+                         manual: time moves only through POST /__sim/clock/advance
+  --no-control           turn the control plane (/__sim/...) off
+  --control-token T      require the header x-sim-control-token: T on control-plane requests
+  --rate-limit N         requests per account per minute (default: 300)
+  --latency MS           add MS milliseconds to every API response; MIN-MAX draws from that range
+  --log pretty|json      request log format: one line per request (default: pretty)
+  --quiet                no request log
+  -h, --help             show this help
+`;
+
+const OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  scenario: { type: "string" },
+  seed: { type: "string" },
+  clock: { type: "string" },
+  "no-control": { type: "boolean" },
+  "control-token": { type: "string" },
+  "rate-limit": { type: "string" },
+  latency: { type: "string" },
+  log: { type: "string" },
+  quiet: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+const UINT32_MAX = 4_294_967_295;
+
+/** Parses argv (without the node and script entries) and the environment; throws UsageError. */
+export function parseCli(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ParsedArgs {
+  let values: ReturnType<typeof parse>["values"];
+  try {
+    ({ values } = parse(argv));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help) return { kind: "help" };
+
+  const port =
+    values.port !== undefined
+      ? integer("--port", values.port, 0, 65_535)
+      : env.PORT !== undefined && env.PORT !== ""
+        ? integer("PORT", env.PORT, 0, 65_535)
+        : DEFAULT_PORT;
+  const host = nonEmpty("--host", values.host ?? (env.HOST || DEFAULT_HOST));
+
+  const scenario = values.scenario ?? "default";
+  if (!scenarios.some((s) => s.name === scenario)) {
+    throw new UsageError(
+      `Unknown scenario "${scenario}". Known scenarios: ${scenarios.map((s) => s.name).join(", ")}`,
+    );
+  }
+
+  const seed = values.seed === undefined ? 1 : integer("--seed", values.seed, 0, UINT32_MAX);
+
+  const clock = values.clock ?? "real";
+  if (clock !== "real" && clock !== "manual") {
+    throw new UsageError(`--clock must be "real" or "manual", not "${clock}"`);
+  }
+
+  const control = !values["no-control"];
+  const token = values["control-token"];
+  if (token !== undefined) {
+    if (!control) throw new UsageError("--control-token makes no sense with --no-control");
+    nonEmpty("--control-token", token);
+  }
+
+  const rateLimitPerMinute =
+    values["rate-limit"] === undefined
+      ? 300
+      : integer("--rate-limit", values["rate-limit"], 1, 1_000_000_000);
+
+  const latencyMs = values.latency === undefined ? 0 : latency(values.latency);
+
+  const log = values.quiet ? null : (values.log ?? "pretty");
+  if (values.log !== undefined && values.log !== "pretty" && values.log !== "json") {
+    throw new UsageError(`--log must be "pretty" or "json", not "${values.log}"`);
+  }
+
+  return {
+    kind: "run",
+    options: {
+      port,
+      host,
+      scenario,
+      seed,
+      clock,
+      control,
+      controlToken: token ?? null,
+      rateLimitPerMinute,
+      latencyMs,
+      log: log as LogFormat | null,
+    },
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false });
+}
+
+function integer(name: string, text: string, min: number, max: number): number {
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`${name} must be an integer, not "${text}"`);
+  const n = Number(text.trim());
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${name} must be an integer from ${min} to ${max}, not "${text}"`);
+  }
+  return n;
+}
+
+function nonEmpty(name: string, text: string): string {
+  if (text.trim() === "") throw new UsageError(`${name} must not be empty`);
+  return text;
+}
+
+/** `MS` or `MIN-MAX`, in whole milliseconds, at most ten minutes. */
+function latency(text: string): number | [number, number] {
+  const range = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(text);
+  if (range) {
+    const min = integer("--latency minimum", range[1] as string, 0, 600_000);
+    const max = integer("--latency maximum", range[2] as string, 0, 600_000);
+    if (min > max) throw new UsageError(`--latency range must be MIN-MAX with MIN <= MAX, not "${text}"`);
+    return min === max ? min : [min, max];
+  }
+  if (!/^\s*\d+\s*$/.test(text)) {
+    throw new UsageError(
+      `--latency must be milliseconds (e.g. 200) or a range MIN-MAX (e.g. 50-300), not "${text}"`,
+    );
+  }
+  return integer("--latency", text, 0, 600_000);
+}

@@ -1,0 +1,216 @@
+/**
+ * `npm start`: serves the simulator over HTTP on a real-time clock (by default the `default` scenario on
+ * http://127.0.0.1:4010), prints where everything is and the scenario's API keys, logs one line per
+ * request, and shuts down cleanly on SIGINT/SIGTERM. Exit codes: 0 stopped by a signal, 1 could not start
+ * (port taken, scenario failed to build), 2 bad usage.
+ */
+import type { JournalEntry } from "../core/journal.ts";
+import type { Manifest } from "../core/manifest.ts";
+import type { RunningServer } from "../node/server.ts";
+import { type CliOptions, type LogFormat, parseCli, USAGE, UsageError } from "./args.ts";
+
+const CONTROL_TOKEN_HEADER = "x-sim-control-token";
+
+async function main(): Promise<void> {
+  // A closed stdout (say `npm start | head`) must not take the server down with EPIPE.
+  process.stdout.on("error", () => {});
+
+  let options: CliOptions;
+  try {
+    const parsed = parseCli(process.argv.slice(2), process.env);
+    if (parsed.kind === "help") {
+      process.stdout.write(USAGE);
+      return;
+    }
+    options = parsed.options;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`error: ${error.message}\nRun with --help for the options.\n`);
+    process.exit(2);
+  }
+
+  // Loaded only now, so that bad usage and --help answer without compiling the contract.
+  const [{ createSimulator }, { startServer }] = await Promise.all([
+    import("../core/simulator.ts"),
+    import("../node/server.ts"),
+  ]);
+  const log = options.log === null ? undefined : requestLogger(options.log);
+  const sim = createSimulator({
+    scenario: options.scenario,
+    seed: options.seed,
+    clock: options.clock,
+    wallClock: Date.now,
+    sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+    control: options.control,
+    controlToken: options.controlToken,
+    rateLimitPerMinute: options.rateLimitPerMinute,
+    latencyMs: options.latencyMs,
+    ...(log ? { onRequest: log } : {}),
+    onError: (error, where) => {
+      // A client that hung up mid-request is not a bug of the simulator.
+      if (isAbort(error)) return;
+      process.stderr.write(`[bug] ${where.method} ${where.path} was answered 500: ${describe(error)}\n`);
+    },
+  });
+
+  try {
+    await sim.ready;
+  } catch (error) {
+    process.stderr.write(`error: scenario "${options.scenario}" failed to build: ${describe(error)}\n`);
+    process.exit(1);
+  }
+
+  let server: RunningServer;
+  try {
+    server = await startServer(sim, {
+      port: options.port,
+      host: options.host,
+      onError: (error, where) => {
+        if (isAbort(error)) return;
+        process.stderr.write(`[server] ${where.method} ${where.path}: ${describe(error)}\n`);
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`error: ${listenFailure(error, options)}\n`);
+    process.exit(1);
+  }
+
+  process.stdout.write(banner(server, options, sim.manifest()));
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      process.stderr.write(`${signal} again: exiting without waiting for open connections\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stderr.write(`${signal}: shutting down\n`);
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`error while closing: ${describe(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+function requestLogger(format: LogFormat): (entry: JournalEntry) => void {
+  if (format === "json") {
+    return (e) => {
+      const line = {
+        time: new Date().toISOString(),
+        simTime: e.at,
+        method: e.method,
+        path: e.path,
+        status: e.status,
+        ms: e.ms,
+        userId: e.userId,
+      };
+      process.stdout.write(`${JSON.stringify(line)}\n`);
+    };
+  }
+  return (e) => {
+    const time = new Date().toISOString().slice(11, 23);
+    process.stdout.write(`${time} ${e.method} ${e.path} ${e.status} ${e.ms}ms\n`);
+  };
+}
+
+function banner(server: RunningServer, options: CliOptions, manifest: Manifest): string {
+  const origin = displayOrigin(options.host, server.port);
+  const lines: string[] = [];
+  const row = (label: string, value: string): void => {
+    lines.push(`  ${label.padEnd(12)} ${value}`);
+  };
+  lines.push(`Audience Research Service API simulator listening on ${server.url}`, "");
+  row("API", `${origin}/api/v1`);
+  row("", `${origin}/v1`);
+  row("ACP", `${origin}/api/acp`);
+  row("OpenAPI", `${origin}/_openapi.json`);
+  if (options.control) {
+    const token =
+      options.controlToken === null ? "" : `  (header ${CONTROL_TOKEN_HEADER}: ${options.controlToken})`;
+    row("Control", `${origin}/__sim/manifest${token}`);
+  } else {
+    row("Control", "off (--no-control)");
+  }
+  lines.push("");
+  row("Scenario", `${manifest.scenario} (seed ${manifest.seed})`);
+  row(
+    "Clock",
+    options.clock === "real"
+      ? `real: background jobs finish after a few real seconds (virtual time now ${manifest.now})`
+      : `manual at ${manifest.now}: time moves only through POST /__sim/clock/advance`,
+  );
+  row("Rate limit", `${options.rateLimitPerMinute} requests per minute per account`);
+  const l = options.latencyMs;
+  row("Latency", Array.isArray(l) ? `${l[0]}-${l[1]} ms` : l > 0 ? `${l} ms` : "none");
+  row("Request log", options.log ?? "off (--quiet)");
+
+  const users = Object.entries(manifest.users);
+  lines.push("", "  Users");
+  const hw = Math.max(6, ...users.map(([h]) => h.length));
+  const pw = Math.max(4, ...users.map(([, u]) => u.plan.length));
+  lines.push(`    ${"handle".padEnd(hw)}  ${"plan".padEnd(pw)}  ${"subscription".padEnd(12)}  API key`);
+  for (const [handle, u] of users) {
+    const sub = u.subscriptionActive ? "active" : "none";
+    lines.push(`    ${handle.padEnd(hw)}  ${u.plan.padEnd(pw)}  ${sub.padEnd(12)}  ${u.apiKey}`);
+  }
+
+  const [exampleHandle, example] = users.find(([h]) => h === "owner") ?? users[0] ?? [];
+  if (exampleHandle !== undefined && example !== undefined) {
+    lines.push("", `  Try it (as ${exampleHandle}):`);
+    lines.push(`    curl -H "Authorization: Bearer ${example.apiKey}" ${origin}/api/v1/auth/me`);
+  }
+  if (options.clock === "manual") {
+    if (options.control) {
+      const token =
+        options.controlToken === null ? "" : ` -H "${CONTROL_TOKEN_HEADER}: ${options.controlToken}"`;
+      lines.push("  Move the clock one minute:");
+      lines.push(
+        `    curl -X POST${token} -H "Content-Type: application/json" -d '{"ms":60000}' ${origin}/__sim/clock/advance`,
+      );
+    } else {
+      lines.push("  Note: with a manual clock and no control plane, simulated time never moves.");
+    }
+  }
+  lines.push("", "Press Ctrl+C to stop.", "");
+  return `${lines.join("\n")}\n`;
+}
+
+/** Where a client on this machine reaches the server: a wildcard address is shown as loopback. */
+function displayOrigin(host: string, port: number): string {
+  if (host === "0.0.0.0") return `http://127.0.0.1:${port}`;
+  if (host === "::" || host === "[::]") return `http://[::1]:${port}`;
+  const h = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  return `http://${h}:${port}`;
+}
+
+function listenFailure(error: unknown, options: CliOptions): string {
+  const code = (error as { code?: string } | null)?.code;
+  const where = `${options.host}:${options.port}`;
+  switch (code) {
+    case "EADDRINUSE":
+      return `port ${options.port} on ${options.host} is already in use. Pick another with --port N (or PORT=N), or --port 0 for any free port.`;
+    case "EACCES":
+      return `not allowed to listen on ${where}; ports below 1024 need privileges. Try --port ${4010}.`;
+    case "EADDRNOTAVAIL":
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return `cannot listen on host "${options.host}": no such local address. Try --host 127.0.0.1 or --host 0.0.0.0.`;
+    default:
+      return `could not listen on ${where}: ${describe(error)}`;
+  }
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && error.name === "AbortError";
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+await main();

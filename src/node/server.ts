@@ -1,0 +1,419 @@
+/**
+ * A thin node:http host for the simulator: every request becomes a web `Request`, goes through
+ * `sim.fetch`, and the `Response` is written back as it streams. The host adds no behaviour of its own
+ * beyond HTTP plumbing: client disconnects abort the request's signal and stop the response stream,
+ * malformed HTTP gets the error envelope, and nothing a client does can crash the process.
+ *
+ * Request bodies are handed over as a web stream that reads the socket only as fast as the simulator
+ * consumes it, so a body over an operation's cap is refused without being read in full. When a response
+ * is finished before its request body was (a 413, or an answer that never needed the body), the rest is
+ * drained for a bounded time and size, so the client reads the answer rather than a connection reset; past
+ * that bound the connection is closed.
+ */
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+/** The part of a simulator the host needs. */
+export interface FetchHandler {
+  fetch(request: Request): Promise<Response>;
+}
+
+export interface ServerOptions {
+  port: number;
+  host: string;
+  /** Host failures that are not the client's doing (a response stream that errors, a rejected fetch). */
+  onError?: (error: unknown, where: { method: string; path: string }) => void;
+}
+
+export interface RunningServer {
+  /** The origin, e.g. `http://127.0.0.1:4010`. */
+  url: string;
+  /** The port actually bound (useful with port 0). */
+  port: number;
+  /** Stops accepting connections, lets in-flight requests finish briefly, then cuts the rest. */
+  close(): Promise<void>;
+  server: http.Server;
+}
+
+/** A request body still arriving after its response was sent is drained at most this long... */
+const LINGER_MS = 2_000;
+/** ...and at most this much of it, then the connection is closed. */
+const LINGER_MAX_BYTES = 1024 * 1024;
+/** The request body is read ahead of the simulator by at most this much. */
+const BODY_HIGH_WATER_MARK = 64 * 1024;
+/** How long `close()` waits for in-flight requests (say, an open NDJSON stream) before cutting them. */
+const CLOSE_GRACE_MS = 2_000;
+
+const NO_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
+const PENDING = Symbol("pending");
+/** A Host header we may put in a URL as is: a name or IP literal and an optional port, nothing else. */
+const HOST_RE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(?::\d{0,5})?$/;
+
+const noop = (): void => {};
+
+export function startServer(handler: FetchHandler, options: ServerOptions): Promise<RunningServer> {
+  const onError = options.onError ?? defaultOnError;
+  let fallbackOrigin = `http://${urlHost(options.host)}:${options.port}`;
+  const serve = (req: IncomingMessage, res: ServerResponse, expectContinue: boolean): void => {
+    handle(handler, req, res, fallbackOrigin, onError, expectContinue).catch((error: unknown) => {
+      onError(error, { method: req.method ?? "", path: req.url ?? "" });
+      if (!res.destroyed) res.destroy();
+    });
+  };
+
+  const server = http.createServer(
+    {
+      keepAlive: true,
+      keepAliveTimeout: 10_000,
+      headersTimeout: 30_000,
+      requestTimeout: 120_000,
+      noDelay: true,
+    },
+    (req, res) => serve(req, res, false),
+  );
+  // `Expect: 100-continue`: the simulator decides first; the client is told to go on only if it reads the body.
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => serve(req, res, true));
+  server.on("clientError", onClientError);
+
+  return new Promise((resolve, reject) => {
+    const onListenError = (error: Error): void => reject(error);
+    server.once("error", onListenError);
+    server.listen(options.port, options.host, () => {
+      server.off("error", onListenError);
+      server.on("error", (error) => onError(error, { method: "", path: "" }));
+      const port = (server.address() as AddressInfo).port;
+      fallbackOrigin = `http://${urlHost(options.host)}:${port}`;
+      resolve({ url: fallbackOrigin, port, server, close: () => closeServer(server) });
+    });
+  });
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    const timer = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/** Per-request bookkeeping shared by the body stream, the disconnect handler and the response writer. */
+interface Exchange {
+  /** The client went away before the response finished. */
+  closed: boolean;
+  /** Nobody will read the request body any more; what still arrives is drained. */
+  bodyAbandoned: boolean;
+  /** The client sent `Expect: 100-continue` and has not been told to go on yet. */
+  expectContinue: boolean;
+  /** The response body being streamed, so a disconnect can cancel it at once. */
+  reader: ReadableStreamDefaultReader<Uint8Array> | null;
+  abort: AbortController;
+}
+
+async function handle(
+  handler: FetchHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  fallbackOrigin: string,
+  onError: NonNullable<ServerOptions["onError"]>,
+  expectContinue: boolean,
+): Promise<void> {
+  const method = req.method ?? "GET";
+  const target = requestTarget(req.url ?? "/");
+  if (target === null) {
+    writeEnvelope(res, 400, "Bad Request");
+    return;
+  }
+  const ex: Exchange = {
+    closed: false,
+    bodyAbandoned: false,
+    expectContinue: false,
+    reader: null,
+    abort: new AbortController(),
+  };
+  let request: Request;
+  let withBody = false;
+  try {
+    const raw = req.rawHeaders;
+    const headers = new Headers();
+    let host: string | undefined;
+    let hasBody = false;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i] as string;
+      const value = raw[i + 1] as string;
+      headers.append(name, value);
+      const n = name.length;
+      if (n === 4 && host === undefined && name.toLowerCase() === "host") host = value;
+      else if (
+        (n === 14 && name.toLowerCase() === "content-length" && value !== "0") ||
+        (n === 17 && name.toLowerCase() === "transfer-encoding")
+      ) {
+        hasBody = true;
+      }
+    }
+    const origin = host !== undefined && HOST_RE.test(host) ? `http://${host}` : fallbackOrigin;
+    withBody = hasBody && method !== "GET" && method !== "HEAD";
+    ex.expectContinue = expectContinue && withBody;
+    request = new Request(origin + target, {
+      method,
+      headers,
+      signal: ex.abort.signal,
+      ...(withBody ? { body: bodyStream(req, res, ex), duplex: "half" as const } : {}),
+    });
+  } catch {
+    // A header, origin or target the Fetch standard refuses, or a method it forbids (CONNECT, TRACE).
+    writeEnvelope(res, 400, "Bad Request");
+    return;
+  }
+  res.once("close", () => {
+    if (res.writableFinished) return;
+    ex.closed = true;
+    ex.abort.abort();
+    ex.reader?.cancel().catch(noop);
+  });
+
+  if (withBody) {
+    // Whatever of the body nobody read (still on the wire, or paused in the socket's buffer) is drained,
+    // else the connection could not carry the next request.
+    res.once("finish", () => {
+      if (!req.readableEnded) linger(req, ex);
+    });
+  }
+
+  let response: Response;
+  try {
+    response = await handler.fetch(request);
+  } catch (error) {
+    if (ex.closed) return;
+    onError(error, { method, path: target });
+    writeEnvelope(res, 500, "Internal Server Error");
+    return;
+  }
+  await send(method, res, response, ex, onError, target);
+}
+
+/** The path and query of the request target; absolute-form (`GET http://h/p`) is reduced to its path. */
+function requestTarget(url: string): string | null {
+  if (url.charCodeAt(0) === 47 /* "/" */) return url;
+  try {
+    const u = new URL(url);
+    return u.protocol === "http:" || u.protocol === "https:" ? u.pathname + u.search : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The request body as a web stream. Nothing is read from the socket until the simulator first reads (so a
+ * request refused by its headers alone, say a declared Content-Length over the cap, never has its body
+ * sent when the client asked `Expect: 100-continue`); after that the socket is read as fast as the
+ * simulator consumes, at most BODY_HIGH_WATER_MARK ahead.
+ */
+function bodyStream(req: IncomingMessage, res: ServerResponse, ex: Exchange): ReadableStream<Uint8Array> {
+  let flowing = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (flowing) {
+          req.resume();
+          return;
+        }
+        flowing = true;
+        if (ex.expectContinue) {
+          ex.expectContinue = false;
+          res.writeContinue();
+        }
+        let ended = false;
+        req.on("data", (chunk: Buffer) => {
+          if (ex.bodyAbandoned) return;
+          controller.enqueue(chunk);
+          if ((controller.desiredSize ?? 0) < -BODY_HIGH_WATER_MARK) req.pause();
+        });
+        req.once("end", () => {
+          ended = true;
+          if (!ex.bodyAbandoned) controller.close();
+        });
+        const aborted = (): void => {
+          if (ended || ex.bodyAbandoned) return;
+          ex.bodyAbandoned = true;
+          // The client went away mid-body; to the simulator that is an aborted request, not a bug.
+          controller.error(new DOMException("The client aborted the request body", "AbortError"));
+        };
+        req.once("error", aborted);
+        req.once("close", aborted);
+      },
+      cancel() {
+        // Stop reading; the socket applies backpressure until the response is out (see `linger`).
+        ex.bodyAbandoned = true;
+        req.pause();
+      },
+    },
+    // No read-ahead before the first read; `pull` then runs whenever the reader waits on an empty queue.
+    { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+  );
+}
+
+/**
+ * The response went out before the request body was in. Drain what still comes (briefly, boundedly), so
+ * that the client reads the response instead of a reset and the connection can be reused; else close it.
+ */
+function linger(req: IncomingMessage, ex: Exchange): void {
+  ex.bodyAbandoned = true;
+  const socket = req.socket;
+  let drained = 0;
+  const cut = (): void => {
+    clearTimeout(timer);
+    if (!socket.destroyed) socket.destroy();
+  };
+  const timer = setTimeout(cut, LINGER_MS);
+  timer.unref();
+  req.on("data", (chunk: Buffer) => {
+    drained += chunk.byteLength;
+    if (drained > LINGER_MAX_BYTES) cut();
+  });
+  req.once("end", () => clearTimeout(timer));
+  req.once("close", () => clearTimeout(timer));
+  req.resume();
+}
+
+async function send(
+  method: string,
+  res: ServerResponse,
+  response: Response,
+  ex: Exchange,
+  onError: NonNullable<ServerOptions["onError"]>,
+  path: string,
+): Promise<void> {
+  const status = response.status;
+  const head = rawHeaders(response.headers);
+  // Answered before the client was told to send its body: the connection cannot carry another request.
+  if (ex.expectContinue) head.push("connection", "close");
+  const body = response.body;
+  if (ex.closed) {
+    body?.cancel().catch(noop);
+    return;
+  }
+  if (body === null || method === "HEAD" || NO_BODY_STATUS.has(status)) {
+    body?.cancel().catch(noop);
+    res.writeHead(status, head);
+    res.end();
+    return;
+  }
+
+  const reader = body.getReader();
+  ex.reader = reader;
+  try {
+    const first = await reader.read();
+    if (ex.closed) return;
+    if (first.done) {
+      res.writeHead(status, head);
+      res.end();
+      return;
+    }
+    // A body that is complete already (every JSON answer) goes out in one write with a Content-Length;
+    // anything still being produced (an NDJSON stream) is sent chunk by chunk as it comes.
+    let next: Promise<ReadableStreamReadResult<Uint8Array>> = reader.read();
+    const ready = await Promise.race<ReadableStreamReadResult<Uint8Array> | typeof PENDING>([next, PENDING]);
+    if (ex.closed) return;
+    if (ready !== PENDING && ready.done) {
+      if (!hasHeader(head, "content-length")) head.push("content-length", String(first.value.byteLength));
+      res.writeHead(status, head);
+      res.end(first.value);
+      return;
+    }
+    res.writeHead(status, head);
+    let chunk: Uint8Array = first.value;
+    for (;;) {
+      if (!res.write(chunk)) await drained(res);
+      if (ex.closed) return;
+      const r = await next;
+      if (ex.closed) return;
+      if (r.done) break;
+      chunk = r.value;
+      next = reader.read();
+    }
+    res.end();
+  } catch (error) {
+    if (ex.closed) return;
+    onError(error, { method, path });
+    if (res.headersSent) res.destroy();
+    else writeEnvelope(res, 500, "Internal Server Error");
+  } finally {
+    ex.reader = null;
+    if (ex.closed) reader.cancel().catch(noop);
+  }
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+/** Flat `[name, value, ...]` for `writeHead`, which keeps repeated names (every Set-Cookie) apart. */
+function rawHeaders(headers: Headers): string[] {
+  const out: string[] = [];
+  // Iteration yields each Set-Cookie separately and every other name once, values combined.
+  for (const [name, value] of headers) out.push(name, value);
+  return out;
+}
+
+function hasHeader(flat: string[], name: string): boolean {
+  for (let i = 0; i < flat.length; i += 2) if (flat[i] === name) return true;
+  return false;
+}
+
+function envelope(status: number, message: string): string {
+  return JSON.stringify({ statusCode: status, statusMessage: message, message, url: "", error: true });
+}
+
+function writeEnvelope(res: ServerResponse, status: number, message: string): void {
+  if (res.headersSent || res.destroyed) return;
+  const body = envelope(status, message);
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/** Malformed HTTP (or a header or request timeout): answer the envelope if we still can, then close. */
+function onClientError(error: Error & { code?: string }, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "Request Header Fields Too Large"]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "Request Timeout"]
+        : [400, "Bad Request"];
+  const body = envelope(status, message);
+  socket.end(
+    `HTTP/1.1 ${status} ${message}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+function urlHost(host: string): string {
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+function defaultOnError(error: unknown, where: { method: string; path: string }): void {
+  console.error(`[server] ${where.method} ${where.path}:`, error);
+}
