@@ -9,7 +9,7 @@ import { addPriceCatalogue } from "./catalogue.ts";
 export const MAIN_TOPIC = "B2B SaaS buyers in Europe";
 
 /** Members of `main` generated in bulk; with `mainMember` the Audience has one more. */
-export const MAIN_GENERATED_MEMBERS = 48;
+export const MAIN_GENERATED_MEMBERS = 44;
 export const PRIVATE_MEMBERS = 5;
 export const PUBLIC_MEMBERS = 6;
 export const LARGE_MEMBERS = 5200;

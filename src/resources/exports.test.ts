@@ -1,0 +1,475 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import ExcelJS from "exceljs";
+import JSZip from "jszip";
+import { PDFDocument } from "pdf-lib";
+import { beforeEach, describe, expect, it } from "vitest";
+import { UPLOADED_FILE_URL_PREFIX } from "../../fixtures/index.ts";
+import { checkResponse } from "../contract/responses.ts";
+import { type Harness, harness } from "../testing/harness.ts";
+import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "./exports.ts";
+
+let h: Harness;
+beforeEach(async () => {
+  h = await harness();
+});
+
+const base = (audience: string, prefix = "/api/v1") => `${prefix}/audiences/${h.id("audiences", audience)}`;
+
+const CONTENT_TYPES = {
+  pdf: "application/pdf",
+  md: "text/markdown; charset=utf-8",
+  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+} as const;
+
+type Format = keyof typeof CONTENT_TYPES;
+
+/** Downloads bytes as they are (the harness reads text), checking the answer against the contract. */
+async function download(path: string, as = "owner") {
+  const res = await h.sim.fetch(
+    new Request(`http://sim.test${path}`, { headers: { authorization: `Bearer ${h.key(as)}` } }),
+  );
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const type = res.headers.get("content-type") ?? "";
+  const text = type.startsWith("application/json") ? new TextDecoder().decode(bytes) : "";
+  expect(checkResponse("downloadExport", res.status, res.headers, text)).toEqual([]);
+  return { status: res.status, headers: res.headers, bytes, body: text ? JSON.parse(text) : undefined };
+}
+
+const exportJobs = () => h.sim.clock.pending().filter((j) => j.kind.startsWith("exports."));
+
+/** Requests an export and lets it finish; returns the ready descriptor. */
+async function exportReady(audience: string, kind: string, format: string, as = "owner") {
+  const posted = await h.call("POST", `${base(audience)}/export`, { as, body: { kind, format } });
+  expect(posted.status).toBe(200);
+  h.sim.advance(EXPORT_START_DELAY_MS + EXPORT_RUN_MS);
+  const status = await h.call(
+    "GET",
+    `${base(audience)}/export-status?kind=${kind}&format=${posted.body.data.format}`,
+    {
+      as,
+    },
+  );
+  expect(status.body.data.status).toBe("ready");
+  return status.body.data;
+}
+
+async function zipOf(bytes: Uint8Array) {
+  expect(String.fromCharCode(bytes[0] ?? 0, bytes[1] ?? 0)).toBe("PK");
+  const zip = await JSZip.loadAsync(bytes);
+  expect(zip.file("[Content_Types].xml")).not.toBeNull();
+  return zip;
+}
+
+const audienceName = (handle: string) => h.sim.state.audiences.get(h.id("audiences", handle))?.name ?? "";
+const memberCount = (handle: string) =>
+  h.sim.state.audiences.get(h.id("audiences", handle))?.memberIds.length ?? 0;
+
+describe("export lifecycle, every offered format", () => {
+  it.each([
+    ["brief", "pdf"],
+    ["brief", "md"],
+    ["brief", "docx"],
+    ["brief", "pptx"],
+    ["validation_report", "pdf"],
+    ["validation_report", "md"],
+    ["validation_report", "docx"],
+    ["validation_report", "xlsx"],
+  ] as const)("%s as %s: queued, running, ready, then the real file", async (kind, format) => {
+    const id = h.id("audiences", "main");
+    const posted = await h.call("POST", `${base("main")}/export`, { body: { kind, format } });
+    expect(posted.status).toBe(200);
+    const job = posted.body.data;
+    expect(job).toMatchObject({
+      kind,
+      format,
+      status: "queued",
+      cached: false,
+      contentType: CONTENT_TYPES[format],
+    });
+    expect(job.jobId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(job.downloadUrl).toBe(`/api/v1/audiences/${id}/export-download?kind=${kind}&format=${format}`);
+    expect(job.statusUrl).toBe(`/api/v1/audiences/${id}/export-status?kind=${kind}&format=${format}`);
+
+    const queued = await h.call("GET", job.statusUrl);
+    expect(queued.body.data).toMatchObject({ status: "queued", jobId: job.jobId });
+    h.sim.advance(EXPORT_START_DELAY_MS);
+    expect((await h.call("GET", job.statusUrl)).body.data.status).toBe("running");
+    const early = await download(job.downloadUrl);
+    expect(early.status).toBe(404);
+    expect(early.body.statusMessage).toBe("Export not found");
+
+    h.sim.advance(EXPORT_RUN_MS);
+    const ready = (await h.call("GET", job.statusUrl)).body.data;
+    expect(ready).toMatchObject({ status: "ready", jobId: job.jobId, upToDate: true });
+    expect(Date.parse(ready.readyAt) - Date.parse(ready.requestedAt)).toBe(
+      EXPORT_START_DELAY_MS + EXPORT_RUN_MS,
+    );
+
+    const file = await download(job.downloadUrl);
+    expect(file.status).toBe(200);
+    expect(file.headers.get("content-type")).toBe(CONTENT_TYPES[format]);
+    const fileName = `european-b2b-saas-buyers-${kind}.${format}`;
+    expect(file.headers.get("content-disposition")).toBe(`attachment; filename="${fileName}"`);
+    expect(ready.fileName).toBe(fileName);
+    expect(ready.sizeBytes).toBe(file.bytes.byteLength);
+    expect(file.headers.get("ratelimit-limit")).not.toBeNull();
+
+    const name = audienceName("main");
+    switch (format as Format) {
+      case "pdf": {
+        expect(new TextDecoder().decode(file.bytes.slice(0, 5))).toBe("%PDF-");
+        const pdf = await PDFDocument.load(file.bytes, { updateMetadata: false });
+        expect(pdf.getPageCount()).toBeGreaterThan(1);
+        expect(pdf.getTitle()).toBe(kind === "brief" ? name : `${name}: validation report`);
+        // PDF dates count whole seconds.
+        const started = Math.floor(Date.parse(ready.startedAt) / 1000) * 1000;
+        expect(pdf.getCreationDate()?.getTime()).toBe(started);
+        break;
+      }
+      case "md": {
+        const md = new TextDecoder().decode(file.bytes);
+        expect(md).toContain(`# ${name}`);
+        expect(md).toContain(`- **Members:** ${memberCount("main")}`);
+        expect(md).not.toContain(UPLOADED_FILE_URL_PREFIX);
+        break;
+      }
+      case "docx": {
+        const zip = await zipOf(file.bytes);
+        const xml = await zip.file("word/document.xml")?.async("string");
+        expect(xml).toContain(name);
+        break;
+      }
+      case "pptx": {
+        const zip = await zipOf(file.bytes);
+        expect(zip.file("ppt/presentation.xml")).not.toBeNull();
+        expect(await zip.file("ppt/slides/slide1.xml")?.async("string")).toContain(name);
+        break;
+      }
+      case "xlsx": {
+        const zip = await zipOf(file.bytes);
+        expect(zip.file("xl/workbook.xml")).not.toBeNull();
+        const wb = new ExcelJS.Workbook();
+        await wb.xlsx.load(file.bytes.buffer as ArrayBuffer);
+        expect(wb.getWorksheet("Summary")?.getCell("A1").value).toBe(`${name}: validation report`);
+        const kpis = wb.getWorksheet("KPIs");
+        const rows: unknown[][] = [];
+        kpis?.eachRow((row) => {
+          rows.push((row.values as unknown[]).slice(1));
+        });
+        expect(rows).toContainEqual(["V1", "Answer-share agreement", 0.84, 0.79, 0.88, expect.any(Number)]);
+        break;
+      }
+    }
+  });
+});
+
+describe("document content", () => {
+  it("the brief in Markdown states the brief, keywords, links, members, grounding with sources, and coverage", async () => {
+    const ready = await exportReady("main", "brief", "md");
+    const md = new TextDecoder().decode((await download(ready.downloadUrl)).bytes);
+    const a = h.sim.state.audiences.get(h.id("audiences", "main"));
+    if (!a?.grounding) throw new Error("main has grounding");
+    expect(md).toContain(a.sources.brief.split("\n")[0] ?? "");
+    for (const k of a.sources.keywords) expect(md).toContain(k);
+    for (const l of a.sources.links) expect(md).toContain(l.url);
+    for (const f of a.sources.files) expect(md).toContain(f.name);
+    for (const c of a.grounding.charts) {
+      expect(md).toContain(c.question);
+      for (const d of c.data) expect(md).toContain(`| ${d.label} | ${(d.share * 100).toFixed(1)}% |`);
+    }
+    for (const section of ["## Members", "**Perspective**", "## Grounding", "## Coverage", "## Sources"]) {
+      expect(md).toContain(section);
+    }
+    // Exports are shared by every viewer: uploaded-file addresses never appear.
+    expect(md).not.toContain(UPLOADED_FILE_URL_PREFIX);
+    expect(md).toContain("uploaded file, address withheld");
+  });
+
+  it("the validation report in Markdown has every KPI with its interval, the score calculation, answer shares, composition and provenance", async () => {
+    const ready = await exportReady("main", "validation_report", "markdown");
+    expect(ready.format).toBe("md");
+    const md = new TextDecoder().decode((await download(ready.downloadUrl)).bytes);
+    const a = h.sim.state.audiences.get(h.id("audiences", "main"));
+    const validation = a?.validations.find((v) => v.status === "scored");
+    if (!validation?.score) throw new Error("main has a scored validation");
+    for (const k of validation.kpis) {
+      expect(md).toContain(
+        `| V1 | ${k.name} | ${k.value.toFixed(3)} | ${k.low.toFixed(3)} | ${k.high.toFixed(3)} | ${(k.high - k.low).toFixed(3)} |`,
+      );
+    }
+    expect(md).toContain("## KPIs with 95% intervals");
+    expect(md).toContain("## Overall score calculation");
+    expect(md).toContain(`| Overall score | — | — | ${validation.score.toFixed(3)} |`);
+    expect(md).toContain("## Answer shares by question");
+    for (const c of a?.grounding?.charts ?? []) expect(md).toContain(`**V1: ${c.question}**`);
+    expect(md).toMatch(/Agreement \d+\.\d%/);
+    expect(md).toContain("## Composition check");
+    expect(md).toMatch(/total variation distance \d\.\d{3}/);
+    expect(md).toContain("## Provenance");
+    expect(md).toContain(validation.id);
+    expect(md).not.toContain(UPLOADED_FILE_URL_PREFIX);
+  });
+
+  it("renders the same bytes for the same state and request sequence", async () => {
+    const bytesOf = async (k: Harness) => {
+      h = k;
+      const out: string[] = [];
+      for (const [kind, format] of [
+        ["brief", "pdf"],
+        ["brief", "docx"],
+        ["brief", "pptx"],
+        ["validation_report", "xlsx"],
+      ]) {
+        const ready = await exportReady("main", kind as string, format as string);
+        const { bytes } = await download(ready.downloadUrl);
+        out.push(Buffer.from(bytes).toString("base64"));
+      }
+      return out;
+    };
+    const first = await bytesOf(await harness());
+    const second = await bytesOf(await harness());
+    expect(second).toEqual(first);
+  });
+
+  it.each([
+    "pdftotext",
+    "qpdf",
+  ])("%s reads the PDF (skipped with a note when the tool is not installed)", async (tool) => {
+    const installed = spawnSync(tool, ["--version"]).error === undefined;
+    if (!installed) {
+      console.warn(`exports.test: ${tool} is not installed; the external PDF check is skipped`);
+      return;
+    }
+    const ready = await exportReady("main", "validation_report", "pdf");
+    const { bytes } = await download(ready.downloadUrl);
+    if (tool === "pdftotext") {
+      const text = execFileSync("pdftotext", ["-layout", "-", "-"], { input: bytes }).toString("utf8");
+      expect(text).toContain(audienceName("main"));
+      expect(text).toContain("Answer-share agreement");
+      expect(text).toContain("Composition check");
+    } else {
+      const dir = mkdtempSync(join(tmpdir(), "exports-test-"));
+      try {
+        const file = join(dir, "report.pdf");
+        writeFileSync(file, bytes);
+        // qpdf exits 0 for a clean file (2 for errors, 3 for warnings).
+        const check = spawnSync("qpdf", ["--check", file]);
+        expect(check.status, check.stdout.toString()).toBe(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
+});
+
+describe("kinds, formats and access", () => {
+  it.each([
+    ["brief", "xlsx"],
+    ["validation_report", "pptx"],
+  ])("answers 400 for %s as %s on POST, export-status and export-download", async (kind, format) => {
+    const message = `Format ${format} is not available for kind ${kind}`;
+    const posted = await h.call("POST", `${base("main")}/export`, { body: { kind, format } });
+    expect(posted.status).toBe(400);
+    expect(posted.body.statusMessage).toBe(message);
+    const status = await h.call("GET", `${base("main")}/export-status?kind=${kind}&format=${format}`);
+    expect(status.status).toBe(400);
+    expect(status.body.statusMessage).toBe(message);
+    const file = await download(`${base("main")}/export-download?kind=${kind}&format=${format}`);
+    expect(file.status).toBe(400);
+    expect(exportJobs()).toHaveLength(0);
+  });
+
+  it.each([
+    [{ format: "csv" }, "Invalid export format"],
+    [{ kind: "summary" }, "Invalid export kind"],
+    [{ force: "yes" }, "force must be a boolean"],
+    [[], "Request body must be a JSON object"],
+  ])("refuses the body %j with 400 %s", async (body, message) => {
+    const r = await h.call("POST", `${base("main")}/export`, { body });
+    expect(r.status).toBe(400);
+    expect(r.body.statusMessage).toBe(message);
+  });
+
+  it.each([
+    ["export-status?kind=report", "Invalid export kind"],
+    ["export-status?format=markdown", "Invalid export format"],
+    ["export-download?format=csv", "Invalid export format"],
+  ])("answers 400 for the query of %s with %s", async (path, message) => {
+    const r = await h.call("GET", `${base("main")}/${path}`);
+    expect(r.status).toBe(400);
+    expect(r.body.statusMessage).toBe(message);
+  });
+
+  it("defaults to a PDF brief, and accepts `markdown` as `md` for the same artifact", async () => {
+    const plain = await h.call("POST", `${base("main")}/export`, {});
+    expect(plain.body.data).toMatchObject({ kind: "brief", format: "pdf", status: "queued" });
+    const status = await h.call("GET", `${base("main")}/export-status`);
+    expect(status.body.data).toMatchObject({ kind: "brief", format: "pdf", status: "queued" });
+
+    const alias = await h.call("POST", `${base("main")}/export`, { body: { format: "markdown" } });
+    expect(alias.body.data).toMatchObject({ kind: "brief", format: "md", status: "queued" });
+    const same = await h.call("POST", `${base("main")}/export`, { body: { format: "md" } });
+    expect(same.body.data.jobId).toBe(alias.body.data.jobId);
+  });
+
+  it("reports `none` before anything was requested, and 404 for a download", async () => {
+    const status = await h.call("GET", `${base("main")}/export-status?kind=brief&format=docx`);
+    expect(status.body).toEqual({ data: { kind: "brief", format: "docx", status: "none" } });
+    const file = await download(`${base("main")}/export-download?kind=brief&format=docx`);
+    expect(file.status).toBe(404);
+    expect(file.body.statusMessage).toBe("Export not found");
+  });
+
+  it("answers 409 VALIDATION_REPORT_UNAVAILABLE without a scored validation, and export-status says unavailable", async () => {
+    const posted = await h.call("POST", `${base("private")}/export`, {
+      body: { kind: "validation_report", format: "pdf" },
+    });
+    expect(posted.status).toBe(409);
+    expect(posted.body).toMatchObject({
+      statusMessage: "No scored validation is available for this audience",
+      data: { code: "VALIDATION_REPORT_UNAVAILABLE" },
+    });
+    const status = await h.call("GET", `${base("private")}/export-status?kind=validation_report&format=xlsx`);
+    expect(status.status).toBe(200);
+    expect(status.body.data).toMatchObject({
+      kind: "validation_report",
+      format: "xlsx",
+      status: "unavailable",
+      code: "VALIDATION_REPORT_UNAVAILABLE",
+    });
+    expect(exportJobs()).toHaveLength(0);
+    // The brief of the same Audience exports, with no grounding to show.
+    const brief = await exportReady("private", "brief", "md");
+    const md = new TextDecoder().decode((await download(brief.downloadUrl)).bytes);
+    expect(md).toContain("This Audience has no stored grounding.");
+  });
+
+  it.each([
+    ["studyViewer", "main"],
+    ["owner", "public"],
+  ])("gives %s (a viewer without edit access to %s) the brief but 404 for the validation report", async (as, audience) => {
+    for (const [method, path, body] of [
+      ["POST", "export", { kind: "validation_report", format: "pdf" }],
+      ["GET", "export-status?kind=validation_report&format=pdf", undefined],
+      ["GET", "export-download?kind=validation_report&format=pdf", undefined],
+    ] as const) {
+      const r =
+        method === "POST"
+          ? await h.call(method, `${base(audience)}/${path}`, { as, body })
+          : await download(`${base(audience)}/${path}`, as);
+      expect(r.status).toBe(404);
+      expect(r.body.statusMessage).toBe("Audience not found");
+    }
+    const ready = await exportReady(audience, "brief", "pdf", as);
+    expect((await download(ready.downloadUrl, as)).status).toBe(200);
+  });
+
+  it("gives collaborators the validation report, and 404 to callers with no role", async () => {
+    for (const as of ["admin", "member", "teammate"]) {
+      const r = await h.call("POST", `${base("main")}/export`, { as, body: { kind: "validation_report" } });
+      expect(r.status).toBe(200);
+    }
+    for (const kind of ["brief", "validation_report"]) {
+      const r = await h.call("POST", `${base("main")}/export`, { as: "outsider", body: { kind } });
+      expect(r.status).toBe(404);
+      const s = await h.call("GET", `${base("main")}/export-status?kind=${kind}`, { as: "outsider" });
+      expect(s.status).toBe(404);
+    }
+    // The publisher owns `public` but it has no scored validation.
+    const pub = await h.call("POST", `${base("public")}/export`, {
+      as: "publisher",
+      body: { kind: "validation_report", format: "docx" },
+    });
+    expect(pub.status).toBe(409);
+  });
+
+  it("answers 400 for a malformed Audience ID and 404 for an unknown one", async () => {
+    const bad = await h.call("POST", "/api/v1/audiences/not-a-uuid/export", { body: {} });
+    expect(bad.status).toBe(400);
+    expect(bad.body.statusMessage).toBe("Invalid audience ID format");
+    const missing = await h.call(
+      "GET",
+      "/api/v1/audiences/00000000-0000-4000-8000-000000000000/export-status",
+    );
+    expect(missing.status).toBe(404);
+  });
+});
+
+describe("caching", () => {
+  it("returns a current artifact at once without a new job, and `force` queues a new one", async () => {
+    const ready = await exportReady("main", "brief", "pdf");
+    const again = await h.call("POST", `${base("main")}/export`, { body: { format: "pdf" } });
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({
+      status: "ready",
+      cached: true,
+      jobId: ready.jobId,
+      sizeBytes: ready.sizeBytes,
+      readyAt: ready.readyAt,
+    });
+    expect(exportJobs()).toHaveLength(0);
+
+    const forced = await h.call("POST", `${base("main")}/export`, { body: { format: "pdf", force: true } });
+    expect(forced.body.data).toMatchObject({ status: "queued", cached: false });
+    expect(forced.body.data.jobId).not.toBe(ready.jobId);
+    expect(exportJobs()).toHaveLength(1);
+    expect((await download(ready.downloadUrl)).status).toBe(404);
+    h.sim.advance(EXPORT_START_DELAY_MS + EXPORT_RUN_MS);
+    const done = await h.call("GET", ready.statusUrl);
+    expect(done.body.data).toMatchObject({ status: "ready", jobId: forced.body.data.jobId });
+  });
+
+  it("a request while a job is under way joins that job", async () => {
+    const first = await h.call("POST", `${base("main")}/export`, { body: { kind: "validation_report" } });
+    h.sim.advance(EXPORT_START_DELAY_MS);
+    const second = await h.call("POST", `${base("main")}/export`, { body: { kind: "validation_report" } });
+    expect(second.body.data).toMatchObject({
+      status: "running",
+      jobId: first.body.data.jobId,
+      cached: false,
+    });
+    expect(exportJobs()).toHaveLength(1);
+  });
+
+  it("re-exports once the Audience has changed, and names the file after the new name", async () => {
+    const ready = await exportReady("main", "brief", "docx");
+    h.sim.advance(1000);
+    const put = await h.call("PUT", base("main"), { body: { name: "Nordic SaaS buyers" } });
+    expect(put.status).toBe(200);
+    const stale = await h.call("GET", ready.statusUrl);
+    expect(stale.body.data).toMatchObject({ status: "ready", upToDate: false });
+    const again = await h.call("POST", `${base("main")}/export`, { body: { format: "docx" } });
+    expect(again.body.data).toMatchObject({ status: "queued", cached: false });
+    h.sim.advance(EXPORT_START_DELAY_MS + EXPORT_RUN_MS);
+    const file = await download(ready.downloadUrl);
+    expect(file.headers.get("content-disposition")).toBe(
+      'attachment; filename="nordic-saas-buyers-brief.docx"',
+    );
+  });
+
+  it("keeps one artifact per kind and format, and serves them under /v1 too", async () => {
+    const v1 = await h.call("POST", `${base("main", "/v1")}/export`, { body: { format: "md" } });
+    expect(v1.body.data.downloadUrl).toMatch(
+      /^\/v1\/audiences\/[0-9a-f-]{36}\/export-download\?kind=brief&format=md$/,
+    );
+    await h.call("POST", `${base("main")}/export`, { body: { format: "pdf" } });
+    expect(exportJobs()).toHaveLength(2);
+    h.sim.advance(EXPORT_START_DELAY_MS + EXPORT_RUN_MS);
+    const file = await download(v1.body.data.downloadUrl);
+    expect(file.status).toBe(200);
+    expect(file.headers.get("content-type")).toBe(CONTENT_TYPES.md);
+  });
+
+  it("drops the job of an Audience deleted before it ran", async () => {
+    const posted = await h.call("POST", `${base("private")}/export`, { body: {} });
+    expect(posted.status).toBe(200);
+    expect((await h.call("DELETE", base("private"))).status).toBe(204);
+    h.sim.advance(EXPORT_START_DELAY_MS + EXPORT_RUN_MS);
+    expect((await h.call("GET", `${base("private")}/export-status`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,622 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { memberCap, mindCap } from "../core/plans.ts";
+import { type CallOptions, type Harness, harness } from "../testing/harness.ts";
+import {
+  classifyInstruction,
+  DEFAULT_GROWTH,
+  MAX_PENDING,
+  OPERATION_MS,
+  OPERATION_START_MS,
+  OPERATION_STEP_MS,
+  RESEARCH_MS,
+  RUNS_POLL_MS,
+} from "./recalibrate.ts";
+
+const KEY = "x-service-idempotency-key";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+let h: Harness;
+/** HTTP tests start from a fresh default scenario; the pure ones need none. */
+const withSimulator = () =>
+  beforeEach(async () => {
+    h = await harness();
+  });
+
+const audience = (handle: string) => {
+  const a = h.sim.state.audiences.get(h.id("audiences", handle));
+  if (!a) throw new Error(`no audience ${handle}`);
+  return a;
+};
+const recalibrate = (handle: string, body: unknown, opts: CallOptions = {}) =>
+  h.call("POST", `/api/v1/audiences/${h.id("audiences", handle)}/recalibrate`, { body, ...opts });
+const replay = (handle: string, key: string, body: unknown = {}) =>
+  recalibrate(handle, body, { headers: { [KEY]: key } });
+const detail = async (handle: string) =>
+  (await h.call("GET", `/api/v1/audiences/${h.id("audiences", handle)}`)).body.data;
+const progress = async (handle: string) =>
+  (await h.call("GET", `/api/v1/audiences/${h.id("audiences", handle)}/progress`)).body.data;
+const ownedBy = (handle: string) =>
+  [...h.sim.state.minds.values()].filter((m) => m.ownerId === h.id("users", handle)).length;
+
+/** Everything a rejected request must leave alone. */
+const snapshot = () =>
+  JSON.stringify({
+    audiences: [...h.sim.state.audiences.values()],
+    minds: h.sim.state.minds.size,
+    extra: [...h.sim.state.extra.entries()].map(([k, v]) => [k, [...v.entries()]]),
+    idempotency: [...h.sim.state.idempotency.keys()],
+    jobs: h.sim.clock.pending().length,
+  });
+
+describe("classifyInstruction", () => {
+  it.each([
+    ["Add more respondents from the Nordics", "additive", null],
+    ["add 20 people in retail", "additive", 20],
+    ["Include 15 procurement leads", "additive", 15],
+    ["We need 30 more CFOs", "additive", 30],
+    ["grow by 12", "additive", 12],
+    ["Expand the panel to cover Spain", "additive", null],
+    ["Focus on buyers at mid-sized firms", "adjustment", null],
+    ["Make it 60% women", "adjustment", null],
+    ["Moreover, skew younger", "adjustment", null],
+  ])("%s → %s (%s)", (text, kind, count) => {
+    expect(classifyInstruction(text)).toEqual({ kind, count });
+  });
+});
+
+describe("POST /audiences/{id}/recalibrate: operations", () => {
+  withSimulator();
+  it("accepts an adjustment with a queued receipt that runs on the clock and completes", async () => {
+    const res = await recalibrate("main", { instruction: "Focus on buyers at mid-sized firms" });
+    expect(res.status).toBe(202);
+    const op = res.body.data.operation;
+    expect(op).toMatchObject({ status: "queued", progress: 0, result: null, error: null });
+    expect(op.id).toMatch(/^op_/);
+    expect(op.requestKey).toMatch(/^rk_/);
+    expect(op.statusUrl).toBe(
+      `/api/v1/audiences/${h.id("audiences", "main")}/recalibrate/operations/${op.id}`,
+    );
+    expect((await detail("main")).calibration.active).toBe(true);
+
+    h.sim.advance(OPERATION_START_MS);
+    const running = await replay("main", op.requestKey);
+    expect(running.status).toBe(202);
+    expect(running.body.data.operation).toMatchObject({ id: op.id, status: "running", progress: 10 });
+    expect((await detail("main")).calibration.active).toBe(true);
+
+    h.sim.advance(OPERATION_STEP_MS);
+    expect((await replay("main", op.requestKey)).body.data.operation.progress).toBe(30);
+
+    h.sim.advance(OPERATION_MS - OPERATION_START_MS - OPERATION_STEP_MS);
+    const done = await replay("main", op.requestKey);
+    expect(done.status).toBe(200);
+    expect(done.body.data.operation).toMatchObject({
+      id: op.id,
+      requestKey: op.requestKey,
+      status: "completed",
+      progress: 100,
+      error: null,
+      result: {
+        mode: "research",
+        classification: "adjustment",
+        membersRecalibrated: 45,
+        membersAdded: 0,
+        membersRebuilt: 5,
+        requestedTopics: [],
+      },
+    });
+    const after = await detail("main");
+    expect(after.calibration.active).toBe(false);
+    expect(after.sources.adjustments).toContain("Focus on buyers at mid-sized firms");
+    // Rebuilt members retrain: the progress endpoint shows them training.
+    expect((await progress("main")).readiness.training).toBe(5);
+  });
+
+  it("serves the /v1 prefix in statusUrl", async () => {
+    const res = await h.call("POST", `/v1/audiences/${h.id("audiences", "main")}/recalibrate`, { body: {} });
+    expect(res.status).toBe(202);
+    expect(res.body.data.operation.statusUrl).toMatch(/^\/v1\/audiences\//);
+  });
+
+  it("replays a key: 202 with the same receipt while pending, 200 once terminal, and no work repeated", async () => {
+    const body = { instruction: "Skew towards finance roles" };
+    const first = await replay("main", "edit-1", body);
+    expect(first.status).toBe(202);
+    expect(first.body.data.operation.requestKey).toBe("edit-1");
+    const again = await replay("main", "edit-1", body);
+    expect(again.status).toBe(202);
+    expect(again.body.data.operation).toEqual(first.body.data.operation);
+
+    h.sim.advance(OPERATION_MS);
+    const terminal = await replay("main", "edit-1", body);
+    expect(terminal.status).toBe(200);
+    expect(terminal.body.data.operation).toMatchObject({
+      id: first.body.data.operation.id,
+      status: "completed",
+    });
+    const state = snapshot();
+    const replayed = await replay("main", "edit-1", body);
+    expect(replayed.status).toBe(200);
+    expect(replayed.body).toEqual(terminal.body);
+    expect(snapshot() === state).toBe(true);
+    expect(audience("main").sources.adjustments.filter((a) => a === body.instruction)).toHaveLength(1);
+  });
+
+  it("scopes keys per Audience and ignores blank or over-long keys", async () => {
+    const a = await replay("main", "shared-key");
+    const b = await replay("atCap", "shared-key");
+    expect(b.status).toBe(202);
+    expect(b.body.data.operation.id).not.toBe(a.body.data.operation.id);
+    for (const key of ["   ", "k".repeat(129)]) {
+      const res = await replay("private", key, { query: "Hospital procurement leads in Germany" });
+      expect(res.status).toBe(202);
+      expect(res.body.data.operation.requestKey).toMatch(/^rk_/);
+    }
+    const longest = await replay("main", "k".repeat(128));
+    expect(longest.body.data.operation.requestKey).toBe("k".repeat(128));
+  });
+
+  it("runs pending operations one at a time, in order", async () => {
+    const first = (await recalibrate("main", {})).body.data.operation;
+    const second = (await recalibrate("main", { instruction: "Skew older" })).body.data.operation;
+    h.sim.advance(OPERATION_MS);
+    expect((await replay("main", first.requestKey)).body.data.operation.status).toBe("completed");
+    expect((await replay("main", second.requestKey)).body.data.operation.status).toBe("queued");
+    expect((await detail("main")).calibration.active).toBe(true);
+    h.sim.advance(OPERATION_START_MS);
+    expect((await replay("main", second.requestKey)).body.data.operation.status).toBe("running");
+    h.sim.advance(OPERATION_MS - OPERATION_START_MS);
+    expect((await replay("main", second.requestKey)).status).toBe(200);
+    expect((await detail("main")).calibration.active).toBe(false);
+  });
+
+  it("refuses the 11th pending edit with 409 RECALIBRATION_IN_PROGRESS, and accepts again once one ends", async () => {
+    for (let i = 0; i < MAX_PENDING; i++) expect((await recalibrate("main", {})).status).toBe(202);
+    const state = snapshot();
+    const refused = await recalibrate("main", {});
+    expect(refused.status).toBe(409);
+    expect(refused.body.data.code).toBe("RECALIBRATION_IN_PROGRESS");
+    expect((await recalibrate("main", { deepen: {} })).status).toBe(409);
+    expect(snapshot() === state).toBe(true);
+    h.sim.advance(OPERATION_MS);
+    expect((await recalibrate("main", {})).status).toBe(202);
+  });
+
+  it("grows the Audience for an additive instruction; new members train", async () => {
+    const res = await recalibrate("main", { instruction: "Add more respondents from the Nordics" });
+    expect(res.status).toBe(202);
+    h.sim.advance(OPERATION_MS);
+    const op = (await replay("main", res.body.data.operation.requestKey)).body.data.operation;
+    expect(op.result).toMatchObject({
+      classification: "additive",
+      membersAdded: DEFAULT_GROWTH,
+      membersRebuilt: 0,
+    });
+    const p = await progress("main");
+    expect(p.members).toHaveLength(45 + DEFAULT_GROWTH);
+    expect(p.readiness.training).toBe(DEFAULT_GROWTH);
+    expect(p.members.at(-1).update).toMatchObject({ readyToChat: false, trainingStatus: "queued" });
+  });
+
+  it("answers 200 only for terminal operations: a failed run keeps its error", async () => {
+    const res = await recalibrate("main", { instruction: "Skew younger [[fail]]" });
+    expect(res.status).toBe(202);
+    const before = structuredClone(audience("main").sources);
+    h.sim.advance(OPERATION_START_MS + 2 * OPERATION_STEP_MS);
+    const failed = await replay("main", res.body.data.operation.requestKey);
+    expect(failed.status).toBe(200);
+    expect(failed.body.data.operation).toMatchObject({
+      status: "failed",
+      progress: 50,
+      result: null,
+      error: { code: "RECALIBRATION_FAILED" },
+    });
+    expect((await detail("main")).calibration.active).toBe(false);
+    expect(audience("main").sources).toEqual(before);
+  });
+});
+
+describe("POST /audiences/{id}/recalibrate: requested topics and selection mode", () => {
+  withSimulator();
+  it.each([
+    ["a chart already present", (dim: string) => dim, "already_covered"],
+    ["a new chart", () => "pricing sensitivity", "added"],
+    ["a chart that cannot be made", () => "[[not-found]] left-handedness", "not_found"],
+  ])("reports %s", async (_name, topic, status) => {
+    const existing = audience("main").grounding?.charts[0]?.dimension ?? "";
+    const chartsBefore = audience("main").grounding?.charts.map((c) => c.id) ?? [];
+    const res = await recalibrate("main", { requestedDistribution: topic(existing) });
+    h.sim.advance(OPERATION_MS);
+    const op = (await replay("main", res.body.data.operation.requestKey)).body.data.operation;
+    expect(op.status).toBe("completed");
+    expect(op.result.requestedTopics).toEqual([expect.objectContaining({ topic: topic(existing), status })]);
+    const chartsAfter = audience("main").grounding?.charts.map((c) => c.id) ?? [];
+    expect(chartsAfter.slice(0, chartsBefore.length)).toEqual(chartsBefore);
+    expect(chartsAfter.length - chartsBefore.length).toBe(status === "added" ? 1 : 0);
+  });
+
+  it("replaces the named distributions in selection mode", async () => {
+    const distribution = [
+      { label: "DE", share: 0.6 },
+      { label: "FR", share: 0.4 },
+    ];
+    const res = await recalibrate("main", { distributions: [{ dimension: "country", distribution }] });
+    expect(res.status).toBe(202);
+    h.sim.advance(OPERATION_MS);
+    const op = (await replay("main", res.body.data.operation.requestKey)).body.data.operation;
+    expect(op.result).toMatchObject({ mode: "selection", membersRecalibrated: 45 });
+    const country = (await progress("main")).coverage.dimensions.find(
+      (d: { dimension: string }) => d.dimension === "country",
+    );
+    expect(country).toEqual({ dimension: "country", status: "sourced", distribution });
+  });
+
+  it("grounds an Audience without charts from a full query override", async () => {
+    const res = await recalibrate("private", { query: "Hospital procurement leads in Germany" });
+    expect(res.status).toBe(202);
+    h.sim.advance(OPERATION_MS);
+    const op = (await replay("private", res.body.data.operation.requestKey)).body.data.operation;
+    expect(op.result.chartsAdded).toBeGreaterThan(0);
+    expect((await progress("private")).coverage.counts.sourced).toBe(op.result.chartsAdded);
+    const selection = await recalibrate("private", {
+      distributions: [{ dimension: "gender", distribution: [{ label: "Women", share: 1 }] }],
+    });
+    expect(selection.status).toBe(202);
+  });
+});
+
+describe("POST /audiences/{id}/recalibrate: Go deeper", () => {
+  withSimulator();
+  it("queues research, queues a second one behind it, and applies both in turn", async () => {
+    const id = h.id("audiences", "main");
+    const coverageBefore = structuredClone(audience("main").coverage ?? []);
+    const chartsBefore = audience("main").grounding?.charts.map((c) => c.id) ?? [];
+    const existing = audience("main").grounding?.charts[0]?.dimension ?? "";
+    const first = await recalibrate("main", {
+      deepen: { topics: ["pricing sensitivity", existing, "[[not-found]] left-handedness"] },
+    });
+    expect(first.status).toBe(202);
+    expect(first.body.data.research).toEqual({
+      jobId: expect.stringMatching(UUID),
+      phase: "researching",
+      status: "queued",
+      stage: "researching",
+      progress: 0,
+    });
+    expect(first.body.data.progressUrl).toBe(`/api/v1/audiences/${id}/progress`);
+
+    const second = await recalibrate("main", { deepen: { topics: ["switching costs"] } });
+    expect(second.status).toBe(202);
+    expect(second.body.data.research.queuedBehindRunningResearch).toBe(true);
+    expect(second.body.data.research.jobId).not.toBe(first.body.data.research.jobId);
+
+    h.sim.advance(RESEARCH_MS);
+    const mid = (await progress("main")).research;
+    expect(mid).toMatchObject({ phase: "researching", status: "queued", stage: "researching", progress: 0 });
+
+    h.sim.advance(RESEARCH_MS);
+    const after = await progress("main");
+    expect(after.research).toMatchObject({
+      phase: "researched",
+      status: "completed",
+      stage: "done",
+      progress: 100,
+    });
+    expect(after.research.outcome.topics).toEqual([
+      expect.objectContaining({ topic: "switching costs", status: "added" }),
+    ]);
+    const charts = audience("main").grounding?.charts ?? [];
+    expect(charts.map((c) => c.id).slice(0, chartsBefore.length)).toEqual(chartsBefore);
+    expect(charts.some((c) => c.dimension === "pricing sensitivity")).toBe(true);
+    // Every dimension that was missing or assumed is sourced now; the others are unchanged.
+    for (const row of coverageBefore) {
+      const now = after.coverage.dimensions.find((d: { dimension: string }) => d.dimension === row.dimension);
+      if (row.status === "missing" || row.status === "assumed") expect(now.status).toBe("sourced");
+      else expect(now.status).toBe(row.status);
+    }
+  });
+
+  it("reports added, already_covered and not_found topics in the outcome", async () => {
+    const existing = audience("main").grounding?.charts[0]?.dimension ?? "";
+    const weak = (audience("main").coverage ?? []).filter(
+      (r) => r.status === "missing" || r.status === "assumed",
+    );
+    await recalibrate("main", { deepen: { topics: ["pricing sensitivity", existing, "[[not-found]] x"] } });
+    h.sim.advance(RESEARCH_MS);
+    const outcome = (await progress("main")).research.outcome;
+    expect(outcome.topics.map((t: { status: string }) => t.status)).toEqual([
+      "added",
+      "already_covered",
+      "not_found",
+    ]);
+    expect(outcome.topics[1].chart.dimension).toBe(existing);
+    expect(outcome.chartsAdded).toBe(1 + weak.length);
+    expect(outcome.dimensionsImproved).toEqual(
+      weak.map((r) => ({ dimension: r.dimension, from: r.status, to: "sourced" })),
+    );
+    expect(outcome).toMatchObject({ applied: true, membersRecalibrated: 45, sourcesAdded: 1 });
+  });
+
+  it("joins sources and instruction to the source bundle at once", async () => {
+    const res = await recalibrate("main", {
+      instruction: "Look closer at procurement",
+      sources: { links: ["https://example.org/report"], files: [{ name: "notes.txt", content: "hello" }] },
+      deepen: {},
+    });
+    expect(res.status).toBe(202);
+    const sources = (await detail("main")).sources;
+    expect(sources.adjustments).toContain("Look closer at procurement");
+    expect(sources.links.map((l: { url: string }) => l.url)).toContain("https://example.org/report");
+    expect(sources.files.map((f: { name: string }) => f.name)).toContain("notes.txt");
+  });
+
+  it("waits for a running validation before recalibrating members", async () => {
+    const validation = audience("main").validations[0];
+    if (!validation) throw new Error("main has a validation");
+    validation.status = "running";
+    await recalibrate("main", { deepen: {} });
+    h.sim.advance(RESEARCH_MS);
+    expect((await progress("main")).research).toMatchObject({ stage: "waiting_for_runs", status: "running" });
+    h.sim.advance(RUNS_POLL_MS * 3);
+    expect((await progress("main")).research.stage).toBe("waiting_for_runs");
+    validation.status = "scored";
+    h.sim.advance(RUNS_POLL_MS + RESEARCH_MS);
+    expect((await progress("main")).research.stage).toBe("done");
+  });
+});
+
+describe("POST /audiences/{id}/recalibrate: refusals", () => {
+  withSimulator();
+  it.each(["admin", "member", "teammate", "studyViewer", "outsider"])("answers 404 to %s", async (as) => {
+    const state = snapshot();
+    const res = await recalibrate("main", { instruction: "Skew older" }, { as });
+    expect(res.status).toBe(404);
+    expect(res.body.statusMessage).toBe("Audience not found");
+    expect(snapshot() === state).toBe(true);
+  });
+
+  it("answers 404 to a public viewer and for an unknown Audience; 400 for a malformed ID", async () => {
+    expect((await recalibrate("public", {}, { as: "owner" })).status).toBe(404);
+    const unknown = await h.call(
+      "POST",
+      "/api/v1/audiences/00000000-0000-4000-8000-000000000000/recalibrate",
+      {
+        body: {},
+      },
+    );
+    expect(unknown.status).toBe(404);
+    const bad = await h.call("POST", "/api/v1/audiences/nope/recalibrate", { body: {} });
+    expect(bad.status).toBe(400);
+    expect(bad.body.statusMessage).toBe("Invalid audience ID format");
+  });
+
+  it("checks access before the body", async () => {
+    const res = await recalibrate("main", undefined, { as: "admin", raw: "{not json" });
+    expect(res.status).toBe(404);
+  });
+
+  it("lets a staff admin collaborator make composition amendments only", async () => {
+    const admin = h.sim.state.users.get(h.id("users", "admin"));
+    if (!admin) throw new Error("admin");
+    admin.staff = true;
+    const distributions = [{ dimension: "gender", distribution: [{ label: "Women", share: 1 }] }];
+    expect((await recalibrate("main", { distributions }, { as: "admin" })).status).toBe(202);
+    for (const body of [
+      { instruction: "Skew older" },
+      { deepen: {} },
+      { distributions, sources: ["https://example.org"] },
+      {},
+    ]) {
+      expect((await recalibrate("main", body, { as: "admin" })).status).toBe(404);
+    }
+    expect((await recalibrate("main", { distributions }, { as: "member" })).status).toBe(404);
+  });
+
+  it("answers 413 above 32 MiB", async () => {
+    const raw = `{"instruction":"${"a".repeat(33 * 1024 * 1024)}"}`;
+    const res = await recalibrate("main", undefined, {
+      raw,
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(413);
+    expect(audience("main").calibrationActive).toBe(false);
+  });
+
+  it.each<[string, unknown, string]>([
+    ["no body", undefined, "Invalid recalibrate payload"],
+    ["an array", [], "Invalid recalibrate payload"],
+    ["a numeric instruction", { instruction: 5 }, "Invalid recalibrate payload"],
+    ["a string for sources", { sources: "https://example.org" }, "Invalid recalibrate payload"],
+    ["a non-http link", { sources: { links: ["ftp://example.org"] } }, "Invalid recalibrate payload"],
+    ["a file without content", { sources: { files: [{ name: "a.pdf" }] } }, "Invalid recalibrate payload"],
+    ["a numeric query", { query: 1 }, "Invalid recalibrate payload"],
+    ["deepen as an array", { deepen: [] }, "Invalid recalibrate payload"],
+    ["a numeric topic", { deepen: { topics: [1] } }, "Invalid recalibrate payload"],
+    [
+      "21 topics",
+      { deepen: { topics: Array.from({ length: 21 }, (_, i) => `t${i}`) } },
+      "Invalid recalibrate payload",
+    ],
+    ["deepen with distributions", { deepen: {}, distributions: [] }, "Invalid recalibrate payload"],
+    ["empty distributions", { distributions: [] }, "Invalid distributions payload"],
+    ["distributions as an object", { distributions: {} }, "Invalid distributions payload"],
+    [
+      "shares not adding up",
+      { distributions: [{ dimension: "age", distribution: [{ label: "18-24", share: 0.5 }] }] },
+      "Invalid distributions payload",
+    ],
+    [
+      "a duplicate dimension",
+      {
+        distributions: [
+          { dimension: "age", distribution: [{ label: "a", share: 1 }] },
+          { dimension: "Age", distribution: [{ label: "a", share: 1 }] },
+        ],
+      },
+      "Invalid distributions payload",
+    ],
+    [
+      "a blank label",
+      { distributions: [{ dimension: "age", distribution: [{ label: " ", share: 1 }] }] },
+      "Invalid distributions payload",
+    ],
+  ])("answers 400 for %s and changes nothing", async (_name, body, message) => {
+    const state = snapshot();
+    const res = await recalibrate("main", body);
+    expect(res.status).toBe(400);
+    expect(res.body.statusMessage).toBe(message);
+    expect(snapshot() === state).toBe(true);
+  });
+
+  it("answers 400 Invalid JSON body for malformed JSON", async () => {
+    const res = await recalibrate("main", undefined, {
+      raw: "{",
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.statusMessage).toBe("Invalid JSON body");
+  });
+
+  it("answers 403 PlanLimitError for growth beyond the member cap, at the cap, and beyond the Mind quota", async () => {
+    const owner = h.sim.state.users.get(h.id("users", "owner"));
+    if (!owner) throw new Error("owner");
+    const cap = memberCap(owner);
+    const quota = mindCap(owner);
+    const owned = ownedBy("owner");
+    const cases: [string, unknown, Record<string, unknown>][] = [
+      [
+        "main",
+        { instruction: `Add ${cap - 45 + 1} more people` },
+        { limitType: "groupMembers", limit: cap, current: 45 },
+      ],
+      [
+        "atCap",
+        { instruction: "Add more people from the Nordics" },
+        { limitType: "groupMembers", limit: cap, current: cap },
+      ],
+      ["atCap", { instruction: "add 1" }, { limitType: "groupMembers", limit: cap, current: cap }],
+      [
+        "main",
+        { instruction: `add ${quota - owned + 1}` },
+        { limitType: "sparks", limit: quota, current: owned },
+      ],
+    ];
+    expect(quota - owned + 1 + 45).toBeLessThanOrEqual(cap);
+    for (const [handle, body, data] of cases) {
+      const state = snapshot();
+      const res = await recalibrate(handle, body);
+      expect(res.status).toBe(403);
+      expect(res.body.statusMessage).toBe("Individual plan limit reached");
+      expect(res.body.data).toEqual({ code: "PLAN_LIMIT", currentPlan: "premium", ...data });
+      expect(snapshot() === state).toBe(true);
+    }
+    // Adjustments are never refused for the cap.
+    expect((await recalibrate("atCap", { instruction: "Skew older" })).status).toBe(202);
+  });
+
+  it.each<[string, string, unknown, string, string | undefined]>([
+    [
+      "research mode without saved charts or a query",
+      "private",
+      { instruction: "Skew older" },
+      "Could not find sufficient scientific data to ground this audience. Try a more specific description.",
+      undefined,
+    ],
+    [
+      "selection mode without grounding",
+      "private",
+      { distributions: [{ dimension: "age", distribution: [{ label: "35-44", share: 1 }] }] },
+      "This audience has no grounding to recalibrate. Run a research recalibration first.",
+      undefined,
+    ],
+    [
+      "a requested distribution no chart can answer",
+      "main",
+      { requestedDistribution: "[[not-applicable]] shoe size" },
+      "The requested distribution cannot be answered by any chart",
+      "AUDIENCE_DISTRIBUTION_NOT_APPLICABLE",
+    ],
+    [
+      "a file that cannot be read",
+      "main",
+      { sources: { files: [{ name: "[[unresolvable]] scan.pdf", url: "https://example.org/scan.pdf" }] } },
+      'Could not read the attached file "[[unresolvable]] scan.pdf"',
+      undefined,
+    ],
+  ])("answers 422 for %s and changes nothing", async (_name, handle, body, message, code) => {
+    const state = snapshot();
+    const res = await recalibrate(handle, body);
+    expect(res.status).toBe(422);
+    expect(res.body.statusMessage).toBe(message);
+    expect(res.body.data?.code).toBe(code);
+    expect(snapshot() === state).toBe(true);
+  });
+
+  it.each<[string, string, unknown, number, string, string | undefined]>([
+    [
+      "research unavailable for an Audience without charts",
+      "private",
+      { query: "[[research-unavailable]] hospital buyers" },
+      502,
+      "Research is unavailable",
+      undefined,
+    ],
+    [
+      "research unavailable for a full query override",
+      "main",
+      { query: "[[research-unavailable]] SaaS buyers" },
+      502,
+      "Research is unavailable",
+      undefined,
+    ],
+    [
+      "an unreadable instruction",
+      "main",
+      { instruction: "[[unreadable]]" },
+      503,
+      "The instruction could not be read",
+      "AUDIENCE_EDIT_UNREAD",
+    ],
+    [
+      "an unreadable instruction with Go deeper",
+      "main",
+      { instruction: "[[unreadable]]", deepen: {} },
+      503,
+      "The instruction could not be read",
+      "AUDIENCE_EDIT_UNREAD",
+    ],
+    [
+      "Go deeper that cannot be queued",
+      "main",
+      { deepen: { topics: ["[[unqueueable]] churn"] } },
+      503,
+      "Go deeper could not be queued",
+      undefined,
+    ],
+    [
+      "a run that fails as it starts",
+      "main",
+      { instruction: "Skew older [[fail-now]]" },
+      500,
+      "Recalibration failed",
+      undefined,
+    ],
+  ])("answers %s and changes nothing", async (_name, handle, body, status, message, code) => {
+    const state = snapshot();
+    const res = await recalibrate(handle, body);
+    expect(res.status).toBe(status);
+    expect(res.body.statusMessage).toBe(message);
+    expect(res.body.data?.code).toBe(code);
+    expect(snapshot() === state).toBe(true);
+    expect((await detail(handle)).calibration.active).toBe(false);
+  });
+
+  it("keeps the marker of earlier operations after a run fails as it starts, and a retry is accepted", async () => {
+    await recalibrate("main", {});
+    expect((await recalibrate("main", { instruction: "[[fail-now]]" })).status).toBe(500);
+    expect((await detail("main")).calibration.active).toBe(true);
+    h.sim.advance(OPERATION_MS);
+    expect((await detail("main")).calibration.active).toBe(false);
+    expect((await recalibrate("main", { instruction: "Skew older" })).status).toBe(202);
+  });
+});
