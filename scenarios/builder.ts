@@ -21,7 +21,6 @@ import type {
   FormationHypothesisRecord,
   FormationRecord,
   MindRecord,
-  MindTraining,
   Plan,
   State,
   StudyRecord,
@@ -30,6 +29,7 @@ import type {
 } from "../src/core/state.ts";
 import { table } from "../src/core/state.ts";
 import { classify, populatedPrimaryBuckets } from "../src/resources/formation-classifier.ts";
+import { COMPLETED_TRAINING, mindFromPersona } from "../src/resources/minds.ts";
 
 export interface Scenario {
   name: string;
@@ -46,15 +46,6 @@ export interface PendingKey {
 
 const KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const CUID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
-
-export const COMPLETED_TRAINING: MindTraining = {
-  status: "completed",
-  beingRepaired: false,
-  failedForGood: false,
-  attempts: 1,
-  readyToChat: true,
-  learning: false,
-};
 
 export class ScenarioBuilder {
   readonly pendingKeys: PendingKey[] = [];
@@ -169,21 +160,13 @@ export class ScenarioBuilder {
   }
 
   private addMind(owner: UserRecord, p: PersonaFixture, id: string, isPublic: boolean): MindRecord {
-    const m: MindRecord = {
+    const m = mindFromPersona(p, {
       id,
       ownerId: owner.id,
       isPublic,
-      name: p.name,
-      headline: p.headline,
-      bio: p.bio,
-      systemPrompt: p.systemPrompt,
-      profile: { ...p.profile },
-      attributes: { ...p.attributes },
-      profileImageUrl: p.profileImageUrl,
-      knowledge: [],
-      training: { ...COMPLETED_TRAINING },
       createdAt: this.ago(20),
-    };
+      training: COMPLETED_TRAINING,
+    });
     this.state.minds.set(m.id, m);
     return m;
   }

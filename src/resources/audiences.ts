@@ -11,16 +11,10 @@ import type { ValidationIssue } from "../contract/validate.ts";
 import { ApiError, badRequest, forbidden, notFound, planLimit } from "../core/errors.ts";
 import { memberCap, mindCap } from "../core/plans.ts";
 import type { RequestContext, ResourceModule, Services } from "../core/route.ts";
-import type {
-  AudienceRecord,
-  FormationRecord,
-  MindRecord,
-  MindTraining,
-  State,
-  UserRecord,
-} from "../core/state.ts";
+import type { AudienceRecord, FormationRecord, MindRecord, State, UserRecord } from "../core/state.ts";
 import { editable, isCollaborator, owned, roleOf, viewable } from "./access.ts";
 import { audienceDetail, audienceSummary, membersOf } from "./audience-view.ts";
+import { COMPLETED_TRAINING } from "./minds.ts";
 
 export const COVER_IMAGE_JOB = "audiences.coverImage";
 /** Virtual time a queued cover image takes to render. */
@@ -30,15 +24,6 @@ export const MAX_IDEMPOTENCY_KEY = 128;
 export const MAX_DUPLICATE_NAME = 200;
 /** The copy marker appended to the original name when a duplicate is not named. */
 export const COPY_SUFFIX = " (copy)";
-
-const COMPLETED_TRAINING: MindTraining = {
-  status: "completed",
-  beingRepaired: false,
-  failedForGood: false,
-  attempts: 1,
-  readyToChat: true,
-  learning: false,
-};
 
 const audienceId = (ctx: RequestContext): string => ctx.params.audienceId ?? "";
 

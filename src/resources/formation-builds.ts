@@ -18,6 +18,7 @@ import type {
   State,
 } from "../core/state.ts";
 import { classify, place, populatedPrimaryBuckets } from "./formation-classifier.ts";
+import { slug } from "./minds.ts";
 
 /** Virtual time a build takes: long enough to watch `building` in real-clock mode, short enough to wait for. */
 export const BUILD_STEP_MS = 1200;
@@ -161,11 +162,13 @@ export function removeFromFormations(state: State, audienceId: string, mindId: s
   }
 }
 
-/** The attribute with the most distinct values (2 to 15) among members: the canonical default split. */
+/**
+ * The canonical default split: `perspective`, or else the first filter attribute on which members differ,
+ * with its values by frequency (at most 15 buckets).
+ */
 function defaultDimension(
   roster: readonly MindRecord[],
 ): { key: FilterAttributeKey; values: string[] } | null {
-  const best: { key: FilterAttributeKey; values: string[] } | null = null;
   for (const key of [
     "perspective",
     ...FILTER_ATTRIBUTE_KEYS.filter((k) => k !== "perspective"),
@@ -181,16 +184,7 @@ function defaultDimension(
       .map(([v]) => v);
     return { key, values: values.slice(0, 15) };
   }
-  return best;
-}
-
-function slug(text: string): string {
-  return (
-    text
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, "-")
-      .replace(/^-|-$/g, "") || "group"
-  );
+  return null;
 }
 
 function hypothesisFor(key: string, values: readonly string[]): FormationHypothesisRecord {

@@ -36,6 +36,7 @@ import { viewable } from "./access.ts";
 import { classify } from "./formation-classifier.ts";
 import { isValidHypothesis, normalizeHypothesis, RESERVED_SUBGROUP_IDS } from "./formation-view.ts";
 import { MAX_FORMATION_MEMBERS } from "./formations.ts";
+import { slug } from "./minds.ts";
 
 export const NDJSON = "application/x-ndjson";
 export const JSON_MEDIA = "application/json";
@@ -116,15 +117,6 @@ function valueCounts(members: readonly MindRecord[], key: FilterAttributeKey) {
   }
   const values = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   return { values, missing };
-}
-
-function slug(text: string): string {
-  return (
-    text
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, "-")
-      .replace(/^-|-$/g, "") || "group"
-  );
 }
 
 /** Adds buckets with ids and labels unique after trimming and no reserved id. */

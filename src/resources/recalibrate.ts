@@ -67,9 +67,10 @@ import { ApiError, badRequest, notFound, planLimit } from "../core/errors.ts";
 import { memberCap, mindCap } from "../core/plans.ts";
 import type { Rng } from "../core/prng.ts";
 import type { JobHandler, RequestContext, ResourceModule, Services } from "../core/route.ts";
-import type { AudienceRecord, JobStatus, MindRecord, State } from "../core/state.ts";
+import type { AudienceRecord, JobStatus, State } from "../core/state.ts";
 import { table } from "../core/state.ts";
 import { IDEMPOTENCY_HEADER, MAX_IDEMPOTENCY_KEY } from "./audiences.ts";
+import { mindFromPersona, UNTRAINED } from "./minds.ts";
 import { coverageCounts } from "./progress.ts";
 import { scheduleTraining } from "./training.ts";
 
@@ -498,28 +499,13 @@ function growMembers(s: Services, audience: AudienceRecord, wanted: number, rng:
   const now = s.clock.now();
   for (let i = 0; i < n; i++) {
     const p = generatePersona(rng.fork(`persona:${i}`), { theme: audience.topic });
-    const mind: MindRecord = {
+    const mind = mindFromPersona(p, {
       id: s.ids.uuid(),
       ownerId: owner.id,
       isPublic: false,
-      name: p.name,
-      headline: p.headline,
-      bio: p.bio,
-      systemPrompt: p.systemPrompt,
-      profile: { ...p.profile },
-      attributes: { ...p.attributes },
-      profileImageUrl: p.profileImageUrl,
-      knowledge: [],
-      training: {
-        status: "queued",
-        beingRepaired: false,
-        failedForGood: false,
-        attempts: 0,
-        readyToChat: false,
-        learning: true,
-      },
       createdAt: now,
-    };
+      training: UNTRAINED,
+    });
     s.state.minds.set(mind.id, mind);
     audience.memberIds.push(mind.id);
     scheduleTraining(s, mind.id);

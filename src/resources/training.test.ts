@@ -1,10 +1,10 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { COMPLETED_TRAINING } from "../../scenarios/builder.ts";
 import { TRAINING_STATES } from "../../scenarios/training.ts";
 import type { Services } from "../core/route.ts";
 import type { AudienceRecord, MindRecord, MindTraining } from "../core/state.ts";
 import { type Harness, harness } from "../testing/harness.ts";
 import { MEMBERS_EFFECTS_MS } from "./members.ts";
+import { COMPLETED_TRAINING } from "./minds.ts";
 import {
   isTrainingInFlight,
   MAX_ATTEMPTS,

@@ -1,0 +1,53 @@
+/** Mind records made from generated personas: one shape for scenarios, recalibration growth and copies. */
+import type { PersonaFixture } from "../../fixtures/index.ts";
+import type { MindRecord, MindTraining } from "../core/state.ts";
+
+export const COMPLETED_TRAINING: Readonly<MindTraining> = {
+  status: "completed",
+  beingRepaired: false,
+  failedForGood: false,
+  attempts: 1,
+  readyToChat: true,
+  learning: false,
+};
+
+/** A new Mind that has not been trained yet: it cannot chat until its first run starts. */
+export const UNTRAINED: Readonly<MindTraining> = {
+  status: "queued",
+  beingRepaired: false,
+  failedForGood: false,
+  attempts: 0,
+  readyToChat: false,
+  learning: true,
+};
+
+export function mindFromPersona(
+  p: PersonaFixture,
+  o: { id: string; ownerId: string; isPublic: boolean; createdAt: number; training: Readonly<MindTraining> },
+): MindRecord {
+  return {
+    id: o.id,
+    ownerId: o.ownerId,
+    isPublic: o.isPublic,
+    name: p.name,
+    headline: p.headline,
+    bio: p.bio,
+    systemPrompt: p.systemPrompt,
+    profile: { ...p.profile },
+    attributes: { ...p.attributes },
+    profileImageUrl: p.profileImageUrl,
+    knowledge: [],
+    training: { ...o.training },
+    createdAt: o.createdAt,
+  };
+}
+
+/** A URL- and ID-safe form of a label. */
+export function slug(text: string, fallback = "group"): string {
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "") || fallback
+  );
+}
