@@ -116,12 +116,13 @@ describe("POST /audiences/{audienceId}/members", () => {
       expect(snapshot()).toBe(before);
     });
 
-    it("treats a null mindId as absent", async () => {
+    it("refuses a null mindId rather than falling back to mindIds (the contract types it as a UUID)", async () => {
       const r = await h.call("POST", membersPath("empty"), {
         body: { mindId: null, mindIds: [h.id("minds", "publicMind")] },
       });
-      expect(r.status).toBe(200);
-      expect(audience("empty").memberIds).toEqual([h.id("minds", "publicMind")]);
+      expect(r.status).toBe(400);
+      expect(r.body.statusMessage).toBe("Invalid mind ID format");
+      expect(audience("empty").memberIds).toEqual([]);
     });
   });
 
@@ -150,7 +151,7 @@ describe("POST /audiences/{audienceId}/members", () => {
     ["no body", {}, "mindId or mindIds is required"],
     ["an empty object", { body: {} }, "mindId or mindIds is required"],
     ["unrelated fields only", { body: { name: "x" } }, "mindId or mindIds is required"],
-    ["both fields null", { body: { mindId: null, mindIds: null } }, "mindId or mindIds is required"],
+    ["both fields null", { body: { mindId: null, mindIds: null } }, "Invalid mind ID format"],
     ["an empty mindIds", { body: { mindIds: [] } }, "At least one Mind ID is required"],
     ["a malformed mindId", { body: { mindId: "abc" } }, "Invalid mind ID format"],
     ["a numeric mindId", { body: { mindId: 42 } }, "Invalid mind ID format"],

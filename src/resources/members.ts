@@ -39,8 +39,8 @@ const isMindId = (value: unknown): value is string =>
   typeof value === "string" &&
   validatorFor("#/components/schemas/AddMembersRequest/properties/mindId")(value);
 
-const present = (body: Record<string, unknown>, key: string): boolean =>
-  Object.hasOwn(body, key) && body[key] !== null && body[key] !== undefined;
+/** A field sent as `null` is present (and, being no UUID, invalid): the contract types both as non-null. */
+const present = (body: Record<string, unknown>, key: string): boolean => Object.hasOwn(body, key);
 
 /**
  * Reads an add-members body into the requested Mind IDs (before deduplication), or the description's
