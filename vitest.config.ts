@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
@@ -10,5 +10,31 @@ export default defineConfig({
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      // Everything above except the conformance suite, which needs its own setup.
+      { extends: true, test: { name: "unit", exclude: [...configDefaults.exclude, "conformance/**"] } },
+      // The black-box suite against one target (an in-process simulator unless CONFORMANCE_TARGET is set);
+      // its files share that target's state, so they run one at a time. Not `extends`: the root include
+      // list would be merged into this one.
+      {
+        test: {
+          name: "conformance",
+          include: ["conformance/*.test.ts"],
+          globalSetup: ["conformance/setup/global.ts"],
+          fileParallelism: false,
+          testTimeout: 180_000,
+          hookTimeout: 60_000,
+        },
+      },
+      // The kit's own tests: its checks against deliberately broken in-process servers.
+      {
+        test: {
+          name: "conformance-selftest",
+          include: ["conformance/selftest/**/*.test.ts"],
+          testTimeout: 180_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 });

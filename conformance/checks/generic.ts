@@ -1,0 +1,496 @@
+/**
+ * Generic checks: generated from the operation table, so a new operation in openapi.json is covered with
+ * no new code. Every exchange they make is also held to the response rules (documented status, schema,
+ * Content-Type, envelope, rate-limit headers, never 5xx).
+ */
+import fc from "fast-check";
+import { breakOne, mutations, NOT_AN_OBJECT, NOT_JSON, validBody } from "../lib/arbitraries.ts";
+import type { CheckContext, CheckDef } from "../lib/context.ts";
+import { isAcp, isV1, type Operation, operations, resolve } from "../lib/contract.ts";
+import type { Exchange } from "../lib/http.ts";
+import { hasShape, malformedArb, type PathParams, realParams, unknownArb } from "../lib/resources.ts";
+import { fingerprint } from "../lib/state.ts";
+import type { Role } from "../lib/target.ts";
+
+const authenticated = operations.filter((o) => o.authenticated);
+const isRead = (o: Operation) => o.method === "GET";
+const pathParams = (o: Operation) => o.parameters.filter((p) => p.in === "path");
+
+/** A schema-valid body sample for an operation, so that only the thing under test is wrong. */
+function sampleBody(o: Operation, seed: number): unknown {
+  if (!o.bodySchemaRef) return undefined;
+  if (o.operationId === "createCheckoutSession")
+    return { line_items: [{ id: "price_conformance" }], currency: "usd", capabilities: {} };
+  return fc.sample(validBody(o.bodySchemaRef), { numRuns: 1, seed })[0];
+}
+
+function acpHeaders(o: Operation, seed: number): Record<string, string> {
+  return o.operationId === "createCheckoutSession"
+    ? { "idempotency-key": `conformance-${seed}-${Date.now()}` }
+    : {};
+}
+
+/** Unknown-but-well-formed values for every path parameter (so nothing real can be touched). */
+function unknownParams(o: Operation, seed: number): PathParams {
+  return Object.fromEntries(
+    pathParams(o).map((p, i) => [
+      p.name,
+      fc.sample(unknownArb(p.schema), { numRuns: 1, seed: seed + i })[0] as string,
+    ]),
+  );
+}
+
+const AUTH_RULE =
+  "API description, Authentication: a missing or invalid key gives 401 with statusMessage `Unauthorized` (ACP: 401 when authentication is absent)";
+
+/** Authorization headers that carry no valid key. */
+function badAuthorizations(ctx: CheckContext): { label: string; value: string | null }[] {
+  const some = Object.values(ctx.info.keys)[0] ?? "service_x";
+  return [
+    { label: "no Authorization header", value: null },
+    { label: "empty bearer", value: "Bearer " },
+    { label: "scheme only", value: "Bearer" },
+    { label: "Basic credentials", value: "Basic dXNlcjpwYXNz" },
+    { label: "not a service_ key", value: "Bearer not-a-key" },
+    { label: "unknown service_ key", value: "Bearer service_ConformanceUnknownKey0000000000000000000" },
+    { label: "a real key with a character added", value: `Bearer ${some}x` },
+    { label: "a real key without the scheme", value: some },
+  ];
+}
+
+export const authCheck: CheckDef = {
+  name: "generic/auth-401",
+  title: "every authenticated operation answers 401 to a missing, malformed or unknown API key",
+  async run(ctx) {
+    for (const o of authenticated) {
+      const prefixes = isV1(o) ? ctx.target.v1Prefixes() : [ctx.target.prefixFor(o.prefixes)];
+      for (const [pi, prefix] of prefixes.entries()) {
+        const variants = pi === 0 ? badAuthorizations(ctx) : badAuthorizations(ctx).slice(0, 2);
+        for (const v of variants) await expect401(ctx, o, prefix, v.value, v.label);
+      }
+    }
+    // Arbitrary junk in the header, against random operations.
+    const junk = fc.tuple(
+      fc.constantFrom(...authenticated),
+      fc.oneof(
+        fc.string({ minLength: 1, maxLength: 60 }).map((s) => `Bearer ${s.trim() || "x"}`),
+        fc.stringMatching(/^service_[A-Za-z0-9]{1,60}$/).map((s) => `Bearer ${s}`),
+        fc.stringMatching(/^[A-Za-z]{1,10} [!-~]{1,40}$/),
+      ),
+    );
+    await ctx.property(
+      "junk Authorization",
+      junk,
+      async ([o, value]) => {
+        if (Object.values(ctx.info.keys).some((k) => value.endsWith(` ${k}`))) return;
+        await expect401(ctx, o, ctx.target.prefixFor(o.prefixes), value, "junk");
+      },
+      { numRuns: 25 },
+    );
+  },
+};
+
+async function expect401(
+  ctx: CheckContext,
+  o: Operation,
+  prefix: string,
+  auth: string | null,
+  label: string,
+) {
+  const seed = ctx.info.seed;
+  const ex = await ctx.call({
+    op: o.operationId,
+    prefix,
+    params: unknownParams(o, seed),
+    headers: acpHeaders(o, seed),
+    json: sampleBody(o, seed),
+    as: null,
+    ...(auth !== null ? { authorization: auth } : {}),
+  });
+  if (!ctx.expect(ex.status === 401, AUTH_RULE, `${label}: answered ${ex.status}, not 401`, ex)) return;
+  if (isV1(o)) {
+    const msg = ex.body?.statusMessage;
+    ctx.expect(msg === "Unauthorized", AUTH_RULE, `${label}: statusMessage is ${JSON.stringify(msg)}`, ex);
+  }
+}
+
+const MALFORMED_RULE =
+  "API description, Endpoints: path parameters are UUIDs (keyId matches ^c[a-z0-9]{24}$); malformed IDs give 400 on endpoints that list 400, and an ID that names nothing gives 404 elsewhere";
+
+function malformedCheck(reads: boolean): CheckDef {
+  return {
+    name: `generic/malformed-ids-${reads ? "reads" : "writes"}`,
+    title: `${reads ? "reads" : "writes"}: a malformed path ID gives the documented 400 (or 404 where no 400 is documented)`,
+    needs: { roles: ["owner"], audiences: ["main"], ...(reads ? {} : { changeable: ["main"] }) },
+    mutates: !reads,
+    async run(ctx) {
+      for (const o of operations.filter((x) => isRead(x) === reads && x.authenticated)) {
+        for (const p of pathParams(o).filter((x) => hasShape(x.schema))) {
+          const expected = o.statuses.includes(400) ? 400 : o.statuses.includes(404) ? 404 : null;
+          const params = paramsExcept(o, ctx, p.name);
+          if (expected === null || params === null) continue;
+          await ctx.property(
+            `${o.operationId}.${p.name}`,
+            malformedArb(p.schema),
+            async (bad) => {
+              const ex = await ctx.call({
+                op: o.operationId,
+                params: { ...params, [p.name]: bad },
+                as: ctx.as("owner"),
+                json: sampleBody(o, ctx.info.seed),
+                headers: acpHeaders(o, ctx.info.seed),
+              });
+              ctx.coverage.limit(
+                `${o.operationId}:path:${p.name}:${resolve(p.schema).format ? "format" : "pattern"}`,
+              );
+              ctx.expect(
+                ex.status === expected,
+                MALFORMED_RULE,
+                `${p.name}=${JSON.stringify(bad)} answered ${ex.status}, not ${expected}`,
+                ex,
+              );
+            },
+            { numRuns: 4 },
+          );
+        }
+      }
+    },
+  };
+}
+
+export const malformedReads = malformedCheck(true);
+export const malformedWrites = malformedCheck(false);
+
+const UNKNOWN_RULE =
+  "API description: 404 when the resource does not exist or is not visible to the caller (removing a non-member still returns 204)";
+
+/** Path parameters whose unknown value is answered as success, not 404, by the description. */
+const IDEMPOTENT_UNKNOWN: Record<string, string> = {
+  "removeMember.mindId": "Removing a non-member still returns 204",
+};
+
+function unknownCheck(reads: boolean): CheckDef {
+  return {
+    name: `generic/unknown-ids-${reads ? "reads" : "writes"}`,
+    title: `${reads ? "reads" : "writes"}: an ID that names nothing gives 404`,
+    needs: { roles: ["owner"], audiences: ["main"], ...(reads ? {} : { changeable: ["main"] }) },
+    mutates: !reads,
+    async run(ctx) {
+      for (const o of operations.filter((x) => isRead(x) === reads && x.authenticated)) {
+        if (!o.statuses.includes(404)) continue;
+        for (const p of pathParams(o)) {
+          const others = paramsExcept(o, ctx, p.name);
+          if (others === null) continue;
+          await ctx.property(
+            `${o.operationId}.${p.name}`,
+            unknownArb(p.schema),
+            async (unknown) => {
+              const ex = await ctx.call({
+                op: o.operationId,
+                params: { ...others, [p.name]: unknown },
+                as: ctx.as("owner"),
+                json: sampleBody(o, ctx.info.seed),
+              });
+              const idempotent = IDEMPOTENT_UNKNOWN[`${o.operationId}.${p.name}`];
+              if (idempotent) {
+                const ok = ex.status >= 200 && ex.status < 300;
+                ctx.expect(
+                  ok,
+                  `API description: ${idempotent}`,
+                  `unknown ${p.name} answered ${ex.status}`,
+                  ex,
+                );
+              } else {
+                ctx.expect(
+                  ex.status === 404,
+                  UNKNOWN_RULE,
+                  `unknown ${p.name} answered ${ex.status}, not 404`,
+                  ex,
+                );
+              }
+            },
+            { numRuns: 2 },
+          );
+        }
+      }
+    },
+  };
+}
+
+/** Real values for every path parameter but `name`, or null when the target has none for one of them. */
+function paramsExcept(o: Operation, ctx: CheckContext, name: string): PathParams | null {
+  const out: PathParams = {};
+  for (const p of pathParams(o)) {
+    if (p.name === name) continue;
+    const real = realParams({ ...o, parameters: [p] }, ctx.target);
+    if (typeof real === "string") return null;
+    Object.assign(out, real);
+  }
+  return out;
+}
+
+export const unknownReads = unknownCheck(true);
+export const unknownWrites = unknownCheck(false);
+
+const HIDDEN_RULE =
+  "API description, Authentication 9: unauthorized resource access is reported as 404 to avoid revealing existence (404 `Audience not found`: missing or not viewable)";
+
+function hiddenCheck(reads: boolean): CheckDef {
+  return {
+    name: `generic/hidden-existence-${reads ? "reads" : "writes"}`,
+    title: `${reads ? "reads" : "writes"}: an Audience the caller cannot view answers exactly like one that does not exist (404, never 403)`,
+    needs: {
+      roles: ["outsider"],
+      audiences: ["private", "main"],
+      ...(reads ? {} : { changeable: ["private"] }),
+    },
+    mutates: !reads,
+    async run(ctx) {
+      for (const o of operations.filter((x) => isRead(x) === reads && x.authenticated && !isAcp(x))) {
+        if (!o.statuses.includes(404) || !pathParams(o).some((p) => p.name === "audienceId")) continue;
+        const real = realParams(o, ctx.target, "main");
+        if (typeof real === "string") continue;
+        const call = (audienceId: string) =>
+          ctx.call({
+            op: o.operationId,
+            params: { ...real, audienceId },
+            as: ctx.as("outsider"),
+            json: sampleBody(o, ctx.info.seed),
+          });
+        const hidden = await call(ctx.target.audience("private"));
+        const missing = await call(
+          fc.sample(fc.uuid({ version: 4 }), { numRuns: 1, seed: ctx.info.seed })[0] as string,
+        );
+        compareHidden(ctx, o, hidden, missing);
+      }
+    },
+  };
+}
+
+function compareHidden(ctx: CheckContext, o: Operation, hidden: Exchange, missing: Exchange): void {
+  if (
+    !ctx.expect(
+      hidden.status === 404,
+      HIDDEN_RULE,
+      `${o.operationId}: a private Audience answered ${hidden.status} to an outsider, not 404`,
+      hidden,
+    )
+  )
+    return;
+  const a = hidden.body ?? {};
+  const b = missing.body ?? {};
+  ctx.expect(
+    a.statusMessage === b.statusMessage && a.data?.code === b.data?.code,
+    HIDDEN_RULE,
+    `${o.operationId}: a private Audience (${JSON.stringify(a.statusMessage)}) and a missing one (${JSON.stringify(b.statusMessage)}) answer differently`,
+    hidden,
+  );
+}
+
+export const hiddenReads = hiddenCheck(true);
+export const hiddenWrites = hiddenCheck(false);
+
+const INVALID_BODY_RULE =
+  "API description: invalid JSON and bodies that break the request schema are 400 (`Invalid JSON body`, field errors); DESIGN.md: malformed input gets a 4xx envelope and changes nothing";
+
+/** Resources the operation could change, read before and after: the GET operations its path extends. */
+function probesFor(o: Operation): Operation[] {
+  return operations.filter(
+    (g) =>
+      g.method === "GET" &&
+      g.authenticated &&
+      !isAcp(g) &&
+      (o.path === g.path || o.path.startsWith(`${g.path}/`)) &&
+      pathParams(g).every((p) => pathParams(o).some((q) => q.name === p.name)),
+  );
+}
+
+async function probe(ctx: CheckContext, probes: Operation[], params: PathParams): Promise<string> {
+  const parts: string[] = [];
+  for (const g of probes) {
+    const ex = await ctx.call({ op: g.operationId, params, as: ctx.as("owner") });
+    parts.push(`${g.operationId}:${ex.status}:${fingerprint(ex.json)}`);
+  }
+  return parts.join("\n");
+}
+
+/**
+ * Who sends the invalid bodies: someone the operation would otherwise serve, so that nothing but the
+ * body is wrong (the owner is at the premium Mind cap, so a duplicate could be refused for the plan).
+ */
+const BODY_CALLER: Record<string, Role> = { duplicateAudience: "teammate" };
+
+export const invalidBodies: CheckDef = {
+  name: "generic/invalid-bodies",
+  title:
+    "bodies that are not JSON, not an object, or break one schema constraint are answered 400 and change nothing",
+  needs: { roles: ["owner"], changeable: ["main"] },
+  mutates: true,
+  async run(ctx) {
+    for (const o of operations.filter((x) => x.bodySchemaRef && x.authenticated)) {
+      const params = realParams(o, ctx.target);
+      if (typeof params === "string") continue;
+      const probes = probesFor(o);
+      const before = await probe(ctx, probes, params);
+      const sent: Exchange[] = [];
+      const caller = BODY_CALLER[o.operationId] ?? "owner";
+      if (!ctx.target.has(caller)) continue;
+      const send = async (rule: string, text: string) => {
+        const ex = await ctx.call({
+          op: o.operationId,
+          params,
+          as: ctx.as(caller),
+          body: text,
+          headers: { "content-type": "application/json", ...acpHeaders(o, sent.length + ctx.info.seed) },
+        });
+        sent.push(ex);
+        ctx.expect(ex.status === 400, INVALID_BODY_RULE, `${rule}: answered ${ex.status}, not 400`, ex);
+      };
+      for (const c of [...NOT_JSON, ...NOT_AN_OBJECT]) await send(c.rule, c.text);
+      const pointer = o.bodySchemaRef as string;
+      const ms = mutations({ $ref: pointer });
+      await ctx.property(
+        `${o.operationId} one constraint broken`,
+        validBody(pointer),
+        async (valid) => {
+          for (const m of ms) {
+            const broken = breakOne(pointer, valid, m);
+            if (broken === null) continue;
+            ctx.coverage.limit(`${o.operationId}:${m.where}:${m.keyword}`);
+            await send(m.rule, JSON.stringify(broken));
+          }
+        },
+        { numRuns: 2 },
+      );
+      const after = await probe(ctx, probes, params);
+      if (before !== after) {
+        ctx.report({
+          rule: INVALID_BODY_RULE,
+          message: `${o.operationId}: state read through ${probes.map((p) => p.operationId).join(", ")} changed after ${sent.length} rejected requests (first difference: ${firstDifference(before, after)})`,
+          exchange: sent.find((e) => e.status < 300) ?? sent[0] ?? null,
+        });
+      }
+    }
+  },
+};
+
+function firstDifference(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return `…${a.slice(Math.max(0, i - 60), i + 60)}… became …${b.slice(Math.max(0, i - 60), i + 60)}…`;
+}
+
+const PARAM_RULE =
+  "openapi.json parameters: query and header values outside their schema (limit 1..100, offset >= 0, enums, filters, Idempotency-Key, API-Version) are 400";
+
+export const invalidQuery: CheckDef = {
+  name: "generic/invalid-query",
+  title: "query parameters outside their schema are answered 400",
+  needs: { roles: ["owner"], audiences: ["main"] },
+  async run(ctx) {
+    for (const o of operations.filter((x) => isRead(x) && x.statuses.includes(400))) {
+      const params = realParams(o, ctx.target);
+      if (typeof params === "string") continue;
+      for (const p of o.parameters.filter((x) => x.in === "query")) {
+        const s = resolve(p.schema);
+        if (s.contentMediaType) continue; // JSON-in-a-string (`filters`): the limits check covers it
+        for (const bad of badScalars(s)) {
+          const ex = await ctx.call({
+            op: o.operationId,
+            params,
+            as: ctx.as("owner"),
+            query: { [p.name]: bad.value },
+          });
+          ctx.coverage.limit(`${o.operationId}:query:${p.name}:${bad.keyword}`);
+          ctx.expect(
+            ex.status === 400,
+            PARAM_RULE,
+            `${p.name}=${JSON.stringify(bad.value)} (${bad.keyword}) answered ${ex.status}, not 400`,
+            ex,
+          );
+        }
+      }
+    }
+  },
+};
+
+/** Scalar query values that break the schema, one constraint each. */
+export function badScalars(s: Record<string, unknown>): { keyword: string; value: string }[] {
+  const out: { keyword: string; value: string }[] = [];
+  if (s.type === "integer") {
+    out.push({ keyword: "type", value: "abc" }, { keyword: "type", value: "1.5" });
+    if (typeof s.minimum === "number") out.push({ keyword: "minimum", value: String(s.minimum - 1) });
+    if (typeof s.maximum === "number") out.push({ keyword: "maximum", value: String(s.maximum + 1) });
+  }
+  if (Array.isArray(s.enum)) out.push({ keyword: "enum", value: "not-in-the-enum" });
+  return out;
+}
+
+const PREFIX_RULE =
+  "API description, Conventions: the same interface is served under /api/v1 and, on the API host, under /v1";
+
+export const prefixes: CheckDef = {
+  name: "generic/v1-prefixes",
+  title: "every read answers the same under every v1 prefix",
+  needs: { roles: ["owner"], audiences: ["main"] },
+  async run(ctx) {
+    const [main, ...others] = ctx.target.v1Prefixes();
+    if (!main) return;
+    for (const o of operations.filter((x) => isRead(x) && isV1(x))) {
+      const params = realParams(o, ctx.target);
+      if (typeof params === "string") continue;
+      const a = await ctx.call({ op: o.operationId, params, as: ctx.as("owner"), prefix: main });
+      for (const prefix of others) {
+        const b = await ctx.call({ op: o.operationId, params, as: ctx.as("owner"), prefix });
+        ctx.expect(
+          a.status === b.status,
+          PREFIX_RULE,
+          `${o.operationId}: ${main} answered ${a.status}, ${prefix} answered ${b.status}`,
+          b,
+        );
+      }
+    }
+  },
+};
+
+const READ_RULE =
+  "API description, Endpoints: the owner reads their own Audience, its Formations, progress, filter attributes and exports with 200";
+
+export const validReads: CheckDef = {
+  name: "generic/valid-reads",
+  title: "every read of a real resource by its owner succeeds (and is held to the response rules)",
+  needs: { roles: ["owner"], audiences: ["main"] },
+  async run(ctx) {
+    for (const o of operations.filter(isRead)) {
+      const params = realParams(o, ctx.target);
+      if (typeof params === "string") continue;
+      const ex = await ctx.call({
+        op: o.operationId,
+        params,
+        ...(o.authenticated ? { as: ctx.as("owner") } : {}),
+      });
+      // A download exists only once an export is ready; its 404 is the documented "nothing to download".
+      if (o.operationId === "downloadExport" && ex.status === 404) continue;
+      ctx.expect(
+        ex.status >= 200 && ex.status < 300,
+        READ_RULE,
+        `${o.operationId} answered ${ex.status}`,
+        ex,
+      );
+    }
+  },
+};
+
+export const genericChecks: CheckDef[] = [
+  validReads,
+  authCheck,
+  malformedReads,
+  malformedWrites,
+  unknownReads,
+  unknownWrites,
+  hiddenReads,
+  hiddenWrites,
+  invalidQuery,
+  invalidBodies,
+  prefixes,
+];

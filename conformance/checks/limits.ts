@@ -1,0 +1,438 @@
+/**
+ * Limits at the boundary and one past it: lengths (after trimming where the contract says so), counts
+ * (before deduplication), body sizes, reserved values, pagination bounds and idempotency keys.
+ */
+import fc from "fast-check";
+import type { CheckContext, CheckDef } from "../lib/context.ts";
+import { operations } from "../lib/contract.ts";
+import {
+  deleteAudienceLater,
+  deleteFormationLater,
+  deleteKeyLater,
+  duplicator,
+  fresh,
+  hypothesis,
+  memberIds,
+  ok,
+  padded,
+  removeMemberLater,
+} from "../lib/helpers.ts";
+
+export const keyName: CheckDef = {
+  name: "limits/api-key-name",
+  title:
+    "API key names: 100 characters after trimming accepted, 101 refused; empty, null or missing store null",
+  needs: { roles: ["owner"] },
+  mutates: true,
+  async run(ctx) {
+    const rule =
+      "API description: POST /api-keys name max 100 chars after trimming; empty, null or missing name stores null; empty body accepted";
+    const create = async (
+      label: string,
+      spec: { json?: unknown; body?: string },
+      expected: number,
+      name?: string | null,
+    ) => {
+      const ex = await ctx.call({ op: "createApiKey", as: ctx.as("owner"), ...spec });
+      if (ok(ex) && typeof ex.body?.id === "string") deleteKeyLater(ctx, ex.body.id);
+      if (!ctx.expect(ex.status === expected, rule, `${label}: answered ${ex.status}, not ${expected}`, ex))
+        return;
+      if (name !== undefined)
+        ctx.expect(
+          ex.body?.name === name,
+          rule,
+          `${label}: stored name ${JSON.stringify(ex.body?.name)}, not ${JSON.stringify(name)}`,
+          ex,
+        );
+    };
+    const a100 = "k".repeat(100);
+    await create("100 characters", { json: { name: a100 } }, 201, a100);
+    await create("100 characters inside whitespace", { json: { name: `  ${a100}\t ` } }, 201, a100);
+    await create("101 characters", { json: { name: "k".repeat(101) } }, 400);
+    await create("101 characters inside whitespace", { json: { name: ` ${"k".repeat(101)} ` } }, 400);
+    await create("empty name", { json: { name: "" } }, 201, null);
+    await create("null name", { json: { name: null } }, 201, null);
+    await create("no name", { json: {} }, 201, null);
+    await create("no body", {}, 201, null);
+    ctx.coverage.limit("createApiKey:body.name:x-max-trimmed-length");
+  },
+};
+
+export const memberIdCount: CheckDef = {
+  name: "limits/member-ids",
+  title:
+    "1000 Mind IDs (counted before deduplication) accepted, 1001 refused with nothing added, none refused",
+  needs: { roles: ["owner"], changeable: ["main"], minds: ["ownLoose"] },
+  mutates: true,
+  async run(ctx) {
+    const rule =
+      "API description: mindIds 1 to 1000; the 1000 limit applies before deduplication; `added` is the number of distinct IDs; errors add nothing";
+    const audienceId = ctx.target.audience("main");
+    const mind = ctx.target.mind("ownLoose");
+    const wasMember = (await memberIds(ctx, audienceId)).includes(mind);
+    if (!wasMember) removeMemberLater(ctx, audienceId, mind);
+    const add = (mindIds: string[]) =>
+      ctx.call({ op: "addMembers", params: { audienceId }, as: ctx.as("owner"), json: { mindIds } });
+    const past = await add(Array(1001).fill(mind));
+    ctx.expect(past.status === 400, rule, `1001 IDs answered ${past.status}, not 400`, past);
+    if (!wasMember)
+      ctx.expect(
+        !(await memberIds(ctx, audienceId)).includes(mind),
+        rule,
+        "a refused request of 1001 IDs added the Mind",
+        past,
+      );
+    const none = await add([]);
+    ctx.expect(none.status === 400, rule, `an empty mindIds answered ${none.status}, not 400`, none);
+    const at = await add(Array(1000).fill(mind));
+    if (ctx.expect(at.status === 200, rule, `1000 IDs answered ${at.status}, not 200`, at))
+      ctx.expect(
+        at.body?.data?.added === 1,
+        rule,
+        `1000 copies of one ID reported added ${JSON.stringify(at.body?.data?.added)}, not 1`,
+        at,
+      );
+    ctx.coverage.limit("addMembers:body.mindIds:maxItems");
+    ctx.coverage.limit("addMembers:body.mindIds:minItems");
+    ctx.coverage.limit("addMembers:body.mindIds:x-max-items-before-deduplication");
+  },
+};
+
+/** A body that is valid JSON but no operation accepts (an array): size is judged before meaning. */
+function arrayOf(bytes: number): string {
+  return padded("[]", bytes);
+}
+
+export const bodySizes: CheckDef = {
+  name: "limits/body-size",
+  title: "bodies of exactly x-max-body-bytes are read (not 413); one byte more is 413",
+  needs: { roles: ["owner"], changeable: ["main"] },
+  mutates: true,
+  async run(ctx) {
+    const audienceId = ctx.target.audience("main");
+    for (const o of operations.filter((x) => x.maxBodyBytes !== null && x.statuses.includes(413))) {
+      const max = o.maxBodyBytes as number;
+      const rule = `openapi.json x-max-body-bytes ${max} on ${o.operationId}; API description: 413 when the body exceeds it`;
+      const send = (body: string) =>
+        ctx.call({
+          op: o.operationId,
+          params: { audienceId },
+          as: ctx.as("owner"),
+          body,
+          headers: { "content-type": "application/json" },
+        });
+      const at = await send(arrayOf(max));
+      ctx.expect(at.status !== 413, rule, `a body of exactly ${max} bytes answered 413`, at);
+      const past = await send(arrayOf(max + 1));
+      ctx.expect(
+        past.status === 413,
+        rule,
+        `a body of ${max + 1} bytes answered ${past.status}, not 413`,
+        past,
+      );
+      ctx.coverage.limit(`${o.operationId}:x-max-body-bytes`);
+    }
+    // A valid body at the limit is served, not only read.
+    const preview = await ctx.call({
+      op: "previewFormation",
+      params: { audienceId },
+      as: ctx.as("owner"),
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: padded(JSON.stringify({ userInput: "Split them by country" }), 65536),
+    });
+    ctx.expect(
+      preview.status === 200,
+      "API description: preview takes optional JSON up to 64 KiB",
+      `a valid 64 KiB preview answered ${preview.status}`,
+      preview,
+    );
+  },
+};
+
+export const subgroupCounts: CheckDef = {
+  name: "limits/subgroups",
+  title: "hypotheses: 2 and 15 subgroups accepted; 1 and 16, reserved ids, duplicates and blanks refused",
+  needs: { roles: ["owner"], changeable: ["main"] },
+  mutates: true,
+  async run(ctx) {
+    const rule =
+      "API description, FormationHypothesis: 2 to 15 subgroups; id, label, definition non-empty trimmed strings; ids unique and labels unique; ids `unanswered`, `__unanswered`, `__other` are reserved and refused";
+    const audienceId = ctx.target.audience("main");
+    const create = async (label: string, h: unknown, expected: number) => {
+      const ex = await ctx.call({
+        op: "createFormation",
+        params: { audienceId },
+        as: ctx.as("owner"),
+        json: { hypothesis: h },
+      });
+      if (ok(ex) && typeof ex.body?.data?.id === "string")
+        deleteFormationLater(ctx, audienceId, ex.body.data.id);
+      ctx.expect(ex.status === expected, rule, `${label}: answered ${ex.status}, not ${expected}`, ex);
+    };
+    await create("2 subgroups", hypothesis(2), 200);
+    await create("15 subgroups", hypothesis(15), 200);
+    await create("16 subgroups", hypothesis(16), 400);
+    await create("1 subgroup", hypothesis(1), 400);
+    for (const reserved of ["unanswered", "__unanswered", "__other"]) {
+      const h = hypothesis(3);
+      (h.subgroups[1] as { id: string }).id = reserved;
+      await create(`reserved id ${reserved}`, h, 400);
+    }
+    for (const field of ["id", "label"] as const) {
+      const h = hypothesis(3);
+      (h.subgroups[2] as Record<string, string>)[field] = (h.subgroups[0] as Record<string, string>)[
+        field
+      ] as string;
+      await create(`duplicate ${field}`, h, 400);
+    }
+    for (const field of ["id", "label", "definition"] as const) {
+      const h = hypothesis(3);
+      (h.subgroups[1] as Record<string, string>)[field] = "   ";
+      await create(`blank ${field}`, h, 400);
+    }
+    await create("blank intent", { ...hypothesis(3), intent: " \t " }, 400);
+    // The same rules hold for a prior hypothesis sent to preview.
+    for (const [n, expected] of [
+      [15, 200],
+      [16, 400],
+    ] as const) {
+      const ex = await ctx.call({
+        op: "previewFormation",
+        params: { audienceId },
+        as: ctx.as("owner"),
+        headers: { accept: "application/json" },
+        json: { priorHypothesis: hypothesis(n) },
+      });
+      ctx.expect(
+        ex.status === expected,
+        rule,
+        `preview with a ${n}-subgroup priorHypothesis answered ${ex.status}, not ${expected}`,
+        ex,
+      );
+    }
+    for (const k of ["maxItems", "minItems", "x-unique-item-properties"])
+      ctx.coverage.limit(`createFormation:body.hypothesis.subgroups:${k}`);
+    ctx.coverage.limit("createFormation:body.hypothesis.subgroups[].id:not");
+  },
+};
+
+export const userInput: CheckDef = {
+  name: "limits/user-input",
+  title: "preview userInput: at most 2000 characters after trimming",
+  needs: { roles: ["owner"], audiences: ["main"] },
+  async run(ctx) {
+    const rule =
+      "API description: preview userInput max 2000 trimmed characters (openapi.json x-max-trimmed-length 2000)";
+    const audienceId = ctx.target.audience("main");
+    const send = (input: string) =>
+      ctx.call({
+        op: "previewFormation",
+        params: { audienceId },
+        as: ctx.as("owner"),
+        headers: { accept: "application/json" },
+        json: { userInput: input },
+      });
+    const cases: [string, string, number][] = [
+      ["2000 characters", "u".repeat(2000), 200],
+      ["2000 characters inside whitespace", `   ${"u".repeat(2000)}\n  `, 200],
+      ["2001 characters", "u".repeat(2001), 400],
+    ];
+    for (const [label, input, expected] of cases) {
+      const ex = await send(input);
+      ctx.expect(ex.status === expected, rule, `${label}: answered ${ex.status}, not ${expected}`, ex);
+    }
+    const around = fc.tuple(fc.integer({ min: 1990, max: 2010 }), fc.integer({ min: 0, max: 5 }));
+    await ctx.property(
+      "length around 2000",
+      around,
+      async ([n, pad]) => {
+        const ex = await send(`${" ".repeat(pad)}${"w".repeat(n)}${" ".repeat(pad)}`);
+        const expected = n <= 2000 ? 200 : 400;
+        ctx.expect(
+          ex.status === expected,
+          rule,
+          `${n} characters (+${2 * pad} whitespace) answered ${ex.status}, not ${expected}`,
+          ex,
+        );
+      },
+      { numRuns: 6 },
+    );
+    ctx.coverage.limit("previewFormation:body.userInput:x-max-trimmed-length");
+  },
+};
+
+export const filterLimits: CheckDef = {
+  name: "limits/filters",
+  title:
+    "filters: 8192 characters and 50 values per attribute accepted, one more refused; malformed filters refused",
+  needs: { roles: ["owner"], audiences: ["main"] },
+  async run(ctx) {
+    const rule =
+      "API description: filters is a JSON object of attribute keys to arrays of values or null; max 8192 characters; max 50 values per attribute; 400 for not JSON, unknown attribute, wrong value type, too long";
+    const audienceId = ctx.target.audience("main");
+    const send = (filters: string) =>
+      ctx.call({
+        op: "getFilterAttributes",
+        params: { audienceId },
+        as: ctx.as("owner"),
+        query: { filters },
+      });
+    const ofLength = (n: number) => {
+      const head = '{"industry":["';
+      const tail = '"]}';
+      return head + "x".repeat(n - head.length - tail.length) + tail;
+    };
+    const values = (n: number) => JSON.stringify({ country: Array.from({ length: n }, (_, i) => `C${i}`) });
+    const cases: [string, string, number][] = [
+      ["8192 characters", ofLength(8192), 200],
+      ["8193 characters", ofLength(8193), 400],
+      ["50 values", values(50), 200],
+      ["51 values", values(51), 400],
+      ["null selects Minds without a value", '{"country":null}', 200],
+      ["not JSON", "{country:[DE]}", 400],
+      ["unknown attribute", '{"favouriteColour":["blue"]}', 400],
+      ["a string instead of an array", '{"country":"DE"}', 400],
+      ["numbers as values", '{"country":[1,2]}', 400],
+      ["an array instead of an object", '["country"]', 400],
+    ];
+    for (const [label, filters, expected] of cases) {
+      const ex = await send(filters);
+      ctx.expect(ex.status === expected, rule, `${label}: answered ${ex.status}, not ${expected}`, ex);
+    }
+    ctx.coverage.limit("getFilterAttributes:query:filters:maxLength");
+    ctx.coverage.limit("getFilterAttributes:query:filters.*:maxItems");
+    ctx.coverage.limit("getFilterAttributes:query:filters:propertyNames");
+  },
+};
+
+export const pagination: CheckDef = {
+  name: "limits/pagination",
+  title: "listFormations limit 1..100 (default 100) and offset >= 0",
+  needs: { roles: ["owner"], audiences: ["main"] },
+  async run(ctx) {
+    const rule = "API description: limit integer 1 to 100, default 100; offset integer >= 0, default 0";
+    const audienceId = ctx.target.audience("main");
+    const list = (query: Record<string, string | number>) =>
+      ctx.call({ op: "listFormations", params: { audienceId }, as: ctx.as("owner"), query });
+    for (const [query, expected] of [
+      [{ limit: 1 }, 200],
+      [{ limit: 100 }, 200],
+      [{ limit: 0 }, 400],
+      [{ limit: 101 }, 400],
+      [{ offset: 0 }, 200],
+      [{ offset: -1 }, 400],
+    ] as const) {
+      const ex = await list(query);
+      if (
+        !ctx.expect(
+          ex.status === expected,
+          rule,
+          `${JSON.stringify(query)} answered ${ex.status}, not ${expected}`,
+          ex,
+        )
+      )
+        continue;
+      if (expected === 200 && "limit" in query) {
+        const data = ex.body?.data ?? [];
+        ctx.expect(
+          data.length <= query.limit && ex.body?.pagination?.limit === query.limit,
+          rule,
+          `limit ${query.limit}: ${data.length} rows, pagination.limit ${ex.body?.pagination?.limit}`,
+          ex,
+        );
+      }
+    }
+    const plain = await list({});
+    ctx.expect(
+      plain.body?.pagination?.limit === 100,
+      rule,
+      `no limit: pagination.limit is ${plain.body?.pagination?.limit}, not the default 100`,
+      plain,
+    );
+    for (const k of ["minimum", "maximum"]) ctx.coverage.limit(`listFormations:query:limit:${k}`);
+    ctx.coverage.limit("listFormations:query:offset:minimum");
+  },
+};
+
+export const duplicateLimits: CheckDef = {
+  name: "limits/duplicate",
+  title: "duplicate: name 1..200; idempotency keys of 128 characters replay, longer ones are ignored",
+  needs: { roles: ["publisher"], audiences: ["public"] },
+  mutates: true,
+  async run(ctx) {
+    const who = duplicator(ctx);
+    if (!who) return;
+    const audienceId = ctx.target.audience(who.audience);
+    const dup = async (json: unknown, key?: string) => {
+      const ex = await ctx.call({
+        op: "duplicateAudience",
+        params: { audienceId },
+        as: ctx.as(who.role),
+        json,
+        headers: key ? { "x-service-idempotency-key": key } : {},
+      });
+      if (ex.status === 201 && typeof ex.body?.data?.id === "string")
+        deleteAudienceLater(ctx, ex.body.data.id, who.role);
+      return ex;
+    };
+    const nameRule = "API description: duplicate body name?: string, min 1, max 200";
+    for (const [label, name, expected] of [
+      ["1 character", "d", 201],
+      ["200 characters", "d".repeat(200), 201],
+      ["201 characters", "d".repeat(201), 400],
+      ["empty", "", 400],
+    ] as const) {
+      const ex = await dup({ name });
+      ctx.expect(
+        ex.status === expected,
+        nameRule,
+        `name of ${label}: answered ${ex.status}, not ${expected}`,
+        ex,
+      );
+    }
+    const keyRule =
+      "API description: x-service-idempotency-key max 128; blank or longer keys are ignored; 201 new copy, 200 idempotent replay of the same copy";
+    const k128 = fresh("k").padEnd(128, "k");
+    const first = await dup({}, k128);
+    const again = await dup({}, k128);
+    if (
+      ctx.expect(
+        first.status === 201 && again.status === 200,
+        keyRule,
+        `a 128-character key answered ${first.status} then ${again.status}, not 201 then 200`,
+        again,
+      )
+    )
+      ctx.expect(
+        first.body?.data?.id === again.body?.data?.id,
+        keyRule,
+        "the replay named a different copy",
+        again,
+      );
+    const k129 = fresh("k").padEnd(129, "k");
+    const a = await dup({}, k129);
+    const b = await dup({}, k129);
+    ctx.expect(
+      a.status === 201 && b.status === 201 && a.body?.data?.id !== b.body?.data?.id,
+      keyRule,
+      `a 129-character key (ignored) answered ${a.status} then ${b.status}${a.body?.data?.id === b.body?.data?.id ? " with the same copy" : ""}`,
+      b,
+    );
+    ctx.coverage.limit("duplicateAudience:body.name:maxLength");
+    ctx.coverage.limit("duplicateAudience:body.name:minLength");
+    ctx.coverage.limit("duplicateAudience:header:x-service-idempotency-key:x-ignored-beyond-length");
+  },
+};
+
+export const limitChecks: CheckDef[] = [
+  keyName,
+  memberIdCount,
+  bodySizes,
+  subgroupCounts,
+  userInput,
+  filterLimits,
+  pagination,
+  duplicateLimits,
+];
+
+export type { CheckContext };

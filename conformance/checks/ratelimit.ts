@@ -1,0 +1,120 @@
+/**
+ * 429: with a known limit (the simulator's, set through its control plane, or `rateLimitPerMinute` from
+ * the config), going past it yields 429 with Retry-After, other accounts are unaffected, and the window
+ * recovers.
+ */
+import type { CheckContext, CheckDef } from "../lib/context.ts";
+import type { Exchange } from "../lib/http.ts";
+import type { Role } from "../lib/target.ts";
+
+const RULE =
+  "API description, Limits: per-account fixed one-minute window; RateLimit-Limit (ceiling) and RateLimit-Remaining on responses; 429 `Too many requests. Please try again later.` with Retry-After (seconds to wait)";
+
+const SIM_LIMIT = 5;
+
+export const rateLimit: CheckDef = {
+  name: "ratelimit/429",
+  title:
+    "past the per-minute limit: 429 with Retry-After and the envelope; other accounts unaffected; the window recovers",
+  needs: { roles: ["member", "owner"], rateLimit: true },
+  async run(ctx) {
+    const role: Role = "member";
+    const me = (r: Role = role) => ctx.call({ op: "getMe", as: ctx.as(r), retry: false, pace: false });
+    const limit = ctx.target.isSimulator
+      ? await simulatorLimit(ctx)
+      : (ctx.info.rateLimitPerMinute as number);
+    const seen: Exchange[] = [];
+    let refused: Exchange | null = null;
+    for (let i = 0; i < limit + 5 && !refused; i++) {
+      const ex = await me();
+      if (ex.status === 429) refused = ex;
+      else seen.push(ex);
+    }
+    if (ctx.target.isSimulator) checkCounting(ctx, seen, limit);
+    if (!refused) {
+      // A deployment may enforce per instance or fail open; only the simulator must refuse.
+      ctx.expect(
+        !ctx.target.isSimulator,
+        RULE,
+        `${limit + 5} requests within one window were all served (limit ${limit})`,
+        seen.at(-1),
+      );
+      return;
+    }
+    checkRefusal(ctx, refused);
+    if (ctx.target.has("owner") && ctx.target.isSimulator) {
+      const other = await me("owner");
+      ctx.expect(other.status !== 429, RULE, "another account was refused: the window is per account", other);
+    }
+    const wait = Number(refused.header("retry-after") ?? 60);
+    await ctx.target.advance((Number.isFinite(wait) ? Math.min(wait, 61) : 61) * 1000 + 1000);
+    const again = await me();
+    ctx.expect(
+      again.status === 200,
+      RULE,
+      `after waiting Retry-After (${wait} s) the account answered ${again.status}`,
+      again,
+    );
+  },
+};
+
+/** Sets a small limit on the simulator for the check, and puts the run's limit back afterwards. */
+async function simulatorLimit(ctx: CheckContext): Promise<number> {
+  const before = (await ctx.target.control("GET", "/config")) as { rateLimitPerMinute: number };
+  ctx.defer(() => ctx.target.control("PATCH", "/config", { rateLimitPerMinute: before.rateLimitPerMinute }));
+  await ctx.target.control("PATCH", "/config", { rateLimitPerMinute: SIM_LIMIT });
+  // A fresh window for every account.
+  await ctx.target.advance(61_000);
+  return SIM_LIMIT;
+}
+
+function checkCounting(ctx: CheckContext, seen: Exchange[], limit: number): void {
+  seen.forEach((ex, i) => {
+    const l = Number(ex.header("ratelimit-limit"));
+    const r = Number(ex.header("ratelimit-remaining"));
+    ctx.expect(
+      l === limit,
+      RULE,
+      `RateLimit-Limit ${ex.header("ratelimit-limit")}, the ceiling is ${limit}`,
+      ex,
+    );
+    ctx.expect(
+      r === limit - 1 - i,
+      RULE,
+      `request ${i + 1} of the window: RateLimit-Remaining ${ex.header("ratelimit-remaining")}, not ${limit - 1 - i}`,
+      ex,
+    );
+  });
+  ctx.expect(
+    seen.length === limit,
+    RULE,
+    `${seen.length} requests were served before the first 429, the limit is ${limit}`,
+    seen.at(-1),
+  );
+}
+
+function checkRefusal(ctx: CheckContext, ex: Exchange): void {
+  const ra = ex.header("retry-after");
+  ctx.expect(
+    ra !== null && /^\d+$/.test(ra.trim()) && Number(ra) <= 60,
+    RULE,
+    `Retry-After is ${JSON.stringify(ra)}, not whole seconds within the window`,
+    ex,
+  );
+  ctx.expect(
+    ex.header("ratelimit-remaining") === "0",
+    RULE,
+    `a 429 says RateLimit-Remaining ${ex.header("ratelimit-remaining")}`,
+    ex,
+  );
+  const msg = ex.body?.statusMessage;
+  ctx.expect(
+    msg === "Too many requests. Please try again later.",
+    RULE,
+    `statusMessage ${JSON.stringify(msg)}`,
+    ex,
+  );
+  ctx.coverage.limit("getMe:x-rate-limit");
+}
+
+export const rateLimitChecks: CheckDef[] = [rateLimit];

@@ -1,0 +1,4 @@
+import { domainChecks } from "./checks/domain.ts";
+import { defineChecks } from "./lib/suite.ts";
+
+defineChecks("domain", domainChecks);

@@ -1,0 +1,305 @@
+/**
+ * What a check runs with: the target, an HTTP client whose every exchange is checked against the contract,
+ * coverage, seeded properties and cleanup. Checks are plain async functions over a CheckContext, so the
+ * same check runs from a vitest file against any target, or from a self-test against a broken server.
+ */
+import fc from "fast-check";
+import { responseViolations } from "./contract.ts";
+import { Coverage } from "./coverage.ts";
+import { type CallSpec, type Credentials, type Exchange, HttpClient, sleep } from "./http.ts";
+import { type Violation, type ViolationInput, violation } from "./report.ts";
+import type { Role, TargetInfo } from "./target.ts";
+
+export interface Needs {
+  roles?: Role[];
+  /** User IDs (not keys) of these roles. */
+  users?: Role[];
+  audiences?: string[];
+  /** Audiences the run may change (implies the check mutates). */
+  changeable?: string[];
+  formations?: string[];
+  minds?: string[];
+  prices?: string[];
+  /** Needs the simulator's control plane (clock, config). */
+  simulator?: boolean;
+  /** Needs a known rate limit: the simulator, or `rateLimitPerMinute` in the config. */
+  rateLimit?: boolean;
+}
+
+export interface CheckDef {
+  name: string;
+  /** One line: what the check asserts. */
+  title: string;
+  needs?: Needs;
+  /** Changes state on the target (skipped by --read-only). */
+  mutates?: boolean;
+  run(ctx: CheckContext): Promise<void>;
+}
+
+export class Target {
+  constructor(readonly info: TargetInfo) {}
+
+  get isSimulator(): boolean {
+    return this.info.kind === "simulator";
+  }
+
+  cred(role: Role): Credentials {
+    const key = this.info.keys[role];
+    if (!key) throw new Error(`the target has no key for role ${role}`);
+    return { key, label: role };
+  }
+
+  has(role: Role): boolean {
+    return Boolean(this.info.keys[role]);
+  }
+
+  audience(handle: string): string {
+    const id = this.info.audiences[handle];
+    if (!id) throw new Error(`the target names no audience ${handle}`);
+    return id;
+  }
+
+  mind(handle: string): string {
+    const id = this.info.minds[handle];
+    if (!id) throw new Error(`the target names no mind ${handle}`);
+    return id;
+  }
+
+  formation(handle: string): { id: string; audience: string } {
+    const f = this.info.formations[handle];
+    if (!f) throw new Error(`the target names no formation ${handle}`);
+    return f;
+  }
+
+  user(role: Role): string {
+    const id = this.info.users[role];
+    if (!id) throw new Error(`the target names no user id for ${role}`);
+    return id;
+  }
+
+  canChange(handle: string): boolean {
+    return !this.info.readOnly && this.info.changeableAudiences.includes(handle);
+  }
+
+  /** The server prefix for an operation's contract prefixes. */
+  prefixFor(prefixes: readonly string[]): string {
+    if (prefixes.includes("/api/v1")) return this.info.prefix;
+    if (prefixes.includes("/api/acp")) return this.info.acpPrefix;
+    return prefixes[0] ?? "";
+  }
+
+  /** Every prefix the v1 interface is served under on this origin. */
+  v1Prefixes(): string[] {
+    return [this.info.prefix, ...this.info.extraPrefixes];
+  }
+
+  async control(method: string, path: string, body?: unknown): Promise<unknown> {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (this.info.controlToken) headers["x-sim-control-token"] = this.info.controlToken;
+    const res = await fetch(`${this.info.baseUrl}/__sim${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    if (res.status >= 300) throw new Error(`control plane ${method} ${path} answered ${res.status}`);
+    return res.status === 204 ? null : res.json();
+  }
+
+  /** Moves time: the simulator's virtual clock, or real waiting against a deployment. */
+  async advance(ms: number): Promise<void> {
+    if (this.isSimulator) await this.control("POST", "/clock/advance", { ms: Math.ceil(ms) });
+    else await sleep(ms);
+  }
+}
+
+/** Why a check cannot run against this target, or null when it can. */
+export function skipReason(def: CheckDef, info: TargetInfo): string | null {
+  const n = def.needs ?? {};
+  if ((def.mutates || n.changeable?.length) && info.readOnly) return "read-only run (--read-only)";
+  if (n.simulator && info.kind !== "simulator") return "needs the simulator's control plane";
+  if (n.rateLimit && info.kind !== "simulator" && info.rateLimitPerMinute === null)
+    return "the config gives no rateLimitPerMinute";
+  if (n.rateLimit && info.kind !== "simulator" && (info.rateLimitPerMinute ?? 0) > 1000)
+    return "rateLimitPerMinute above 1000 is more requests than a run should spend to exhaust it";
+  const missing: string[] = [];
+  for (const r of n.roles ?? []) if (!info.keys[r]) missing.push(`keys.${r}`);
+  for (const r of n.users ?? []) if (!info.users[r]) missing.push(`users.${r}`);
+  for (const a of n.audiences ?? []) if (!info.audiences[a]) missing.push(`readable.audiences.${a}`);
+  for (const a of n.changeable ?? [])
+    if (!info.changeableAudiences.includes(a)) missing.push(`changeable.audiences.${a}`);
+  for (const f of n.formations ?? []) if (!info.formations[f]) missing.push(`readable.formations.${f}`);
+  for (const m of n.minds ?? []) if (!info.minds[m]) missing.push(`readable.minds.${m}`);
+  for (const p of n.prices ?? []) if (!info.prices[p]) missing.push(`prices.${p}`);
+  return missing.length ? `the target's config lacks ${missing.join(", ")}` : null;
+}
+
+function hash(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+export interface PropertyOptions {
+  numRuns: number;
+}
+
+export class CheckContext {
+  readonly target: Target;
+  readonly client: HttpClient;
+  readonly coverage: Coverage;
+  private readonly found: Violation[] = [];
+  private sinks: Violation[][] = [];
+  private readonly cleanups: (() => Promise<unknown>)[] = [];
+  private readonly detach: () => void;
+
+  constructor(
+    info: TargetInfo,
+    readonly checkName: string,
+    coverage = new Coverage(),
+  ) {
+    this.target = new Target(info);
+    this.coverage = coverage;
+    const sim = info.kind === "simulator";
+    this.client = new HttpClient({
+      baseUrl: info.baseUrl,
+      prefixFor: (p) => this.target.prefixFor(p),
+      waitWindow: (ms) => this.target.advance(ms),
+      backoffBaseMs: sim ? 20 : 500,
+      maxAttempts: 3,
+    });
+    this.detach = this.client.observe((ex) => {
+      this.coverage.record(ex);
+      for (const v of responseViolations(ex)) this.push(v);
+    });
+  }
+
+  get info(): TargetInfo {
+    return this.target.info;
+  }
+
+  call(spec: CallSpec): Promise<Exchange> {
+    return this.client.call(spec);
+  }
+
+  /** Shorthand: `as(role)` credentials. */
+  as(role: Role): Credentials {
+    return this.target.cred(role);
+  }
+
+  private push(v: Violation): void {
+    (this.sinks.at(-1) ?? this.found).push(v);
+  }
+
+  report(input: Omit<ViolationInput, "check"> & { check?: string }): void {
+    this.push(violation({ ...input, check: input.check ?? this.checkName }));
+  }
+
+  /** Reports `message` under this check unless `ok`. Returns ok, so callers can stop early. */
+  expect(ok: boolean, rule: string, message: string, exchange?: Exchange | null): boolean {
+    if (!ok) this.report({ check: this.checkName, rule, message, exchange: exchange ?? null });
+    return ok;
+  }
+
+  /** Registers cleanup that runs after the check, whatever happened (most recent first). */
+  defer(fn: () => Promise<unknown>): void {
+    this.cleanups.unshift(fn);
+  }
+
+  numRuns(defaultRuns: number): number {
+    return this.info.runs ?? defaultRuns;
+  }
+
+  /**
+   * Runs a fast-check property whose body makes requests. A run fails when it produced any violation
+   * (its own or one the response rules found in its exchanges); the first failing run stops the property
+   * (no shrinking: every run costs requests) and its violations carry the seeds and path to replay it.
+   */
+  async property<T>(
+    label: string,
+    arb: fc.Arbitrary<T>,
+    body: (value: T) => Promise<void>,
+    options: PropertyOptions,
+  ): Promise<void> {
+    const seed = (this.info.seed ^ hash(`${this.checkName}:${label}`)) >>> 0;
+    let failing: Violation[] = [];
+    const result = await fc.check(
+      fc.asyncProperty(arb, async (value) => {
+        const sink: Violation[] = [];
+        this.sinks.push(sink);
+        try {
+          await body(value);
+        } finally {
+          this.sinks.pop();
+        }
+        if (sink.length > 0) failing = sink;
+        return sink.length === 0;
+      }),
+      { seed, numRuns: this.numRuns(options.numRuns), endOnFailure: true },
+    );
+    if (result.failed && failing.length === 0 && result.errorInstance) throw result.errorInstance;
+    for (const v of failing) {
+      this.found.push({
+        ...v,
+        seed: this.info.seed,
+        propertySeed: seed,
+        path: result.counterexamplePath ?? "",
+        message: `${v.message} (property "${label}", input ${fc.stringify(result.counterexample?.[0]).slice(0, 300)})`,
+      });
+    }
+  }
+
+  /**
+   * Waits until `done()` holds: on the simulator by moving its clock in steps, against a deployment by
+   * polling with a bounded wait. Returns whether it held in time.
+   */
+  async waitUntil(done: () => Promise<boolean>, stepMs = 1_000): Promise<boolean> {
+    const deadline = Date.now() + this.info.pollTimeoutMs;
+    for (let i = 0; ; i++) {
+      if (await done()) return true;
+      if (Date.now() > deadline || (this.target.isSimulator && i > 120)) return false;
+      await this.target.advance(this.target.isSimulator ? stepMs : Math.min(stepMs * 2, 5_000));
+    }
+  }
+
+  /** Runs the cleanups and returns everything found. */
+  async finish(): Promise<Violation[]> {
+    this.sinks = [];
+    for (const fn of this.cleanups) {
+      try {
+        await fn();
+      } catch (e) {
+        console.warn(`[conformance] cleanup after ${this.checkName} failed: ${(e as Error).message}`);
+      }
+    }
+    this.detach();
+    return this.found;
+  }
+}
+
+/** Runs one check against a target and returns its violations (after its cleanup). */
+export async function runCheck(def: CheckDef, info: TargetInfo, coverage?: Coverage): Promise<Violation[]> {
+  const ctx = new CheckContext(info, def.name, coverage);
+  let failure: unknown = null;
+  try {
+    await def.run(ctx);
+  } catch (e) {
+    failure = e;
+  }
+  const found = await ctx.finish();
+  if (failure) {
+    // A check that could not finish (the target hung up, or answered something it could not read) still
+    // hands over what it found before that.
+    const err = failure as Error;
+    err.message = `${def.name} could not finish: ${err.message}${
+      found.length
+        ? `\n(after ${found.length} violation(s): ${found
+            .map((v) => v.message)
+            .join("; ")
+            .slice(0, 2000)})`
+        : ""
+    }`;
+    (err as Error & { violations?: Violation[] }).violations = found;
+    throw err;
+  }
+  return found;
+}

@@ -1,0 +1,73 @@
+/** Small request helpers shared by the checks (valid hypotheses, member lists, cleanup of what was made). */
+import type { CheckContext } from "./context.ts";
+import type { Exchange } from "./http.ts";
+import type { Role } from "./target.ts";
+
+export function hypothesis(n: number, tag = "g"): { intent: string; subgroups: object[] } {
+  const words = ["senior", "junior", "manager", "director", "engineer", "buyer", "user", "founder"];
+  return {
+    intent: "Split the audience by seniority and role",
+    subgroups: Array.from({ length: n }, (_, i) => ({
+      id: `${tag}${i}`,
+      label: `Group ${tag}${i}`,
+      definition: `People who describe themselves as ${words[i % words.length]} (${i})`,
+    })),
+  };
+}
+
+/** The member Mind IDs of an Audience, from its detail, as `role` sees it. */
+export async function memberIds(
+  ctx: CheckContext,
+  audienceId: string,
+  role: Role = "owner",
+): Promise<string[]> {
+  const ex = await ctx.call({ op: "getAudience", params: { audienceId }, as: ctx.as(role) });
+  const minds = ex.body?.data?.minds;
+  return Array.isArray(minds) ? minds.map((m: { id: string }) => m.id) : [];
+}
+
+/** Deletes a Formation the check created, whatever happens to the check. */
+export function deleteFormationLater(
+  ctx: CheckContext,
+  audienceId: string,
+  formationId: string,
+  role: Role = "owner",
+) {
+  ctx.defer(() => ctx.call({ op: "deleteFormation", params: { audienceId, formationId }, as: ctx.as(role) }));
+}
+
+/** Deletes an Audience copy the check created. */
+export function deleteAudienceLater(ctx: CheckContext, audienceId: string, role: Role) {
+  ctx.defer(() => ctx.call({ op: "deleteAudience", params: { audienceId }, as: ctx.as(role) }));
+}
+
+/** Deletes an API key the check created (with the key of `role`, the key's owner). */
+export function deleteKeyLater(ctx: CheckContext, keyId: string, role: Role = "owner") {
+  ctx.defer(() => ctx.call({ op: "deleteApiKey", params: { keyId }, as: ctx.as(role) }));
+}
+
+/** Removes a Mind from an Audience after the check, when it was not a member before. */
+export function removeMemberLater(ctx: CheckContext, audienceId: string, mindId: string) {
+  ctx.defer(() => ctx.call({ op: "removeMember", params: { audienceId, mindId }, as: ctx.as("owner") }));
+}
+
+export const ok = (ex: Exchange): boolean => ex.status >= 200 && ex.status < 300;
+
+/** A JSON body padded with whitespace to exactly `bytes` bytes (still the same JSON value). */
+export function padded(json: string, bytes: number): string {
+  const len = Buffer.byteLength(json);
+  if (len > bytes) throw new Error(`body already ${len} bytes`);
+  return json.slice(0, -1) + " ".repeat(bytes - len) + json.slice(-1);
+}
+
+/** Who may duplicate an Audience without running into a Mind cap: a team-plan caller and one they can edit. */
+export function duplicator(ctx: CheckContext): { role: Role; audience: string } | null {
+  const i = ctx.info;
+  if (i.keys.publisher && i.audiences.public) return { role: "publisher", audience: "public" };
+  if (i.keys.teammate && i.audiences.main) return { role: "teammate", audience: "main" };
+  return null;
+}
+
+export function fresh(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}

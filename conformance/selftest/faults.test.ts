@@ -1,0 +1,28 @@
+/**
+ * Proof that each check can fail: every fault case runs its checks against a server with that one fault
+ * and must be reported by the matching check.
+ */
+import { describe, expect, it } from "vitest";
+import { FAULTS } from "./faults.ts";
+import { brokenServer, runAll } from "./harness.ts";
+
+describe("each deliberate fault is reported by its check", () => {
+  it("has at least 25 distinct faults", () => {
+    expect(new Set(FAULTS.map((f) => f.name)).size).toBeGreaterThanOrEqual(25);
+  });
+  for (const c of FAULTS) {
+    it.concurrent(`${c.name} → ${c.reportedBy}`, async () => {
+      const server = await brokenServer(c.fault);
+      try {
+        const found = await runAll(c.checks, server.info);
+        const hit = found.filter((v) => v.check.startsWith(c.reportedBy));
+        expect(
+          hit.length,
+          `not reported by ${c.reportedBy}; reported: ${[...new Set(found.map((v) => `${v.check}: ${v.message}`))].slice(0, 5).join(" | ") || "nothing"}`,
+        ).toBeGreaterThan(0);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});

@@ -1,0 +1,122 @@
+/**
+ * Deliberately broken servers for the kit's self-test: the real simulator behind a fetch wrapper that
+ * breaks one thing. A fault sees each request and the simulator's answer and may change either.
+ */
+import { createSimulator, type Simulator } from "../../src/core/simulator.ts";
+import { startServer } from "../../src/node/server.ts";
+import { type CheckDef, runCheck } from "../lib/context.ts";
+import type { Violation } from "../lib/report.ts";
+import { discover, type TargetInfo } from "../lib/target.ts";
+
+export interface FaultEnv {
+  sim: Simulator;
+  /** Per-server memory for stateful faults. */
+  memory: Map<string, unknown>;
+}
+
+export type Fault = (
+  req: Request,
+  next: (r: Request) => Promise<Response>,
+  env: FaultEnv,
+) => Promise<Response>;
+
+export interface BrokenServer {
+  info: TargetInfo;
+  close(): Promise<void>;
+}
+
+export async function brokenServer(fault: Fault | null, seed = 7): Promise<BrokenServer> {
+  const sim = createSimulator({ clock: "manual", wallClock: Date.now });
+  const env: FaultEnv = { sim, memory: new Map() };
+  const handler = {
+    fetch: (req: Request) => {
+      const control = new URL(req.url).pathname.startsWith("/__sim");
+      return fault && !control ? fault(req, (r) => sim.fetch(r), env) : sim.fetch(req);
+    },
+  };
+  const server = await startServer(handler, { port: 0, host: "127.0.0.1", onError: () => {} });
+  const info = await discover({
+    target: server.url,
+    config: null,
+    seed,
+    runs: null,
+    readOnly: false,
+    noReset: false,
+    controlToken: null,
+    runId: `selftest-${process.pid}`,
+  });
+  return { info, close: server.close };
+}
+
+/** Runs checks and returns every violation (a check that could not finish contributes what it found). */
+export async function runAll(checks: readonly CheckDef[], info: TargetInfo): Promise<Violation[]> {
+  const out: Violation[] = [];
+  for (const def of checks) {
+    try {
+      out.push(...(await runCheck(def, info)));
+    } catch (e) {
+      const partial = (e as { violations?: Violation[] }).violations;
+      if (!partial) throw e;
+      out.push(...partial);
+    }
+  }
+  return out;
+}
+
+// ---- helpers for writing faults ----
+
+export function pathOf(req: Request): string {
+  return new URL(req.url).pathname;
+}
+
+/** A copy of a response with its JSON body changed by `edit` (bodies that are not JSON pass unchanged). */
+// biome-ignore lint/suspicious/noExplicitAny: faults edit response bodies field by field
+export async function editJson(res: Response, edit: (body: any) => unknown): Promise<Response> {
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return new Response(text, res);
+  }
+  const next = edit(body);
+  const headers = new Headers(res.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify(next === undefined ? body : next), { status: res.status, headers });
+}
+
+export async function withHeaders(res: Response, edit: (h: Headers) => void): Promise<Response> {
+  const headers = new Headers(res.headers);
+  edit(headers);
+  return new Response(await res.arrayBuffer(), { status: res.status, headers });
+}
+
+export function withStatus(res: Response, status: number): Response {
+  return new Response(res.body, { status, headers: res.headers });
+}
+
+export function envelope(status: number, message: string, url: string, extra: object = {}): Response {
+  return new Response(
+    JSON.stringify({ statusCode: status, statusMessage: message, message, url, error: true, ...extra }),
+    {
+      status,
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        "ratelimit-limit": "300",
+        "ratelimit-remaining": "299",
+      },
+    },
+  );
+}
+
+export function keyOf(req: Request): string | null {
+  const m = /^Bearer (.+)$/.exec(req.headers.get("authorization") ?? "");
+  return m ? (m[1] as string) : null;
+}
+
+/** The manifest handle of the caller, or null. */
+export function callerOf(req: Request, env: FaultEnv): string | null {
+  const key = keyOf(req);
+  const users = env.sim.manifest().users;
+  return Object.entries(users).find(([, u]) => u.apiKey === key)?.[0] ?? null;
+}
