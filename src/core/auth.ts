@@ -14,6 +14,23 @@ export async function sha256Hex(text: string): Promise<string> {
   return hex;
 }
 
+/**
+ * Raw key to its SHA-256, so that a client presenting the same key on every request is hashed once, not per
+ * request (the hash is a pure function of the key, so the cache is shared and never stale). Bounded: it
+ * starts over when full, so random keys cannot grow it.
+ */
+const HASH_CACHE_MAX = 1024;
+const hashCache = new Map<string, string>();
+
+async function hashOfKey(raw: string): Promise<string> {
+  const cached = hashCache.get(raw);
+  if (cached !== undefined) return cached;
+  const hash = await sha256Hex(raw);
+  if (hashCache.size >= HASH_CACHE_MAX) hashCache.clear();
+  hashCache.set(raw, hash);
+  return hash;
+}
+
 function constantTimeEqual(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
@@ -36,7 +53,7 @@ export async function authenticate(
 ): Promise<{ user: UserRecord; key: ApiKeyRecord } | null> {
   const raw = bearerKey(header);
   if (!raw) return null;
-  const hash = await sha256Hex(raw);
+  const hash = await hashOfKey(raw);
   const keyId = state.apiKeyByHash.get(hash);
   const key = keyId ? state.apiKeys.get(keyId) : undefined;
   if (!key || !constantTimeEqual(key.hash, hash)) return null;

@@ -38,6 +38,9 @@ export class VirtualClock {
   private running = false;
   /** While a job runs, time reads as the job's due time, so the work it schedules is relative to that. */
   private pinned: number | null = null;
+  /** The last `nowIso()` answer and the time it is for. */
+  private isoAt = Number.NaN;
+  private iso = "";
 
   constructor(
     readonly mode: ClockMode,
@@ -56,7 +59,13 @@ export class VirtualClock {
   }
 
   nowIso(): string {
-    return new Date(this.now()).toISOString();
+    const now = this.now();
+    // Every request's journal entry asks; a manual clock stands still, a real one moves by the millisecond.
+    if (now !== this.isoAt) {
+      this.isoAt = now;
+      this.iso = new Date(now).toISOString();
+    }
+    return this.iso;
   }
 
   schedule(delayMs: number, kind: string, payload: unknown): Job {

@@ -12,6 +12,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { completeBody } from "../core/render.ts";
 
 /** The part of a simulator the host needs. */
 export interface FetchHandler {
@@ -304,6 +305,14 @@ async function send(
     body?.cancel().catch(noop);
     res.writeHead(status, head);
     res.end();
+    return;
+  }
+  // A JSON answer the simulator made whole: one write, without reading its stream.
+  const complete = completeBody(response);
+  if (complete !== undefined) {
+    if (!hasHeader(head, "content-length")) head.push("content-length", String(Buffer.byteLength(complete)));
+    res.writeHead(status, head);
+    res.end(complete);
     return;
   }
 

@@ -1,0 +1,98 @@
+/**
+ * The benchmark's endpoints, as autocannon request lists for a server whose API lives under `base`.
+ * Every target gets the same requests, with the same IDs (taken from the simulator's manifest) and the
+ * same key; the mocks simply answer them from the contract's examples or schemas.
+ */
+import type { Request } from "autocannon";
+
+export type EndpointId = "auth-me" | "audience" | "filter" | "preview" | "mixed";
+export const ENDPOINT_IDS: readonly EndpointId[] = ["auth-me", "audience", "filter", "preview", "mixed"];
+
+export const ENDPOINT_LABELS: Record<EndpointId, string> = {
+  "auth-me": "GET auth/me",
+  audience: "GET audiences/{main}",
+  filter: "GET audiences/{large}/filter-attributes (2 attributes)",
+  preview: "POST audiences/{main}/formations/preview (NDJSON)",
+  mixed: "mixed read/write",
+};
+
+export interface Fixture {
+  /** The owner's API key. */
+  key: string;
+  mainId: string;
+  largeId: string;
+  /** A Mind of the owner's that is in no Audience: added to and removed from `main` by the mixed run. */
+  looseMindId: string;
+}
+
+export const FILTERS = { country: ["US", "DE"], industry: ["Software", "Healthcare"] };
+export const PREVIEW_BODY = JSON.stringify({
+  userInput: "Split by how they adopt new tools",
+  priorHypothesis: null,
+});
+
+export function endpointRequests(id: EndpointId, base: string, f: Fixture): Request[] {
+  const auth = { authorization: `Bearer ${f.key}` };
+  const json = { ...auth, "content-type": "application/json" };
+  switch (id) {
+    case "auth-me":
+      return [{ method: "GET", path: `${base}/auth/me`, headers: auth }];
+    case "audience":
+      return [{ method: "GET", path: `${base}/audiences/${f.mainId}`, headers: auth }];
+    case "filter":
+      return [
+        {
+          method: "GET",
+          path: `${base}/audiences/${f.largeId}/filter-attributes?filters=${encodeURIComponent(JSON.stringify(FILTERS))}`,
+          headers: auth,
+        },
+      ];
+    case "preview":
+      return [
+        {
+          method: "POST",
+          path: `${base}/audiences/${f.mainId}/formations/preview`,
+          headers: { ...json, accept: "application/x-ndjson" },
+          body: PREVIEW_BODY,
+        },
+      ];
+    case "mixed":
+      // Per connection, round and round: reads, an API key created and deleted again, a member added
+      // and removed again. Five reads to four writes; the state is back where it was after each cycle.
+      return [
+        { method: "GET", path: `${base}/auth/me`, headers: auth },
+        { method: "GET", path: `${base}/audiences/${f.mainId}`, headers: auth },
+        {
+          method: "POST",
+          path: `${base}/api-keys`,
+          headers: json,
+          body: JSON.stringify({ name: "bench" }),
+          onResponse: (status, body, context) => {
+            if (status !== 201) return;
+            try {
+              context.keyId = (JSON.parse(body) as { id?: unknown }).id;
+            } catch {}
+          },
+        },
+        { method: "GET", path: `${base}/api-keys`, headers: auth },
+        {
+          method: "DELETE",
+          path: `${base}/api-keys/unknown`,
+          headers: auth,
+          setupRequest: (req, context) => ({
+            ...req,
+            path: `${base}/api-keys/${typeof context.keyId === "string" ? context.keyId : "unknown"}`,
+          }),
+        },
+        {
+          method: "POST",
+          path: `${base}/audiences/${f.mainId}/members`,
+          headers: json,
+          body: JSON.stringify({ mindId: f.looseMindId }),
+        },
+        { method: "GET", path: `${base}/audiences/${f.mainId}/progress`, headers: auth },
+        { method: "DELETE", path: `${base}/audiences/${f.mainId}/members/${f.looseMindId}`, headers: auth },
+        { method: "GET", path: `${base}/audiences/${f.mainId}/formations`, headers: auth },
+      ];
+  }
+}
