@@ -24,6 +24,19 @@ export interface Rng {
   fork(label: string): Rng;
   /** The seed this stream was made from. */
   readonly seed: number;
+  /** The stream's position, to be saved with the state (JSON-serialisable). */
+  state(): RngState;
+  /** Continues from a saved position, so a reloaded simulator draws exactly what it would have drawn. */
+  restore(state: RngState): void;
+}
+
+/** The seed and the four sfc32 words. */
+export interface RngState {
+  seed: number;
+  a: number;
+  b: number;
+  c: number;
+  d: number;
 }
 
 const HEX = "0123456789abcdef";
@@ -104,6 +117,23 @@ class Sfc32 implements Rng {
 
   fork(label: string): Rng {
     return new Sfc32(hashSeed(this.seed, label));
+  }
+
+  state(): RngState {
+    return { seed: this.seed, a: this.a, b: this.b, c: this.c, d: this.d };
+  }
+
+  restore(state: RngState): void {
+    if (state.seed !== this.seed)
+      throw new RangeError(`RNG state is for seed ${state.seed}, not ${this.seed}`);
+    for (const word of [state.a, state.b, state.c, state.d]) {
+      if (!Number.isInteger(word) || word < -0x80000000 || word > 0x7fffffff)
+        throw new RangeError("RNG state words must be 32-bit integers");
+    }
+    this.a = state.a;
+    this.b = state.b;
+    this.c = state.c;
+    this.d = state.d;
   }
 }
 

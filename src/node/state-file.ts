@@ -1,0 +1,170 @@
+/**
+ * `--state-file PATH`: the simulator's world saved to disk on change and loaded at start.
+ *
+ * Every write is atomic: the snapshot goes to a temporary file in the same directory, is fsynced, renamed
+ * over the old file, and the directory is fsynced, so that at any instant (a SIGKILL, a power cut) the path
+ * holds either the previous complete snapshot or the new one, never a mix. Writes are coalesced: the first
+ * change arms a timer, changes until it fires join that write, and at most one write is in flight; a change
+ * during a write is saved by the next one. `flush()` writes what is pending at once (the CLI calls it on
+ * SIGINT/SIGTERM).
+ */
+import { open, readdir, readFile, rename, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { parseSnapshot, type Snapshot, SnapshotError } from "../core/snapshot.ts";
+
+/** How long after the first change the state is written (later changes join that write). */
+export const DEFAULT_DEBOUNCE_MS = 200;
+
+export class StateFileError extends Error {
+  override readonly name = "StateFileError";
+}
+
+/** The saved snapshot, or null when there is no file yet. A file that cannot be used is a StateFileError. */
+export async function readStateFile(path: string): Promise<Snapshot | null> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new StateFileError(`cannot read state file ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return parseSnapshot(text);
+  } catch (error) {
+    if (error instanceof SnapshotError) throw new StateFileError(`state file ${path}: ${error.message}`);
+    throw error;
+  }
+}
+
+let tmpCounter = 0;
+
+/** Writes `text` to `path` atomically (temporary file, fsync, rename, fsync of the directory). */
+export async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const dir = dirname(path);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${++tmpCounter}.tmp`);
+  const file = await open(tmp, "w", 0o600);
+  try {
+    await file.writeFile(text, "utf8");
+    await file.sync();
+  } catch (error) {
+    await file.close().catch(() => {});
+    await unlink(tmp).catch(() => {});
+    throw error;
+  }
+  await file.close();
+  try {
+    await rename(tmp, path);
+  } catch (error) {
+    await unlink(tmp).catch(() => {});
+    throw error;
+  }
+  await syncDirectory(dir);
+}
+
+/** Makes the rename durable. Some platforms cannot open or fsync a directory; there, rename is all we get. */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(dir, "r");
+    await handle.sync();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EISDIR" && code !== "EINVAL" && code !== "EPERM" && code !== "EBADF") throw error;
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+}
+
+/** Removes temporary files that a killed process left beside `path`; returns their names. */
+export async function removeStaleTemporaries(path: string): Promise<string[]> {
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const stale = names.filter((n) => n.startsWith(prefix) && /^\d+\.\d+\.tmp$/.test(n.slice(prefix.length)));
+  await Promise.all(stale.map((n) => unlink(join(dir, n)).catch(() => {})));
+  return stale;
+}
+
+export interface StateFileWriter {
+  /** Notes a change; the state is written within the debounce time. */
+  schedule(): void;
+  /** Writes any pending change now and resolves when the file holds it (and no write is in flight). */
+  flush(): Promise<void>;
+  /** Completed writes, for logs and tests. */
+  readonly writes: number;
+}
+
+export interface WriterOptions {
+  debounceMs?: number;
+  /** A write failed (disk full, directory gone); the change stays pending and the next one retries. */
+  onError?: (error: unknown) => void;
+}
+
+/** Saves `produce()` to `path` after changes: debounced, atomic, one write at a time. */
+export function createStateFileWriter(
+  path: string,
+  produce: () => string,
+  options: WriterOptions = {},
+): StateFileWriter {
+  const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+  let dirty = false;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let inFlight: Promise<void> | null = null;
+  let writes = 0;
+
+  const write = (): Promise<void> => {
+    dirty = false;
+    // The text is taken when the write starts, so it holds every change made until then.
+    const text = produce();
+    inFlight = writeFileAtomic(path, text)
+      .then(
+        () => {
+          writes++;
+        },
+        (error: unknown) => {
+          dirty = true;
+          options.onError?.(error);
+        },
+      )
+      .finally(() => {
+        inFlight = null;
+        if (dirty && timer === null) arm();
+      });
+    return inFlight;
+  };
+
+  const arm = (): void => {
+    timer = setTimeout(() => {
+      timer = null;
+      if (inFlight) return; // the write in flight re-arms when it ends
+      if (dirty) void write();
+    }, debounceMs);
+  };
+
+  return {
+    schedule() {
+      dirty = true;
+      if (timer === null && inFlight === null) arm();
+    },
+    async flush() {
+      if (timer !== null) {
+        clearTimeout(timer);
+        timer = null;
+      }
+      while (inFlight) await inFlight;
+      if (timer !== null) {
+        clearTimeout(timer);
+        timer = null;
+      }
+      if (dirty) await write();
+    },
+    get writes() {
+      return writes;
+    },
+  };
+}

@@ -1,0 +1,294 @@
+/**
+ * Persistence: the world survives a snapshot round trip exactly (same digest, and the same answers and IDs
+ * afterwards), `--state-file` saves on change and loads at start, and a process killed with SIGKILL at
+ * random moments, many of them in the middle of a write, always leaves a file that loads to a consistent
+ * world (ROBUSTNESS_KILL_MS bounds that loop, default below).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { digest, stateDigest } from "../core/digest.ts";
+import { createRng } from "../core/prng.ts";
+import { createSimulator, type Simulator } from "../core/simulator.ts";
+import { parseSnapshot, SNAPSHOT_VERSION, type Snapshot, SnapshotError } from "../core/snapshot.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const KILL_MS = Number(process.env.ROBUSTNESS_KILL_MS ?? 25_000);
+const children = new Set<ChildProcess>();
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "sim-persist-"));
+});
+
+afterAll(async () => {
+  for (const c of children) c.kill("SIGKILL");
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function call(sim: Simulator, key: string, method: string, path: string, body?: unknown) {
+  const res = await sim.fetch(
+    new Request(`http://sim.test${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    }),
+  );
+  return { status: res.status, text: await res.text() };
+}
+
+/** The consistency check for a saved file: it parses, restores, answers, and reloads to the same world. */
+async function checkLoads(text: string): Promise<Snapshot> {
+  const snap = parseSnapshot(text);
+  expect(snap.version).toBe(SNAPSHOT_VERSION);
+  const sim = createSimulator({ clock: "manual", snapshot: snap });
+  await sim.ready;
+  expect(digest(sim.snapshot())).toBe(digest(snap));
+  const owner = snap.manifest.users.owner?.apiKey as string;
+  const me = await call(sim, owner, "GET", "/api/v1/auth/me");
+  expect(me.status).toBe(200);
+  return snap;
+}
+
+describe("snapshot round trip", () => {
+  it("restores the same world, which then answers and draws IDs exactly as the original would", async () => {
+    const a = createSimulator({ clock: "manual" });
+    await a.ready;
+    const m = a.manifest();
+    const owner = m.users.owner?.apiKey as string;
+    const main = m.audiences.main?.id as string;
+    await call(a, owner, "POST", "/api/v1/api-keys", { name: "before" });
+    await call(a, owner, "PUT", `/api/v1/audiences/${main}`, { name: "Saved name" });
+    const formation = await call(a, owner, "POST", `/api/v1/audiences/${main}/formations`, {
+      hypothesis: {
+        intent: "Split by seniority",
+        subgroups: [
+          { id: "junior", label: "Junior", definition: "Early-career staff" },
+          { id: "senior", label: "Senior", definition: "Senior managers and directors" },
+        ],
+      },
+    });
+    expect(formation.status).toBe(200);
+    a.advance(1_000); // the build is queued on the clock: the snapshot carries pending jobs
+    expect(a.clock.pending().length).toBeGreaterThan(0);
+
+    const text = a.snapshotText();
+    const b = createSimulator({ clock: "manual", snapshot: parseSnapshot(text) });
+    await b.ready;
+    expect(stateDigest(b.state, { includeVolatile: true })).toBe(
+      stateDigest(a.state, { includeVolatile: true }),
+    );
+    expect(digest(b.snapshot())).toBe(digest(a.snapshot()));
+
+    // The same requests and clock moves from here on give the same answers, new IDs included.
+    for (const sim of [a, b]) sim.advance(120_000);
+    const nextA = await call(a, owner, "POST", "/api/v1/api-keys", { name: "after" });
+    const nextB = await call(b, owner, "POST", "/api/v1/api-keys", { name: "after" });
+    expect(nextB).toEqual(nextA);
+    const fa = await call(a, owner, "GET", `/api/v1/audiences/${main}/formations`);
+    const fb = await call(b, owner, "GET", `/api/v1/audiences/${main}/formations`);
+    expect(fb).toEqual(fa);
+    expect(stateDigest(b.state)).toBe(stateDigest(a.state));
+
+    // A snapshot is a copy: restoring it twice, or changing the world after, does not touch it.
+    const snap = a.snapshot();
+    const d = digest(snap);
+    a.restore(snap);
+    await call(a, owner, "POST", "/api/v1/api-keys", { name: "later" });
+    a.restore(snap);
+    expect(digest(snap)).toBe(d);
+    expect(digest(a.snapshot())).toBe(d);
+  });
+
+  it("refuses files that are not snapshots, of an unknown version, or that the simulator cannot run", async () => {
+    const a = createSimulator({ clock: "manual", scenario: "new-free-account" });
+    await a.ready;
+    const good = JSON.parse(a.snapshotText());
+    expect(() => parseSnapshot("{")).toThrow(SnapshotError);
+    expect(() => parseSnapshot("{}")).toThrow(/not a simulator state file/);
+    expect(() => parseSnapshot(JSON.stringify({ ...good, version: 2 }))).toThrow(
+      /unsupported state file version 2; this simulator reads version 1/,
+    );
+    expect(() => parseSnapshot(JSON.stringify({ ...good, rng: { ...good.rng, a: 1.5 } }))).toThrow(/rng/);
+    const job = { at: 0, seq: 0, kind: "no-such-job", payload: null };
+    const b = createSimulator({
+      clock: "manual",
+      snapshot: parseSnapshot(JSON.stringify({ ...good, clock: { ...good.clock, jobs: [job] } })),
+    });
+    await expect(b.ready).rejects.toThrow(/no handler for job kind "no-such-job"/);
+    const c = createSimulator({
+      clock: "manual",
+      snapshot: parseSnapshot(JSON.stringify({ ...good, state: { tables: { bogus: [] }, extra: {} } })),
+    });
+    await expect(c.ready).rejects.toThrow(/unknown state table "bogus"/);
+  });
+
+  it("the random stream continues from a saved position", () => {
+    const r = createRng(7).fork("runtime");
+    r.next();
+    const saved = r.state();
+    const expected = [r.next(), r.uuid()];
+    const again = createRng(7).fork("runtime");
+    again.restore(saved);
+    expect([again.next(), again.uuid()]).toEqual(expected);
+    expect(() => createRng(8).fork("runtime").restore(saved)).toThrow(/seed/);
+  });
+});
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function cli(args: string[]): Run {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "", HOST: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.add(child);
+  let out = "";
+  let err = "";
+  child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+    err += d;
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on("exit", (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    });
+  });
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+async function listening(run: Run, timeoutMs = 30_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout());
+    if (m && run.stdout().includes("Press Ctrl+C")) return m[1] as string;
+    if (run.child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`CLI did not start.\nstdout:\n${run.stdout()}\nstderr:\n${run.stderr()}`);
+    }
+    await sleep(20);
+  }
+}
+
+async function http(origin: string, key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${origin}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+describe("--state-file", () => {
+  it("saves on change and on SIGTERM, loads at start, and says which flags it ignored", async () => {
+    const file = join(dir, "cli.json");
+    const first = cli(["--port", "0", "--clock", "manual", "--quiet", "--state-file", file]);
+    const origin = await listening(first);
+    expect(first.stdout()).toMatch(/State file\s+.*cli\.json \(new\)/);
+    const initial = await checkLoads(await readFile(file, "utf8"));
+    const owner = initial.manifest.users.owner?.apiKey as string;
+    const created = await http(origin, owner, "POST", "/api/v1/api-keys", { name: "persisted" });
+    expect(created.status).toBe(201);
+    const newKey = JSON.parse(created.text).key as string;
+    first.child.kill("SIGTERM");
+    expect((await first.exit).code).toBe(0);
+    const saved = await checkLoads(await readFile(file, "utf8"));
+    expect(saved.state.tables.apiKeys?.length).toBe((initial.state.tables.apiKeys?.length ?? 0) + 1);
+
+    const second = cli(["--port", "0", "--clock", "manual", "--quiet", "--state-file", file, "--seed", "9"]);
+    const origin2 = await listening(second);
+    expect(second.stdout()).toMatch(/State file\s+.*cli\.json \(loaded\)/);
+    expect(second.stdout()).toMatch(/Scenario\s+default \(seed 1\)/);
+    expect(second.stderr()).toContain("--seed ignored");
+    expect((await http(origin2, newKey, "GET", "/api/v1/auth/me")).status).toBe(200);
+    second.child.kill("SIGINT");
+    expect((await second.exit).code).toBe(0);
+  }, 90_000);
+
+  it("exits 2 with a clear message on a corrupt or unknown-version file", async () => {
+    const file = join(dir, "corrupt.json");
+    await writeFile(file, '{"format":"audience-research-sim/state","version":1,"scen');
+    const bad = cli(["--port", "0", "--quiet", "--state-file", file]);
+    expect((await bad.exit).code).toBe(2);
+    expect(bad.stderr()).toMatch(/error: state file .*corrupt\.json: not valid JSON/);
+    await writeFile(file, JSON.stringify({ format: "audience-research-sim/state", version: 7 }));
+    const future = cli(["--port", "0", "--quiet", "--state-file", file]);
+    expect((await future.exit).code).toBe(2);
+    expect(future.stderr()).toContain("unsupported state file version 7; this simulator reads version 1");
+  }, 60_000);
+
+  it(
+    `always leaves a loadable, consistent file when killed with SIGKILL mid-write (${KILL_MS / 1000} s)`,
+    async () => {
+      const file = join(dir, "killed.json");
+      const deadline = Date.now() + KILL_MS;
+      let iterations = 0;
+      let midWrite = 0;
+      let keys = 0;
+      let advanced = 0;
+      while (iterations < 3 || Date.now() < deadline) {
+        iterations++;
+        const run = cli(["--port", "0", "--clock", "manual", "--quiet", "--state-file", file]);
+        const origin = await listening(run);
+        const text = await readFile(file, "utf8");
+        const snap = parseSnapshot(text);
+        const owner = snap.manifest.users.owner?.apiKey as string;
+        const main = snap.manifest.audiences.main?.id as string;
+        // Mutations in a loop until the kill; some kills wait for a write to start, others fall anywhere.
+        let stop = false;
+        const driver = (async () => {
+          for (let i = 0; !stop; i++) {
+            try {
+              if (i % 3 === 0)
+                await http(origin, owner, "POST", "/api/v1/api-keys", { name: `k${iterations}-${i}` });
+              else if (i % 3 === 1)
+                await http(origin, owner, "PUT", `/api/v1/audiences/${main}`, { name: `n${i}` });
+              else await http(origin, "", "POST", "/__sim/clock/advance", { ms: 1000 });
+            } catch {
+              return; // killed
+            }
+          }
+        })();
+        if (iterations % 2 === 0) {
+          const waitUntil = Date.now() + 3_000;
+          while (Date.now() < waitUntil && !(await readdir(dir)).some((n) => n.startsWith(".killed.json."))) {
+            await sleep(2);
+          }
+          // A write of the default scenario's ~7 MB takes tens of milliseconds at least.
+          await sleep(Math.floor(Math.random() * 15));
+        } else {
+          await sleep(200 + Math.floor(Math.random() * 2_500));
+        }
+        run.child.kill("SIGKILL");
+        stop = true;
+        expect((await run.exit).signal).toBe("SIGKILL");
+        await driver;
+        if ((await readdir(dir)).some((n) => n.startsWith(".killed.json."))) midWrite++;
+        const loaded = await checkLoads(await readFile(file, "utf8"));
+        // Nothing saved before is ever lost: the file only moves forward.
+        const count = loaded.state.tables.apiKeys?.length ?? 0;
+        expect(count).toBeGreaterThanOrEqual(keys);
+        if (count > keys) advanced++;
+        keys = count;
+      }
+      console.log(
+        `SIGKILL: ${iterations} kills, ${midWrite} in the middle of a write, ${advanced} after newer saves; ${keys} API keys saved`,
+      );
+      expect(midWrite).toBeGreaterThan(0);
+      expect(advanced).toBeGreaterThan(0);
+    },
+    KILL_MS + 120_000,
+  );
+});
