@@ -1,0 +1,170 @@
+/**
+ * The docs page of the Node host: `GET /` and `GET /_docs` render `/_openapi.json` with Scalar's API
+ * reference (@scalar/api-reference, its standalone browser bundle served from the installed package at
+ * `/_docs/scalar.js`; no CDN, no internet), list the scenario's users and API keys from the manifest, and
+ * point the reference's "Test Request" client at this simulator with the owner's key prefilled.
+ *
+ * Only the Node host serves this page; the core and the MSW handlers know nothing of it. Every other path
+ * goes to the wrapped handler. Scalar's telemetry, AI agent and default web fonts are switched off, so
+ * the page makes no request beyond this origin.
+ */
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import type { Manifest } from "../core/manifest.ts";
+import type { FetchHandler } from "./server.ts";
+
+export const DOCS_PATHS: readonly string[] = ["/", "/_docs", "/_docs/"];
+export const SCALAR_BUNDLE_PATH = "/_docs/scalar.js";
+
+export interface DocsOptions {
+  /** The current manifest (after a reset it changes, so it is read per request). */
+  manifest: () => Manifest;
+  /** The user whose key the "try it" client starts with (default `owner`, else the first user). */
+  tryItAs?: string;
+}
+
+let bundle: Promise<Uint8Array> | null = null;
+
+/** The path of Scalar's standalone browser bundle in node_modules. */
+export function scalarBundleFile(): string {
+  return createRequire(import.meta.url).resolve("@scalar/api-reference/browser/standalone.js");
+}
+
+function loadBundle(): Promise<Uint8Array> {
+  bundle ??= readFile(scalarBundleFile()).catch((error: unknown) => {
+    bundle = null;
+    throw error;
+  });
+  return bundle;
+}
+
+export function withDocs(inner: FetchHandler, options: DocsOptions): FetchHandler {
+  return {
+    fetch: async (request) => {
+      const method = request.method;
+      if (method !== "GET" && method !== "HEAD") return inner.fetch(request);
+      const url = new URL(request.url);
+      if (DOCS_PATHS.includes(url.pathname)) {
+        const html = docsPage(url.origin, options.manifest(), options.tryItAs ?? "owner");
+        return new Response(method === "HEAD" ? null : html, {
+          status: 200,
+          headers: {
+            "content-type": "text/html; charset=utf-8",
+            "cache-control": "no-store",
+            "x-content-type-options": "nosniff",
+            "referrer-policy": "no-referrer",
+          },
+        });
+      }
+      if (url.pathname === SCALAR_BUNDLE_PATH) {
+        let js: Uint8Array;
+        try {
+          js = await loadBundle();
+        } catch {
+          const message = "@scalar/api-reference is not installed: run npm ci";
+          return new Response(
+            JSON.stringify({
+              statusCode: 503,
+              statusMessage: message,
+              message,
+              url: url.pathname,
+              error: true,
+            }),
+            { status: 503, headers: { "content-type": "application/json; charset=utf-8" } },
+          );
+        }
+        return new Response(method === "HEAD" ? null : (js as Uint8Array<ArrayBuffer>), {
+          status: 200,
+          headers: {
+            "content-type": "text/javascript; charset=utf-8",
+            "content-length": String(js.byteLength),
+            "cache-control": "public, max-age=3600",
+            "x-content-type-options": "nosniff",
+          },
+        });
+      }
+      return inner.fetch(request);
+    },
+  };
+}
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+const esc = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+
+/** JSON that is safe inside a <script> element. */
+const scriptJson = (value: unknown): string =>
+  JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
+
+export function docsPage(origin: string, manifest: Manifest, tryItAs: string): string {
+  const users = Object.entries(manifest.users);
+  const [asHandle, asUser] = users.find(([h]) => h === tryItAs) ?? users[0] ?? [];
+  const config = {
+    url: "/_openapi.json",
+    servers: [
+      { url: `${origin}/api/v1`, description: "This simulator: /api/v1" },
+      { url: `${origin}/v1`, description: "This simulator: /v1" },
+      { url: `${origin}/api/acp`, description: "This simulator: ACP (checkout sessions)" },
+    ],
+    authentication: {
+      preferredSecurityScheme: "apiKey",
+      securitySchemes: { apiKey: { token: asUser?.apiKey ?? "" } },
+    },
+    withDefaultFonts: false,
+    telemetry: false,
+    agent: { disabled: true },
+    hideClientButton: false,
+    showDeveloperTools: "never",
+    documentDownloadType: "json",
+    metaData: { title: "Audience Research Service API — simulator" },
+  };
+  const rows = users
+    .map(
+      ([handle, u]) =>
+        `<tr><td>${esc(handle)}</td><td>${esc(u.plan)}</td><td>${u.subscriptionActive ? "active" : "none"}</td>` +
+        `<td><code>${esc(u.apiKey)}</code></td></tr>`,
+    )
+    .join("\n");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Audience Research Service API — simulator</title>
+<style>
+  body { margin: 0; font-family: system-ui, sans-serif; }
+  #sim-keys { padding: 12px 24px; border-bottom: 1px solid #ddd; background: #f7f7f9; font-size: 14px; }
+  #sim-keys summary { cursor: pointer; font-weight: 600; }
+  #sim-keys table { border-collapse: collapse; margin-top: 8px; }
+  #sim-keys td, #sim-keys th { padding: 2px 12px 2px 0; text-align: left; }
+  #sim-keys code { font-size: 12px; }
+</style>
+</head>
+<body>
+<section id="sim-keys">
+<details open>
+<summary>Simulator: scenario ${esc(manifest.scenario)} (seed ${manifest.seed}), ${users.length} users.
+"Test Request" runs against ${esc(origin)} as <b>${esc(asHandle ?? "")}</b>; paste another key to act as someone else.</summary>
+<table>
+<thead><tr><th>handle</th><th>plan</th><th>subscription</th><th>API key</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+<p>Control plane: <a href="/__sim/manifest">/__sim/manifest</a> · contract: <a href="/_openapi.json">/_openapi.json</a></p>
+</details>
+</section>
+<div id="app"></div>
+<script src="${SCALAR_BUNDLE_PATH}"></script>
+<script>
+  Scalar.createApiReference("#app", ${scriptJson(config)});
+</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,26 @@
+/**
+ * What the Node host adds around the simulator core: the docs page (src/node/docs.ts) and CORS
+ * (src/node/cors.ts). `npm start` serves `nodeHandler(sim, …)`; tests use it to get the same stack.
+ */
+import type { Simulator } from "../core/simulator.ts";
+import { withCors } from "./cors.ts";
+import { withDocs } from "./docs.ts";
+import type { FetchHandler } from "./server.ts";
+
+export { prismBodyGenerator } from "./prefer-dynamic.ts";
+
+export interface NodeHostOptions {
+  /** `--cors-origin` values; default `*`. */
+  corsOrigins?: readonly string[];
+  /** Serve the docs page at `/` and `/_docs` (default true). */
+  docs?: boolean;
+}
+
+export function nodeHandler(
+  sim: Pick<Simulator, "fetch" | "manifest">,
+  options: NodeHostOptions = {},
+): FetchHandler {
+  const inner: FetchHandler =
+    options.docs === false ? sim : withDocs(sim, { manifest: () => sim.manifest() });
+  return withCors(inner, { origins: options.corsOrigins ?? ["*"] });
+}
