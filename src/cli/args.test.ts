@@ -20,7 +20,31 @@ describe("parseCli", () => {
       rateLimitPerMinute: 300,
       latencyMs: 0,
       log: "pretty",
+      stateFile: null,
+      given: [],
+      corsOrigins: ["*"],
     });
+  });
+
+  it("takes --cors-origin, repeatable, and refuses what is not an origin", () => {
+    expect(
+      options(["--cors-origin", "http://localhost:5173", "--cors-origin", "https://app.example.com"])
+        .corsOrigins,
+    ).toEqual(["http://localhost:5173", "https://app.example.com"]);
+    expect(options(["--cors-origin", "*"]).corsOrigins).toEqual(["*"]);
+    expect(() => options(["--cors-origin", "localhost:5173"])).toThrow(/--cors-origin: .*not an origin/);
+    expect(() => options(["--cors-origin", "http://localhost:5173/app"])).toThrow(
+      /--cors-origin: .*not an origin/,
+    );
+  });
+
+  it("takes --state-file and notes which flags a saved state would override", () => {
+    expect(options(["--state-file", "/tmp/sim.json", "--seed", "3", "--rate-limit", "5"])).toMatchObject({
+      stateFile: "/tmp/sim.json",
+      seed: 3,
+      given: ["seed", "rate-limit"],
+    });
+    expect(() => options(["--state-file", " "])).toThrow(/--state-file must not be empty/);
   });
 
   it("reads PORT and HOST, and flags win over them", () => {

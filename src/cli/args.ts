@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { scenarios } from "../../scenarios/index.ts";
 import type { ClockMode } from "../core/clock.ts";
+import { parseCorsOrigin } from "../node/cors.ts";
 
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -23,6 +24,12 @@ export interface CliOptions {
   latencyMs: number | [number, number];
   /** null: no request log (`--quiet`). */
   log: LogFormat | null;
+  /** `--state-file PATH`: load the world from PATH if it exists, save it there on every change. */
+  stateFile: string | null;
+  /** Which of the flags a saved state overrides were given: `scenario`, `seed`, `rate-limit`, `latency`. */
+  given: string[];
+  /** `--cors-origin`: origins a browser app may call from; `*` (the default) is any origin. */
+  corsOrigins: string[];
 }
 
 export type ParsedArgs = { kind: "help" } | { kind: "run"; options: CliOptions };
@@ -49,6 +56,10 @@ ${scenarios.map((s) => `                           ${s.name}`).join("\n")}
   --latency MS           add MS milliseconds to every API response; MIN-MAX draws from that range
   --log pretty|json      request log format: one line per request (default: pretty)
   --quiet                no request log
+  --cors-origin ORIGIN   let a browser app on ORIGIN (e.g. http://localhost:5173) call the API;
+                         repeatable (default: *, any origin)
+  --state-file PATH      keep the state in PATH: loaded at start if it exists (then --scenario and
+                         --seed are ignored), saved atomically after every change
   -h, --help             show this help
 `;
 
@@ -64,6 +75,8 @@ const OPTIONS = {
   latency: { type: "string" },
   log: { type: "string" },
   quiet: { type: "boolean" },
+  "cors-origin": { type: "string", multiple: true },
+  "state-file": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -123,6 +136,19 @@ export function parseCli(
     throw new UsageError(`--log must be "pretty" or "json", not "${values.log}"`);
   }
 
+  const stateFile =
+    values["state-file"] === undefined ? null : nonEmpty("--state-file", values["state-file"]);
+  const corsOrigins = (values["cors-origin"] ?? ["*"]).map((o) => {
+    try {
+      return parseCorsOrigin(o);
+    } catch (error) {
+      throw new UsageError(`--cors-origin: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
+  const given = (["scenario", "seed", "rate-limit", "latency"] as const).filter(
+    (f) => values[f] !== undefined,
+  );
+
   return {
     kind: "run",
     options: {
@@ -136,6 +162,9 @@ export function parseCli(
       rateLimitPerMinute,
       latencyMs,
       log: log as LogFormat | null,
+      stateFile,
+      given,
+      corsOrigins,
     },
   };
 }

@@ -1,12 +1,16 @@
 /**
  * `npm start`: serves the simulator over HTTP on a real-time clock (by default the `default` scenario on
  * http://127.0.0.1:4010), prints where everything is and the scenario's API keys, logs one line per
- * request, and shuts down cleanly on SIGINT/SIGTERM. Exit codes: 0 stopped by a signal, 1 could not start
- * (port taken, scenario failed to build), 2 bad usage.
+ * request, and shuts down cleanly on SIGINT/SIGTERM. With `--state-file PATH` the world is loaded from PATH
+ * when it exists and saved there after every change, and once more on SIGINT/SIGTERM. Exit codes: 0 stopped
+ * by a signal, 1 could not start (port taken, scenario failed to build, state file not writable), 2 bad
+ * usage (including a state file that is corrupt or of an unknown version).
  */
 import type { JournalEntry } from "../core/journal.ts";
 import type { Manifest } from "../core/manifest.ts";
+import type { SimConfig } from "../core/route.ts";
 import type { RunningServer } from "../node/server.ts";
+import type { StateFileWriter } from "../node/state-file.ts";
 import { type CliOptions, type LogFormat, parseCli, USAGE, UsageError } from "./args.ts";
 
 const CONTROL_TOKEN_HEADER = "x-sim-control-token";
@@ -30,12 +34,37 @@ async function main(): Promise<void> {
   }
 
   // Loaded only now, so that bad usage and --help answer without compiling the contract.
-  const [{ createSimulator }, { startServer }] = await Promise.all([
+  const [{ createSimulator }, { startServer }, stateFiles, host] = await Promise.all([
     import("../core/simulator.ts"),
     import("../node/server.ts"),
+    import("../node/state-file.ts"),
+    import("../node/host.ts"),
   ]);
+  const stateFile = options.stateFile;
+  let saved: Awaited<ReturnType<typeof stateFiles.readStateFile>> = null;
+  let writer: StateFileWriter | null = null;
+  if (stateFile !== null) {
+    try {
+      saved = await stateFiles.readStateFile(stateFile);
+    } catch (error) {
+      process.stderr.write(`error: ${describeShort(error)}
+`);
+      process.exit(2);
+    }
+    await stateFiles.removeStaleTemporaries(stateFile);
+    const ignored = options.given.filter((f) => f === "scenario" || f === "seed");
+    if (saved && ignored.length > 0) {
+      const flags = ignored.map((f) => `--${f}`).join(" and ");
+      process.stderr.write(`notice: loading the saved state from ${stateFile}; ${flags} ignored\n`);
+    }
+    writer = stateFiles.createStateFileWriter(stateFile, () => sim.snapshotText(), {
+      onError: (error) => process.stderr.write(`[state-file] could not save: ${describeShort(error)}\n`),
+    });
+  }
   const log = options.log === null ? undefined : requestLogger(options.log);
   const sim = createSimulator({
+    ...(saved ? { snapshot: saved } : {}),
+    ...(writer ? { onChange: () => writer.schedule() } : {}),
     scenario: options.scenario,
     seed: options.seed,
     clock: options.clock,
@@ -45,6 +74,7 @@ async function main(): Promise<void> {
     controlToken: options.controlToken,
     rateLimitPerMinute: options.rateLimitPerMinute,
     latencyMs: options.latencyMs,
+    generateBody: host.prismBodyGenerator(),
     ...(log ? { onRequest: log } : {}),
     onError: (error, where) => {
       // A client that hung up mid-request is not a bug of the simulator.
@@ -56,13 +86,31 @@ async function main(): Promise<void> {
   try {
     await sim.ready;
   } catch (error) {
+    if (saved) {
+      process.stderr.write(`error: state file ${stateFile}: ${describeShort(error)}\n`);
+      process.exit(2);
+    }
     process.stderr.write(`error: scenario "${options.scenario}" failed to build: ${describe(error)}\n`);
     process.exit(1);
+  }
+  if (saved) {
+    // Flags given explicitly win over the saved configuration.
+    if (options.given.includes("rate-limit")) sim.config.rateLimitPerMinute = options.rateLimitPerMinute;
+    if (options.given.includes("latency")) sim.config.latencyMs = options.latencyMs;
+  }
+  if (writer && !saved) {
+    // The file exists from the start, so a restart finds the same world even before the first change.
+    try {
+      await stateFiles.writeFileAtomic(stateFile as string, sim.snapshotText());
+    } catch (error) {
+      process.stderr.write(`error: cannot write state file ${stateFile}: ${describeShort(error)}\n`);
+      process.exit(1);
+    }
   }
 
   let server: RunningServer;
   try {
-    server = await startServer(sim, {
+    server = await startServer(host.nodeHandler(sim, { corsOrigins: options.corsOrigins }), {
       port: options.port,
       host: options.host,
       onError: (error, where) => {
@@ -75,7 +123,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  process.stdout.write(banner(server, options, sim.manifest()));
+  process.stdout.write(banner(server, options, sim.manifest(), sim.config, saved !== null));
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
@@ -85,13 +133,16 @@ async function main(): Promise<void> {
     }
     stopping = true;
     process.stderr.write(`${signal}: shutting down\n`);
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`error while closing: ${describe(error)}\n`);
-        process.exit(1);
-      },
-    );
+    server
+      .close()
+      .then(() => writer?.flush())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`error while closing: ${describe(error)}\n`);
+          process.exit(1);
+        },
+      );
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
@@ -118,7 +169,13 @@ function requestLogger(format: LogFormat): (entry: JournalEntry) => void {
   };
 }
 
-function banner(server: RunningServer, options: CliOptions, manifest: Manifest): string {
+function banner(
+  server: RunningServer,
+  options: CliOptions,
+  manifest: Manifest,
+  config: SimConfig,
+  loaded: boolean,
+): string {
   const origin = displayOrigin(options.host, server.port);
   const lines: string[] = [];
   const row = (label: string, value: string): void => {
@@ -129,6 +186,8 @@ function banner(server: RunningServer, options: CliOptions, manifest: Manifest):
   row("", `${origin}/v1`);
   row("ACP", `${origin}/api/acp`);
   row("OpenAPI", `${origin}/_openapi.json`);
+  row("Docs", `${origin}/  (API reference with "try it")`);
+  row("CORS", options.corsOrigins.join(", "));
   if (options.control) {
     const token =
       options.controlToken === null ? "" : `  (header ${CONTROL_TOKEN_HEADER}: ${options.controlToken})`;
@@ -144,10 +203,11 @@ function banner(server: RunningServer, options: CliOptions, manifest: Manifest):
       ? `real: background jobs finish after a few real seconds (virtual time now ${manifest.now})`
       : `manual at ${manifest.now}: time moves only through POST /__sim/clock/advance`,
   );
-  row("Rate limit", `${options.rateLimitPerMinute} requests per minute per account`);
-  const l = options.latencyMs;
+  row("Rate limit", `${config.rateLimitPerMinute} requests per minute per account`);
+  const l = config.latencyMs;
   row("Latency", Array.isArray(l) ? `${l[0]}-${l[1]} ms` : l > 0 ? `${l} ms` : "none");
   row("Request log", options.log ?? "off (--quiet)");
+  if (options.stateFile !== null) row("State file", `${options.stateFile} (${loaded ? "loaded" : "new"})`);
 
   const users = Object.entries(manifest.users);
   lines.push("", "  Users");
@@ -207,6 +267,10 @@ function listenFailure(error: unknown, options: CliOptions): string {
 
 function isAbort(error: unknown): boolean {
   return error instanceof Error && error.name === "AbortError";
+}
+
+function describeShort(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function describe(error: unknown): string {

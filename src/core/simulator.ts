@@ -14,18 +14,29 @@ import { type Operation, operations } from "../contract/operations.ts";
 import { resourceModules } from "../resources/index.ts";
 import { authenticate, sha256Hex } from "./auth.ts";
 import { DEFAULT_MAX_BODY_BYTES, parseJson, readCapped } from "./body.ts";
-import { type ClockMode, VirtualClock } from "./clock.ts";
+import { type ClockMode, type Job, VirtualClock } from "./clock.ts";
 import { handleControl } from "./control.ts";
 import { ApiError, unauthorized } from "./errors.ts";
 import { Faults } from "./faults.ts";
 import { Journal, type JournalEntry } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
 import { checkBody, checkParameters } from "./params.ts";
+import { type GenerateBody, parsePrefer, preferredResponse } from "./prefer.ts";
 import { createRng, type Rng } from "./prng.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { renderError, renderReply } from "./render.ts";
 import type { JobHandler, RequestContext, ResourceModule, RouteSpec, Services, SimConfig } from "./route.ts";
 import { Router } from "./router.ts";
+import {
+  checkSnapshot,
+  deserializeState,
+  encodeSnapshot,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_VERSION,
+  type Snapshot,
+  SnapshotError,
+  serializeState,
+} from "./snapshot.ts";
 import { emptyState, type State } from "./state.ts";
 
 export const DEFAULT_START = Date.parse("2026-11-21T12:00:00.000Z");
@@ -50,6 +61,18 @@ export interface SimulatorOptions {
   onRequest?: (entry: JournalEntry) => void;
   /** Called with bugs (non-ApiError throws) that were answered as a redacted 500. */
   onError?: (error: unknown, where: { method: string; path: string }) => void;
+  /**
+   * Schema-driven bodies for `Prefer: dynamic=true` (src/core/prefer.ts). Hosts inject one (the Node host
+   * uses Prism's generator); without it such requests get the contract's example and a header saying so.
+   */
+  generateBody?: GenerateBody;
+  /** Start from a saved world (src/core/snapshot.ts) instead of building a scenario. */
+  snapshot?: Snapshot;
+  /**
+   * Called after each request that may have changed the state: every POST, PUT, PATCH and DELETE that was
+   * not refused with a 4xx (control-plane resets and clock moves included). Hosts save the state from it.
+   */
+  onChange?: () => void;
 }
 
 export interface Simulator {
@@ -59,6 +82,12 @@ export interface Simulator {
   manifest(): Manifest;
   reset(to?: { scenario?: string; seed?: number }): Promise<Manifest>;
   advance(ms: number): string;
+  /** The whole world (state, clock, random stream position, manifest, config) as a detached copy. */
+  snapshot(): Snapshot;
+  /** The same as `encodeSnapshot(snapshot())`, without the copy: for saving. */
+  snapshotText(): string;
+  /** Replaces the world with a saved one; throws SnapshotError when the simulator cannot run it. */
+  restore(snap: Snapshot): void;
   readonly state: State;
   readonly clock: VirtualClock;
   readonly config: SimConfig;
@@ -112,6 +141,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const journal = new Journal();
   let faults = new Faults(createRng(options.seed ?? 1).fork("faults"));
   let latencyRng = createRng(options.seed ?? 1).fork("latency");
+  let preferCount = 0;
   let world: World;
 
   const build = async (scenarioName: string, seed: number): Promise<World> => {
@@ -121,11 +151,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     const state = emptyState();
     const start = options.startTime ?? DEFAULT_START;
     const services = {} as Services;
-    const clock = new VirtualClock(options.clock ?? "manual", start, wall, (job) => {
-      const run = jobs.get(job.kind);
-      if (!run) throw new Error(`No handler for job kind ${job.kind}`);
-      run(services, job.payload);
-    });
+    const clock = newClock(start, services);
     const b = new ScenarioBuilder(state, rng.fork("scenario"), start, scenario.name, seed);
     scenario.build(b);
     await Promise.all(
@@ -136,6 +162,19 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       }),
     );
     const runtime = rng.fork("runtime");
+    wireServices(services, state, clock, runtime);
+    for (const init of inits) init(services);
+    return { state, clock, rng, manifest: b.manifest, services };
+  };
+
+  const newClock = (start: number, services: Services): VirtualClock =>
+    new VirtualClock(options.clock ?? "manual", start, wall, (job) => {
+      const run = jobs.get(job.kind);
+      if (!run) throw new Error(`No handler for job kind ${job.kind}`);
+      run(services, job.payload);
+    });
+
+  const wireServices = (services: Services, state: State, clock: VirtualClock, runtime: Rng): void => {
     Object.assign(services, {
       state,
       clock,
@@ -150,8 +189,6 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       },
       sha256: sha256Hex,
     } satisfies Services);
-    for (const init of inits) init(services);
-    return { state, clock, rng, manifest: b.manifest, services };
   };
 
   const reset = async (to: { scenario?: string; seed?: number } = {}): Promise<Manifest> => {
@@ -163,10 +200,50 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     journal.clear();
     faults = new Faults(createRng(seed).fork("faults"));
     latencyRng = createRng(seed).fork("latency");
+    preferCount = 0;
     return world.manifest;
   };
 
-  const ready = reset().then(() => undefined);
+  /** A view of the live world: serialize it before the next request, or copy it. */
+  const liveSnapshot = (): Snapshot => ({
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    scenario: world.manifest.scenario,
+    seed: world.manifest.seed,
+    manifest: manifest(),
+    clock: world.clock.snapshot(),
+    rng: world.services.rng.state(),
+    config: { ...config, latencyMs: structuredClone(config.latencyMs) },
+    state: serializeState(world.state),
+  });
+
+  const restore = (saved: Snapshot): void => {
+    // A copy, so the same snapshot can be restored again and the caller's object is never mutated.
+    const snap = structuredClone(checkSnapshot(saved));
+    const unknown = snap.clock.jobs.map((j: Job) => j.kind).filter((k) => !jobs.has(k));
+    if (unknown.length > 0) throw new SnapshotError(`no handler for job kind "${unknown[0]}"`);
+    const state = deserializeState(snap.state);
+    const services = {} as Services;
+    const clock = newClock(snap.clock.now, services);
+    clock.restore(snap.clock);
+    const runtime = createRng(snap.seed).fork("runtime");
+    try {
+      runtime.restore(snap.rng);
+    } catch (error) {
+      throw new SnapshotError(`rng: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    wireServices(services, state, clock, runtime);
+    world = { state, clock, rng: createRng(snap.seed), manifest: snap.manifest, services };
+    config.rateLimitPerMinute = snap.config.rateLimitPerMinute;
+    config.latencyMs = snap.config.latencyMs;
+    limiter.reset();
+    journal.clear();
+    faults = new Faults(createRng(snap.seed).fork("faults"));
+    latencyRng = createRng(snap.seed).fork("latency");
+  };
+
+  const initial = options.snapshot;
+  const ready = (initial ? Promise.resolve().then(() => restore(initial)) : reset()).then(() => undefined);
 
   const manifest = (): Manifest => ({ ...world.manifest, now: world.clock.nowIso() });
 
@@ -174,6 +251,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     ready,
     manifest,
     reset,
+    snapshot: () => structuredClone(liveSnapshot()),
+    snapshotText: () => encodeSnapshot(liveSnapshot()),
+    restore,
     advance: (ms) => {
       world.clock.advance(ms);
       return world.clock.nowIso();
@@ -223,6 +303,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       };
       journal.add(entry);
       options.onRequest?.(entry);
+      if (options.onChange && mayHaveChanged(request.method, response.status)) options.onChange();
       if (request.method !== "HEAD") return response;
       // A HEAD answer has no body; stop whatever would have produced one.
       await response.body?.cancel().catch(() => {});
@@ -264,6 +345,21 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
         who.userId = caller.user.id;
         caller.key.lastUsedAt = world.clock.now();
         if (op.rateLimited) applyRateLimit(caller.user.id, headers);
+      }
+      const prefer = request.headers.get("prefer");
+      if (prefer !== null) {
+        // Prism-style control (code=, example=, dynamic=): after auth and rate limit, instead of the handler.
+        const prefs = parsePrefer(prefer);
+        if (prefs) {
+          await delay();
+          return await preferredResponse(op, prefs, {
+            path,
+            accept: request.headers.get("accept"),
+            headers,
+            generateBody: options.generateBody,
+            seed: `${options.seed ?? 1}:${preferCount++}`,
+          });
+        }
       }
       const spec = routes.get(op.operationId);
       if (!spec) throw new ApiError(501, `${op.operationId} is not simulated yet`);
@@ -333,6 +429,12 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   }
 
   return sim;
+}
+
+/** Reads and refused requests change nothing (the robustness suite proves it), so they need no save. */
+function mayHaveChanged(method: string, status: number): boolean {
+  if (method === "GET" || method === "HEAD" || method === "OPTIONS") return false;
+  return status < 400 || status >= 500;
 }
 
 function rateHeaders(limit: number, remaining: number): Record<string, string> {
