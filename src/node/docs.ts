@@ -8,8 +8,10 @@
  * goes to the wrapped handler. Scalar's telemetry, AI agent and default web fonts are switched off, so
  * the page makes no request beyond this origin.
  */
+
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { escapeHtml } from "../core/html.ts";
 import type { Manifest } from "../core/manifest.ts";
 import type { FetchHandler } from "./server.ts";
 
@@ -88,14 +90,7 @@ export function withDocs(inner: FetchHandler, options: DocsOptions): FetchHandle
   };
 }
 
-const ESCAPES: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-const esc = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+const esc = escapeHtml;
 
 /** JSON that is safe inside a <script> element. */
 const scriptJson = (value: unknown): string =>

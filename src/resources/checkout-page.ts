@@ -14,6 +14,7 @@
  * served with a strict Content-Security-Policy, `no-store` and `no-referrer` (the URL is a secret).
  */
 
+import { escapeHtml } from "../core/html.ts";
 import type { ResourceModule, Services } from "../core/route.ts";
 import {
   abandonByBuyer,
@@ -34,19 +35,6 @@ const HTML_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy":
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 };
-
-const ESCAPES: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-/** Escapes text for HTML element content and quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
 
 export function formatAmount(minorUnits: number, currency: string): string {
   return new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).format(
