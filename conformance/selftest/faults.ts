@@ -11,10 +11,14 @@ import {
   exportsRules,
   facets,
   fileRedaction,
+  followRules,
   formationPages,
   formationVisibility,
+  identity,
   keyAccess,
   keySecrets,
+  largeAudience,
+  largePreview,
   membersRules,
   pendingRecalibrations,
   planLimit,
@@ -28,9 +32,13 @@ import {
 import {
   authCheck,
   hiddenReads,
+  hiddenWrites,
   invalidBodies,
+  invalidQuery,
   malformedReads,
+  malformedWrites,
   prefixes,
+  unknownReads,
   unknownWrites,
   validReads,
 } from "../checks/generic.ts";
@@ -815,5 +823,103 @@ export const FAULTS: FaultCase[] = [
             headers: { "ratelimit-limit": "300", "ratelimit-remaining": "299" },
           })
         : next(req),
+  },
+  {
+    name: "following a private Audience answered 200 instead of 404",
+    checks: [followRules],
+    reportedBy: "domain/follow",
+    fault: async (req, next) => {
+      const res = await next(req);
+      return is(req, "POST", /\/follow$/) && res.status === 404
+        ? editJson(withStatus(res, 200), () => ({ data: { following: true } }))
+        : res;
+    },
+  },
+  {
+    name: "403 instead of 404 for a write to an Audience the caller cannot view",
+    checks: [hiddenWrites],
+    reportedBy: "generic/hidden-existence-writes",
+    fault: async (req, next, env) => {
+      const res = await next(req);
+      if (
+        req.method !== "GET" &&
+        res.status === 404 &&
+        callerOf(req, env) === "outsider" &&
+        pathOf(req).includes(env.sim.manifest().audiences.private?.id ?? "?")
+      )
+        return envelope(403, "Access denied", pathOf(req));
+      return res;
+    },
+  },
+  {
+    name: "GET /auth/me names another user",
+    checks: [identity],
+    reportedBy: "domain/identity",
+    fault: async (req, next, env) => {
+      const res = await next(req);
+      const other = Object.entries(env.sim.manifest().users).find(([h]) => h !== callerOf(req, env))?.[1];
+      return is(req, "GET", /\/auth\/me$/) && res.status === 200 && other
+        ? editJson(res, (b) => ({ ...b, id: other.id }))
+        : res;
+    },
+  },
+  {
+    name: "a query value outside its enum is ignored (200 instead of 400)",
+    checks: [invalidQuery],
+    reportedBy: "generic/invalid-query",
+    fault: async (req, next) => {
+      const url = new URL(req.url);
+      for (const [k, v] of [...url.searchParams]) if (v === "not-in-the-enum") url.searchParams.delete(k);
+      return next(new Request(url, { method: req.method, headers: req.headers }));
+    },
+  },
+  {
+    name: "filter attributes of an Audience over 5000 Minds not marked truncated",
+    checks: [largeAudience],
+    reportedBy: "domain/filter-truncation",
+    fault: async (req, next) => {
+      const res = await next(req);
+      return is(req, "GET", /\/filter-attributes$/)
+        ? editJson(res, (b) => {
+            if (b?.data && b.data.totalMinds > 5000) b.data.truncated = false;
+          })
+        : res;
+    },
+  },
+  {
+    name: "preview of an Audience over 1000 members without hardCapExceeded",
+    checks: [largePreview],
+    reportedBy: "domain/preview-hard-cap",
+    fault: async (req, next) => {
+      const res = await next(req);
+      return is(req, "POST", /\/formations\/preview$/) &&
+        res.headers.get("content-type")?.includes("application/json")
+        ? editJson(res, (b) => {
+            if (b?.data && "hardCapExceeded" in b.data) b.data.hardCapExceeded = false;
+          })
+        : res;
+    },
+  },
+  {
+    name: "malformed ID on a write answered 404 instead of 400",
+    checks: [malformedWrites],
+    reportedBy: "generic/malformed-ids-writes",
+    fault: async (req, next) => {
+      const res = await next(req);
+      return res.status === 400 && req.method !== "GET"
+        ? editJson(withStatus(res, 404), (b) => ({ ...b, statusCode: 404, statusMessage: "Not Found" }))
+        : res;
+    },
+  },
+  {
+    name: "unknown ID on a read answered 200 instead of 404",
+    checks: [unknownReads],
+    reportedBy: "generic/unknown-ids-reads",
+    fault: async (req, next) => {
+      const res = await next(req);
+      return req.method === "GET" && res.status === 404
+        ? editJson(withStatus(res, 200), () => ({ data: {} }))
+        : res;
+    },
   },
 ];
