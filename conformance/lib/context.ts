@@ -37,7 +37,11 @@ export interface CheckDef {
 }
 
 export class Target {
-  constructor(readonly info: TargetInfo) {}
+  constructor(
+    readonly info: TargetInfo,
+    /** How the control plane is reached (global fetch unless a run gives its own). */
+    private readonly fetchFn?: typeof globalThis.fetch,
+  ) {}
 
   get isSimulator(): boolean {
     return this.info.kind === "simulator";
@@ -96,7 +100,7 @@ export class Target {
   async control(method: string, path: string, body?: unknown): Promise<unknown> {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (this.info.controlToken) headers["x-sim-control-token"] = this.info.controlToken;
-    const res = await fetch(`${this.info.baseUrl}/__sim${path}`, {
+    const res = await (this.fetchFn ?? fetch)(`${this.info.baseUrl}/__sim${path}`, {
       method,
       headers,
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
@@ -139,6 +143,11 @@ function hash(s: string): number {
   return h >>> 0;
 }
 
+/** How a check reaches the target: `fetch` replaces undici (and global fetch for the control plane). */
+export interface RunOptions {
+  fetch?: typeof globalThis.fetch;
+}
+
 export interface PropertyOptions {
   numRuns: number;
 }
@@ -156,8 +165,9 @@ export class CheckContext {
     info: TargetInfo,
     readonly checkName: string,
     coverage = new Coverage(),
+    options: RunOptions = {},
   ) {
-    this.target = new Target(info);
+    this.target = new Target(info, options.fetch);
     this.coverage = coverage;
     const sim = info.kind === "simulator";
     this.client = new HttpClient({
@@ -166,6 +176,7 @@ export class CheckContext {
       waitWindow: (ms) => this.target.advance(ms),
       backoffBaseMs: sim ? 20 : 500,
       maxAttempts: 3,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     this.detach = this.client.observe((ex) => {
       this.coverage.record(ex);
@@ -277,8 +288,13 @@ export class CheckContext {
 }
 
 /** Runs one check against a target and returns its violations (after its cleanup). */
-export async function runCheck(def: CheckDef, info: TargetInfo, coverage?: Coverage): Promise<Violation[]> {
-  const ctx = new CheckContext(info, def.name, coverage);
+export async function runCheck(
+  def: CheckDef,
+  info: TargetInfo,
+  coverage?: Coverage,
+  options: RunOptions = {},
+): Promise<Violation[]> {
+  const ctx = new CheckContext(info, def.name, coverage, options);
   let failure: unknown = null;
   try {
     await def.run(ctx);

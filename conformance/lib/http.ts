@@ -115,6 +115,8 @@ export interface ClientOptions {
   /** Backoff between retries of a 5xx (short against the simulator). */
   backoffBaseMs: number;
   maxAttempts: number;
+  /** Send through this fetch (e.g. global fetch under msw/node) instead of undici's own agent. */
+  fetch?: typeof globalThis.fetch;
 }
 
 type Observer = (ex: Exchange) => void;
@@ -228,20 +230,38 @@ export class HttpClient {
       headers["content-type"] ??= "application/json";
     }
     const started = performance.now();
-    const res = await request(url, {
-      method: method as "GET",
-      headers,
-      dispatcher: agent,
-      headersTimeout: spec.timeoutMs ?? 30_000,
-      bodyTimeout: spec.timeoutMs ?? 30_000,
-      ...(body !== undefined ? { body } : {}),
-    });
-    const text = await res.body.text();
-    const ms = performance.now() - started;
+    const timeoutMs = spec.timeoutMs ?? 30_000;
+    let status: number;
+    let text: string;
     const responseHeaders: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) {
-      if (v !== undefined) responseHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
+    if (this.options.fetch) {
+      const res = await this.options.fetch(url, {
+        method,
+        headers,
+        signal: AbortSignal.timeout(timeoutMs),
+        ...(body !== undefined ? { body: typeof body === "string" ? body : new Uint8Array(body) } : {}),
+      });
+      status = res.status;
+      text = await res.text();
+      res.headers.forEach((v, k) => {
+        responseHeaders[k.toLowerCase()] = v;
+      });
+    } else {
+      const res = await request(url, {
+        method: method as "GET",
+        headers,
+        dispatcher: agent,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        ...(body !== undefined ? { body } : {}),
+      });
+      status = res.statusCode;
+      text = await res.body.text();
+      for (const [k, v] of Object.entries(res.headers)) {
+        if (v !== undefined) responseHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
+      }
     }
+    const ms = performance.now() - started;
     const recorded = { ...headers };
     if (recorded.authorization !== undefined) {
       recorded.authorization = keyLabel ? `Bearer <${keyLabel} key>` : redactAuth(recorded.authorization);
@@ -255,7 +275,7 @@ export class HttpClient {
       recorded,
       keyLabel,
       bodyText,
-      res.statusCode,
+      status,
       responseHeaders,
       text,
       ms,

@@ -4,7 +4,7 @@
  */
 import { createSimulator, type Simulator } from "../../src/core/simulator.ts";
 import { startServer } from "../../src/node/server.ts";
-import { type CheckDef, runCheck } from "../lib/context.ts";
+import { type CheckDef, type RunOptions, runCheck } from "../lib/context.ts";
 import type { Violation } from "../lib/report.ts";
 import { discover, type TargetInfo } from "../lib/target.ts";
 
@@ -49,11 +49,15 @@ export async function brokenServer(fault: Fault | null, seed = 7): Promise<Broke
 }
 
 /** Runs checks and returns every violation (a check that could not finish contributes what it found). */
-export async function runAll(checks: readonly CheckDef[], info: TargetInfo): Promise<Violation[]> {
+export async function runAll(
+  checks: readonly CheckDef[],
+  info: TargetInfo,
+  options: RunOptions = {},
+): Promise<Violation[]> {
   const out: Violation[] = [];
   for (const def of checks) {
     try {
-      out.push(...(await runCheck(def, info)));
+      out.push(...(await runCheck(def, info, undefined, options)));
     } catch (e) {
       const partial = (e as { violations?: Violation[] }).violations;
       if (!partial) throw e;
