@@ -1,32 +1,6 @@
 /** Helpers shared by the scenario tests. */
 import type { FormationRecord, MindRecord, State } from "../src/core/state.ts";
-import { OTHER_BUCKET } from "../src/resources/formation-classifier.ts";
-
-/** Function words that say nothing about a member (the classifier ignores them too). */
-const STOP = new Set([
-  "the",
-  "and",
-  "for",
-  "with",
-  "who",
-  "that",
-  "are",
-  "from",
-  "their",
-  "they",
-  "this",
-  "into",
-  "have",
-]);
-
-function words(text: string): Set<string> {
-  return new Set(
-    text
-      .toLowerCase()
-      .split(/[^a-z0-9]+/)
-      .filter((w) => w.length > 2 && !STOP.has(w)),
-  );
-}
+import { OTHER_BUCKET, words } from "../src/resources/formation-classifier.ts";
 
 function mindWords(m: MindRecord): Set<string> {
   return words(`${m.headline} ${m.bio} ${Object.values(m.attributes).join(" ")}`);

@@ -1,44 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
-import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { scenarios } from "../../scenarios/index.ts";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const children = new Set<ChildProcess>();
-
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** Starts the CLI the way `npm start` does (tsx), with the Node that runs the tests. */
-function cli(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: "", HOST: "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.add(child);
-  let out = "";
-  let err = "";
-  child.stdout?.setEncoding("utf8").on("data", (d: string) => {
-    out += d;
-  });
-  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
-    err += d;
-  });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on("exit", (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    });
-  });
-  return { child, stdout: () => out, stderr: () => err, exit };
-}
+import { startCli as cli, killAllClis, type CliRun as Run } from "../testing/cli.ts";
 
 async function waitFor(run: Run, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
   const deadline = Date.now() + timeoutMs;
@@ -52,9 +16,7 @@ async function waitFor(run: Run, pattern: RegExp, timeoutMs = 30_000): Promise<R
   }
 }
 
-afterAll(() => {
-  for (const child of children) child.kill("SIGKILL");
-});
+afterAll(killAllClis);
 
 describe("npm start (src/cli/main.ts)", () => {
   it("serves on an ephemeral port, prints URLs and keys, logs requests, stops on SIGTERM with 0", async () => {

@@ -27,7 +27,8 @@ const STOP = new Set([
   "have",
 ]);
 
-function words(text: string): Set<string> {
+/** The words of a text that can say something about a member (shared with the scenario tests). */
+export function words(text: string): Set<string> {
   const out = new Set<string>();
   for (const w of text.toLowerCase().split(/[^a-z0-9]+/)) if (w.length > 2 && !STOP.has(w)) out.add(w);
   return out;

@@ -4,21 +4,19 @@
  * random moments, many of them in the middle of a write, always leaves a file that loads to a consistent
  * world (ROBUSTNESS_KILL_MS bounds that loop, default below).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { digest, stateDigest } from "../core/digest.ts";
 import { createRng } from "../core/prng.ts";
 import { createSimulator, type Simulator } from "../core/simulator.ts";
 import { parseSnapshot, SNAPSHOT_VERSION, type Snapshot, SnapshotError } from "../core/snapshot.ts";
+import { startCli as cli, killAllClis, type CliRun as Run } from "../testing/cli.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const KILL_MS = Number(process.env.ROBUSTNESS_KILL_MS ?? 25_000);
-const children = new Set<ChildProcess>();
 let dir: string;
 
 beforeAll(async () => {
@@ -26,7 +24,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of children) c.kill("SIGKILL");
+  killAllClis();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -138,37 +136,6 @@ describe("snapshot round trip", () => {
     expect(() => createRng(8).fork("runtime").restore(saved)).toThrow(/seed/);
   });
 });
-
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function cli(args: string[]): Run {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: "", HOST: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.add(child);
-  let out = "";
-  let err = "";
-  child.stdout?.setEncoding("utf8").on("data", (d: string) => {
-    out += d;
-  });
-  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
-    err += d;
-  });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on("exit", (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    });
-  });
-  return { child, stdout: () => out, stderr: () => err, exit };
-}
 
 async function listening(run: Run, timeoutMs = 30_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;

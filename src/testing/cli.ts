@@ -1,0 +1,43 @@
+/** Starting the CLI the way `npm start` does (tsx), for tests that need a real process. */
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const running = new Set<ChildProcess>();
+
+export interface CliRun {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `src/cli/main.ts` with the Node that runs the tests; PORT and HOST from the outside are cleared. */
+export function startCli(args: string[], env: Record<string, string> = {}): CliRun {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "", HOST: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.add(child);
+  let out = "";
+  let err = "";
+  child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+    err += d;
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on("exit", (code, signal) => {
+      running.delete(child);
+      resolve({ code, signal });
+    });
+  });
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+/** Kills every CLI a test started and has not seen exit (for afterAll). */
+export function killAllClis(): void {
+  for (const child of running) child.kill("SIGKILL");
+}
