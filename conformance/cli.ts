@@ -172,7 +172,7 @@ async function main(): Promise<number> {
   const { startVitest } = await import("vitest/node");
   const vitest = await startVitest("test", [], {
     root,
-    config: join(root, "vitest.config.ts"),
+    config: join(root, ".config", "vitest.config.ts"),
     project: ["conformance"],
     run: true,
     watch: false,

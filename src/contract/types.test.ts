@@ -17,15 +17,17 @@ async function generate(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "contract-types-"));
   try {
     const out = join(dir, "types.gen.ts");
-    // The working directory matters: the CLI reads redocly.yaml from it, as it does under npm.
-    await promisify(execFile)(process.execPath, [CLI, "openapi.json", "-o", out], { cwd: REPO }).catch(
-      (error: { stderr?: string }) => {
-        // openapi-typescript lints the document with redocly.yaml first and stops on any lint error.
-        throw new Error(
-          `openapi-typescript could not generate types from openapi.json:\n${error.stderr ?? error}`,
-        );
-      },
-    );
+    // Same arguments as the npm script, including the Redocly config it lints with first.
+    await promisify(execFile)(
+      process.execPath,
+      [CLI, "openapi.json", "--redocly", ".redocly.yaml", "-o", out],
+      { cwd: REPO },
+    ).catch((error: { stderr?: string }) => {
+      // openapi-typescript lints the document with .redocly.yaml first and stops on any lint error.
+      throw new Error(
+        `openapi-typescript could not generate types from openapi.json:\n${error.stderr ?? error}`,
+      );
+    });
     return await readFile(out, "utf8");
   } finally {
     await rm(dir, { recursive: true, force: true });
