@@ -431,12 +431,8 @@ export function completeByBuyer(
   services: Pick<Services, "state" | "clock">,
   s: CheckoutSessionRecord,
 ): BuyerOutcome {
-  const now = services.clock.now();
-  settle(s, now);
-  if (s.status !== "requires_escalation") return { refused: s.status };
-  s.status = "completed";
-  s.completedAt = now;
-  dropExpiryJob(services, s.id);
+  const now = closeOpen(services, s, "completed");
+  if (typeof now !== "number") return now;
   const owner = services.state.users.get(s.ownerId);
   if (s.price.kind === "subscription" && s.price.plan !== null && owner) {
     owner.plan = s.price.plan;
@@ -462,13 +458,24 @@ export function abandonByBuyer(
   services: Pick<Services, "state" | "clock">,
   s: CheckoutSessionRecord,
 ): BuyerOutcome {
+  const closed = closeOpen(services, s, "canceled");
+  return typeof closed === "number" ? "canceled" : closed;
+}
+
+/** Closes a session that is still open (after expiry is settled): the time it closed, or why it could not. */
+function closeOpen(
+  services: Pick<Services, "state" | "clock">,
+  s: CheckoutSessionRecord,
+  to: "completed" | "canceled",
+): number | { refused: Exclude<CheckoutStatus, "requires_escalation"> } {
   const now = services.clock.now();
   settle(s, now);
   if (s.status !== "requires_escalation") return { refused: s.status };
-  s.status = "canceled";
-  s.canceledAt = now;
+  s.status = to;
+  if (to === "completed") s.completedAt = now;
+  else s.canceledAt = now;
   dropExpiryJob(services, s.id);
-  return "canceled";
+  return now;
 }
 
 // ------------------------------------------------------------------------------------------- module

@@ -17,23 +17,15 @@
  *   omitted before; `coverage` is always present and null when the Audience has none.
  */
 
+import type { components } from "../contract/types.gen.ts";
 import type { RequestContext, ResourceModule } from "../core/route.ts";
 import type { AudienceRecord, ResearchState, State } from "../core/state.ts";
 import { viewable } from "./access.ts";
 import { isoOrNull } from "./time.ts";
 import { type TrainingView, trainingView } from "./training.ts";
 
-export interface Readiness {
-  total: number;
-  ready: number;
-  training: number;
-  failed: 0;
-  isReady: boolean;
-  startsNow: boolean;
-  leftOut: number;
-  learning: number;
-  fullyTrained: boolean;
-}
+/** The contract's readiness object (generated from openapi.json). */
+export type Readiness = components["schemas"]["Readiness"];
 
 /** What readiness reads from each member: its progress `update` object. */
 export type MemberUpdate = Pick<TrainingView, "readyToChat" | "learningInBackground" | "trainingStatus">;

@@ -4,26 +4,15 @@
  * state digest unchanged), no response ever carries another user's secret, and a deleted key never
  * authenticates again. Runs in-process (the HTTP host adds nothing to access rules).
  */
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROLES, type Role } from "../../conformance/lib/target.ts";
 import { type Operation, operations } from "../contract/operations.ts";
 import { stateDigest } from "../core/digest.ts";
 import type { Manifest } from "../core/manifest.ts";
 import { createSimulator, type Simulator } from "../core/simulator.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { answerProblems } from "./harness.ts";
-
-const ROLES = [
-  "owner",
-  "teammate",
-  "admin",
-  "member",
-  "outsider",
-  "sso",
-  "solo",
-  "publisher",
-  "studyViewer",
-] as const;
-type Role = (typeof ROLES)[number];
 
 /**
  * Operations that change an Audience or what hangs off it, as opposed to the caller's own records (a
