@@ -4,6 +4,7 @@
  * work (validation, cloning) can never exhaust the stack.
  */
 import { ApiError, badRequest } from "./errors.ts";
+import type { SimRequest } from "./exchange.ts";
 
 /** Applies where the contract sets no `x-max-body-bytes`: generous, but bounded. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -11,7 +12,7 @@ const MAX_DEPTH = 64;
 
 export type BodyResult = { present: false } | { present: true; text: string };
 
-export async function readCapped(request: Request, maxBytes: number): Promise<BodyResult> {
+export async function readCapped(request: SimRequest, maxBytes: number): Promise<BodyResult> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
   if (!request.body) return { present: false };

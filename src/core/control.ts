@@ -5,6 +5,7 @@
 import type { Scenario } from "../../scenarios/builder.ts";
 import { parseJson, readCapped } from "./body.ts";
 import { ApiError, badRequest } from "./errors.ts";
+import { Answer, type Outcome, type SimRequest } from "./exchange.ts";
 import type { FaultInput } from "./faults.ts";
 import { json, renderError } from "./render.ts";
 import type { Simulator } from "./simulator.ts";
@@ -19,7 +20,7 @@ type ControlHandler = (
   body: Record<string, unknown>,
   url: URL,
   deps: ControlDeps,
-) => Promise<Response> | Response;
+) => Promise<Outcome> | Outcome;
 
 const MAX_CONTROL_BODY = 64 * 1024;
 
@@ -67,7 +68,7 @@ const handlers: Record<string, ControlHandler> = {
   "POST /__sim/faults": (body, _u, { sim }) => json(201, sim.faults.add(faultRule(body))),
   "DELETE /__sim/faults": (_b, _u, { sim }) => {
     sim.faults.clear();
-    return new Response(null, { status: 204 });
+    return new Answer(204, {}, null);
   },
   "GET /__sim/requests": (_b, url, { sim }) => {
     const raw = url.searchParams.get("limit");
@@ -78,7 +79,7 @@ const handlers: Record<string, ControlHandler> = {
   },
 };
 
-export async function handleControl(request: Request, url: URL, deps: ControlDeps): Promise<Response> {
+export async function handleControl(request: SimRequest, url: URL, deps: ControlDeps): Promise<Outcome> {
   try {
     if (deps.control.token !== null && request.headers.get("x-sim-control-token") !== deps.control.token) {
       throw new ApiError(401, "Missing or wrong x-sim-control-token");
@@ -95,7 +96,7 @@ export async function handleControl(request: Request, url: URL, deps: ControlDep
   }
 }
 
-async function readObject(request: Request): Promise<Record<string, unknown>> {
+async function readObject(request: SimRequest): Promise<Record<string, unknown>> {
   if (request.method === "GET" || request.method === "HEAD") return {};
   const raw = await readCapped(request, MAX_CONTROL_BODY);
   if (!raw.present) return {};

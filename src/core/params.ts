@@ -8,6 +8,7 @@
 import type { Operation, ParameterSpec } from "../contract/operations.ts";
 import { type ValidationIssue, validate } from "../contract/validate.ts";
 import { type ApiError, badRequest } from "./errors.ts";
+import type { HeaderReader } from "./exchange.ts";
 import type { RequestContext, RouteSpec } from "./route.ts";
 
 /** `audienceId` → `audience`, `userId` → `user`: the noun the description's ID messages use. */
@@ -36,7 +37,7 @@ export function checkParameters(
   op: Operation,
   params: Record<string, string>,
   url: URL,
-  headers: Headers,
+  headers: HeaderReader,
   spec?: RouteSpec,
 ): Record<string, unknown> {
   const strict = op.statuses.includes(400);

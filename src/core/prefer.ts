@@ -17,6 +17,7 @@
 import { deref, resolvePointer } from "../contract/document.ts";
 import type { Operation } from "../contract/operations.ts";
 import { ApiError } from "./errors.ts";
+import { Answer } from "./exchange.ts";
 
 export interface GenerateBodyInput {
   operationId: string;
@@ -110,7 +111,7 @@ export async function preferredResponse(
   op: Operation,
   prefs: Preferences,
   ctx: PreferContext,
-): Promise<Response> {
+): Promise<Answer> {
   const status = pickStatus(op, prefs);
   const { response, at } = responseAt(op, status);
   const content = (response.content ?? {}) as Json;
@@ -126,7 +127,7 @@ export async function preferredResponse(
   if (mediaTypes.length === 0) {
     if (prefs.example !== undefined) throw unknownExample(op, prefs.example, status, []);
     headers["preference-applied"] = applied.join(", ");
-    return new Response(null, { status, headers });
+    return new Answer(status, headers, null);
   }
   const mediaType = negotiate(mediaTypes, ctx.accept);
   const media = content[mediaType] as Json;
@@ -180,7 +181,7 @@ export async function preferredResponse(
   headers["content-type"] = isText ? `${mediaType}; charset=utf-8` : mediaType;
   headers["preference-applied"] = applied.join(", ");
   const text = typeof body === "string" && mediaType !== "application/json" ? body : JSON.stringify(body);
-  return new Response(text, { status, headers });
+  return new Answer(status, headers, text);
 }
 
 /** `code`, else the response that holds the named example, else the first documented 2xx. */

@@ -6,6 +6,7 @@
 import type { ValidationIssue } from "../contract/validate.ts";
 import type { VirtualClock } from "./clock.ts";
 import type { ApiError } from "./errors.ts";
+import type { HeaderReader, Outcome, SimRequest } from "./exchange.ts";
 import type { Rng } from "./prng.ts";
 import type { ApiKeyRecord, State, UserRecord } from "./state.ts";
 
@@ -32,10 +33,15 @@ export interface Services {
   };
   /** Hex SHA-256 of a string, as stored for API keys. */
   sha256(text: string): Promise<string>;
+  /**
+   * Data derived from the state (an index, a rendered view) under `key`, derived again only after the
+   * state may have changed (src/core/memo.ts). `derive` must read the state only, never change it.
+   */
+  memo<T>(key: string, derive: () => T): T;
 }
 
 export interface RequestContext extends Services {
-  request: Request;
+  request: SimRequest;
   url: URL;
   /** The request path, as echoed in error envelopes. */
   path: string;
@@ -44,7 +50,7 @@ export interface RequestContext extends Services {
   query: URLSearchParams;
   /** Query and header parameters the contract declares, coerced to their schema types and validated. */
   queryValues: Record<string, unknown>;
-  headers: Headers;
+  headers: HeaderReader;
   /** The parsed JSON body, or undefined when the request had none. */
   body: unknown;
   /** True when the request carried a body (even an empty JSON object). */
@@ -66,7 +72,7 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export type Handler = (ctx: RequestContext) => Reply | Response | Promise<Reply | Response>;
+export type Handler = (ctx: RequestContext) => Reply | Outcome | Promise<Reply | Outcome>;
 
 export interface RouteSpec {
   handler: Handler;
@@ -85,6 +91,12 @@ export interface RouteSpec {
    * more specific than the engine's `Invalid query parameter <name>`. Returning null keeps the engine's.
    */
   invalidParameter?: (name: string, where: "query" | "header", value: string) => ApiError | null;
+  /**
+   * A pure read: the handler changes nothing, and its answer depends only on the state, the caller, the
+   * path and the query. The engine then reuses the rendered answer until the state may have changed, and
+   * the request itself leaves what other pure reads derived in place (src/core/memo.ts).
+   */
+  pure?: true;
 }
 
 export type JobHandler = (services: Services, payload: unknown) => void;
@@ -101,5 +113,5 @@ export interface ResourceModule {
    * contract's routes; answers null for paths that are not its own. No API key, rate limit or fault rule
    * applies there.
    */
-  outside?: (request: Request, url: URL, services: Services) => Promise<Response | null>;
+  outside?: (request: SimRequest, url: URL, services: Services) => Promise<Outcome | null>;
 }

@@ -194,3 +194,50 @@ describe("edge cases of the engine", () => {
     }
   });
 });
+
+describe("pure reads", () => {
+  const detail = (h: Awaited<ReturnType<typeof harness>>) => `/api/v1/audiences/${h.id("audiences", "main")}`;
+
+  it("are answered again from what was rendered, until the state may have changed", async () => {
+    const h = await harness();
+    // Held before the reads: changes made through it later are invisible to the core, which shows reuse.
+    const state = h.sim.state;
+    const first = await h.call("GET", detail(h));
+    const audience = state.audiences.get(h.id("audiences", "main"));
+    if (!audience) throw new Error("no main audience");
+    const original = audience.name;
+    audience.name = "Changed behind the core's back";
+    const again = await h.call("GET", detail(h));
+    expect(again.text).toBe(first.text);
+    expect(again.body.data.name).toBe(original);
+    // Taking hold of the state again counts as a change.
+    expect(h.sim.state.audiences.size).toBeGreaterThan(0);
+    expect((await h.call("GET", detail(h))).body.data.name).toBe("Changed behind the core's back");
+  });
+
+  it("see every write, job and clock move", async () => {
+    const h = await harness();
+    expect((await h.call("GET", detail(h))).body.data.name).not.toBe("Renamed");
+    expect((await h.call("PUT", detail(h), { body: { name: "Renamed" } })).status).toBe(200);
+    expect((await h.call("GET", detail(h))).body.data.name).toBe("Renamed");
+    const before = (await h.call("GET", detail(h))).body.data.updatedAt;
+    h.sim.advance(5_000);
+    await h.call("PUT", detail(h), { body: { name: "Renamed" } });
+    expect((await h.call("GET", detail(h))).body.data.updatedAt).not.toBe(before);
+  });
+
+  it("are kept per caller, after access checks, with fresh rate-limit headers", async () => {
+    const h = await harness({ rateLimitPerMinute: 10 });
+    const owner = await h.call("GET", detail(h));
+    const admin = await h.call("GET", detail(h), { as: "admin" });
+    expect(owner.body.data.currentMemberRole).toBe("owner");
+    expect(admin.body.data.currentMemberRole).toBe("admin");
+    const again = await h.call("GET", detail(h));
+    expect(again.text).toBe(owner.text);
+    expect(Number(again.headers.get("ratelimit-remaining"))).toBe(
+      Number(owner.headers.get("ratelimit-remaining")) - 1,
+    );
+    const stranger = await h.call("GET", detail(h), { as: "solo" });
+    expect(stranger.status).toBe(404);
+  });
+});

@@ -1,6 +1,7 @@
 /**
  * The simulator core: `createSimulator(options).fetch(request)` serves the whole API on web-standard
- * Request/Response, with no dependency on a runtime. Hosts (node:http, MSW, tests) only translate.
+ * Request/Response, with no dependency on a runtime. Hosts (node:http, MSW, tests) only translate; the
+ * node:http host calls `handle`, the same without the web objects (src/core/exchange.ts).
  *
  * A request goes through: control plane or router → fault rules → authentication → rate limit →
  * parameter checks → body (capped, parsed, validated) → the resource module's handler. Anything a
@@ -17,9 +18,11 @@ import { DEFAULT_MAX_BODY_BYTES, parseJson, readCapped } from "./body.ts";
 import { type ClockMode, type Job, VirtualClock } from "./clock.ts";
 import { handleControl } from "./control.ts";
 import { ApiError, unauthorized } from "./errors.ts";
+import { Answer, type Outcome, type SimRequest, toResponse } from "./exchange.ts";
 import { Faults } from "./faults.ts";
 import { Journal, type JournalEntry } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
+import { StateMemo } from "./memo.ts";
 import { checkBody, checkParameters } from "./params.ts";
 import { type GenerateBody, parsePrefer, preferredResponse } from "./prefer.ts";
 import { createRng, type Rng } from "./prng.ts";
@@ -77,6 +80,8 @@ export interface SimulatorOptions {
 
 export interface Simulator {
   fetch(request: Request): Promise<Response>;
+  /** `fetch` for hosts that pass something lighter than a Request and write Answers out themselves. */
+  handle(request: SimRequest): Promise<Outcome>;
   /** Resolves once the scenario is built; `fetch` waits for it by itself. */
   ready: Promise<void>;
   manifest(): Manifest;
@@ -88,6 +93,7 @@ export interface Simulator {
   snapshotText(): string;
   /** Replaces the world with a saved one; throws SnapshotError when the simulator cannot run it. */
   restore(snap: Snapshot): void;
+  /** The live state. Taking hold of it counts as a change (what the core derived from it is dropped). */
   readonly state: State;
   readonly clock: VirtualClock;
   readonly config: SimConfig;
@@ -139,6 +145,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const control = { enabled: options.control ?? true, token: options.controlToken ?? null };
   const limiter = new RateLimiter();
   const journal = new Journal();
+  const memo = new StateMemo();
   let faults = new Faults(createRng(options.seed ?? 1).fork("faults"));
   let latencyRng = createRng(options.seed ?? 1).fork("latency");
   let preferCount = 0;
@@ -171,6 +178,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     new VirtualClock(options.clock ?? "manual", start, wall, (job) => {
       const run = jobs.get(job.kind);
       if (!run) throw new Error(`No handler for job kind ${job.kind}`);
+      memo.touch();
       run(services, job.payload);
     });
 
@@ -188,12 +196,14 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
         apiKeySecret: () => `service_${runtime.chars(40, KEY_ALPHABET)}`,
       },
       sha256: sha256Hex,
+      memo: (key, derive) => memo.get(key, derive),
     } satisfies Services);
   };
 
   const reset = async (to: { scenario?: string; seed?: number } = {}): Promise<Manifest> => {
     const seed = to.seed ?? options.seed ?? 1;
     world = await build(to.scenario ?? options.scenario ?? "default", seed);
+    memo.touch();
     // Building a large scenario takes real time; it must not pass as simulated time.
     world.clock.rebase();
     limiter.reset();
@@ -234,6 +244,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     }
     wireServices(services, state, clock, runtime);
     world = { state, clock, rng: createRng(snap.seed), manifest: snap.manifest, services };
+    memo.touch();
     config.rateLimitPerMinute = snap.config.rateLimitPerMinute;
     config.latencyMs = snap.config.latencyMs;
     limiter.reset();
@@ -255,13 +266,17 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     snapshotText: () => encodeSnapshot(liveSnapshot()),
     restore,
     advance: (ms) => {
+      memo.touch();
       world.clock.advance(ms);
       return world.clock.nowIso();
     },
+    // Code outside the core (tests, a host) may change what it takes hold of, when the core cannot see it.
     get state() {
+      memo.touch();
       return world.state;
     },
     get clock() {
+      memo.touch();
       return world.clock;
     },
     get faults() {
@@ -269,49 +284,56 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     },
     config,
     journal,
-    fetch: async (request) => {
-      await ready;
-      const started = wall();
-      const url = new URL(request.url);
-      const who: { userId: string | null } = { userId: null };
-      let response: Response;
-      try {
-        world.clock.runDue();
-        if (url.pathname === "/__sim" || url.pathname.startsWith("/__sim/")) {
-          response = control.enabled
-            ? await handleControl(request, url, { sim, scenarios, control })
-            : renderError(new ApiError(404, "Not Found"), url.pathname, {});
-        } else {
-          response = (await serveOutside(request, url)) ?? (await serveApi(request, url, who));
-        }
-      } catch (error) {
-        if (request.signal.aborted) {
-          // The client went away mid-request (reading its body failed): not a bug, and nobody reads this.
-          response = renderError(new ApiError(499, "Client Closed Request"), url.pathname, {});
-        } else {
-          options.onError?.(error, { method: request.method, path: url.pathname });
-          response = renderError(new ApiError(500), url.pathname, {});
-        }
-      }
-      const entry: JournalEntry = {
-        at: world.clock.nowIso(),
-        method: request.method,
-        path: url.pathname,
-        status: response.status,
-        ms: Math.round((wall() - started) * 100) / 100,
-        userId: who.userId,
-      };
-      journal.add(entry);
-      options.onRequest?.(entry);
-      if (options.onChange && mayHaveChanged(request.method, response.status)) options.onChange();
-      if (request.method !== "HEAD") return response;
-      // A HEAD answer has no body; stop whatever would have produced one.
-      await response.body?.cancel().catch(() => {});
-      return new Response(null, response);
-    },
+    fetch: async (request) => toResponse(await handle(request)),
+    handle,
   };
 
-  async function serveOutside(request: Request, url: URL): Promise<Response | null> {
+  async function handle(request: SimRequest): Promise<Outcome> {
+    await ready;
+    const started = wall();
+    const url = URL.parse(request.url);
+    // Only a host that passes its own target can get here with one that is not a URL.
+    if (url === null) return renderError(new ApiError(400, "Bad Request"), "", {});
+    const who: Who = { userId: null, pure: false };
+    let response: Outcome;
+    try {
+      world.clock.runDue();
+      if (url.pathname === "/__sim" || url.pathname.startsWith("/__sim/")) {
+        response = control.enabled
+          ? await handleControl(request, url, { sim, scenarios, control })
+          : renderError(new ApiError(404, "Not Found"), url.pathname, {});
+      } else {
+        response = (await serveOutside(request, url)) ?? (await serveApi(request, url, who));
+      }
+    } catch (error) {
+      if (request.signal.aborted) {
+        // The client went away mid-request (reading its body failed): not a bug, and nobody reads this.
+        response = renderError(new ApiError(499, "Client Closed Request"), url.pathname, {});
+      } else {
+        options.onError?.(error, { method: request.method, path: url.pathname });
+        response = renderError(new ApiError(500), url.pathname, {});
+      }
+    }
+    if (!who.pure) memo.touch();
+    const entry: JournalEntry = {
+      at: world.clock.nowIso(),
+      method: request.method,
+      path: url.pathname,
+      status: response.status,
+      ms: Math.round((wall() - started) * 100) / 100,
+      userId: who.userId,
+    };
+    journal.add(entry);
+    options.onRequest?.(entry);
+    if (options.onChange && mayHaveChanged(request.method, response.status)) options.onChange();
+    if (request.method !== "HEAD") return response;
+    // A HEAD answer has no body; stop whatever would have produced one.
+    if (response instanceof Answer) return response.withoutBody();
+    await response.body?.cancel().catch(() => {});
+    return new Response(null, response);
+  }
+
+  async function serveOutside(request: SimRequest, url: URL): Promise<Outcome | null> {
     for (const serve of outside) {
       const res = await serve(request, url, world.services);
       if (res) return res;
@@ -319,7 +341,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     return null;
   }
 
-  async function serveApi(request: Request, url: URL, who: { userId: string | null }): Promise<Response> {
+  async function serveApi(request: SimRequest, url: URL, who: Who): Promise<Outcome> {
     const path = url.pathname;
     const match = router.match(request.method, path);
     if (match.kind === "not-found") return renderError(new ApiError(404, "Not Found"), path, {});
@@ -368,11 +390,34 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       await readBody(ctx, op);
       checkBody(ctx, op, spec);
       await delay();
+      if (spec.pure && (request.method === "GET" || request.method === "HEAD")) {
+        who.pure = true;
+        return renderReply(await pureAnswer(ctx, op, spec), headers);
+      }
       return renderReply(await spec.handler(ctx), headers);
     } catch (error) {
       if (error instanceof ApiError) return renderError(error, path, { ...headers, ...error.headers });
       throw error;
     }
+  }
+
+  /**
+   * A pure read's answer, rendered once per state and reused: an Answer whose body is already encoded.
+   * Keyed by the caller (roles differ), path and query; rate-limit headers are added per request.
+   */
+  async function pureAnswer(ctx: RequestContext, op: Operation, spec: RouteSpec): Promise<Outcome> {
+    const key = `answer ${op.operationId} ${ctx.caller?.id ?? ""} ${ctx.url.pathname}${ctx.url.search}`;
+    const known = memo.peek<Answer>(key);
+    if (known) return known;
+    const version = memo.version;
+    const rendered = renderReply(await spec.handler(ctx), {});
+    if (!(rendered instanceof Answer)) return rendered;
+    const answer =
+      typeof rendered.body === "string"
+        ? new Answer(rendered.status, rendered.headers, utf8.encode(rendered.body))
+        : rendered;
+    if (answer.status === 200) memo.set(key, answer, version);
+    return answer;
   }
 
   function applyRateLimit(account: string, headers: Record<string, string>): void {
@@ -386,7 +431,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   }
 
   function buildContext(
-    request: Request,
+    request: SimRequest,
     url: URL,
     op: Operation,
     params: Record<string, string>,
@@ -430,6 +475,14 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
 
   return sim;
 }
+
+/** What a request was: whose, and whether it was a pure read (which leaves derived data in place). */
+interface Who {
+  userId: string | null;
+  pure: boolean;
+}
+
+const utf8 = new TextEncoder();
 
 /** Reads and refused requests change nothing (the robustness suite proves it), so they need no save. */
 function mayHaveChanged(method: string, status: number): boolean {

@@ -13,7 +13,8 @@
  * (cookies) are not part of the API, so `Access-Control-Allow-Credentials` is never sent; an API key in
  * `Authorization` works with `*` because it is an explicitly allowed request header, not a credential.
  */
-import type { FetchHandler } from "./server.ts";
+import { Answer, type Outcome, type SimRequest } from "../core/exchange.ts";
+import type { Handler } from "./server.ts";
 
 export const CORS_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 
@@ -65,7 +66,7 @@ export function parseCorsOrigin(value: string): string {
   return url.origin;
 }
 
-export function withCors(inner: FetchHandler, options: CorsOptions = {}): FetchHandler {
+export function withCors(inner: Handler, options: CorsOptions = {}): Handler {
   const list = options.origins && options.origins.length > 0 ? options.origins : ["*"];
   const any = list.includes("*");
   const allowed = new Set(list);
@@ -73,15 +74,15 @@ export function withCors(inner: FetchHandler, options: CorsOptions = {}): FetchH
   const vary = any ? {} : { vary: "Origin" };
 
   return {
-    fetch: async (request) => {
+    handle: async (request) => {
       const origin = request.headers.get("origin");
-      if (origin === null) return inner.fetch(request);
+      if (origin === null) return inner.handle(request);
       const allow = allowOrigin(origin);
       if (request.method === "OPTIONS" && request.headers.has("access-control-request-method")) {
         if (allow === null) return forbiddenOrigin(request, origin, list);
-        return new Response(null, {
-          status: 204,
-          headers: {
+        return new Answer(
+          204,
+          {
             "access-control-allow-origin": allow,
             "access-control-allow-methods": CORS_METHODS.join(", "),
             "access-control-allow-headers": CORS_REQUEST_HEADERS.join(", "),
@@ -89,15 +90,17 @@ export function withCors(inner: FetchHandler, options: CorsOptions = {}): FetchH
             ...vary,
             "content-length": "0",
           },
-        });
+          null,
+        );
       }
-      const response = await inner.fetch(request);
+      const response = await inner.handle(request);
       if (allow === null) return response;
       const extra: Record<string, string> = {
         "access-control-allow-origin": allow,
         "access-control-expose-headers": CORS_EXPOSED_HEADERS.join(", "),
         ...vary,
       };
+      if (response instanceof Answer) return withExtra(response, extra);
       try {
         for (const [k, v] of Object.entries(extra)) {
           if (k === "vary" && response.headers.has("vary")) response.headers.append(k, v);
@@ -118,11 +121,20 @@ export function withCors(inner: FetchHandler, options: CorsOptions = {}): FetchH
   };
 }
 
-function forbiddenOrigin(request: Request, origin: string, list: readonly string[]): Response {
+/** The CORS headers set over the answer's own; `Vary` is added to, not replaced. */
+function withExtra(answer: Answer, extra: Record<string, string>): Outcome {
+  const headers = { ...answer.headers, ...extra };
+  const vary = answer.headers.vary;
+  if (extra.vary !== undefined && vary !== undefined) headers.vary = `${vary}, ${extra.vary}`;
+  return new Answer(answer.status, headers, answer.body);
+}
+
+function forbiddenOrigin(request: SimRequest, origin: string, list: readonly string[]): Answer {
   const message = `Origin ${origin} is not allowed; allowed: ${list.join(", ")} (start with --cors-origin ${origin})`;
-  const path = new URL(request.url).pathname;
-  return new Response(
+  const path = URL.parse(request.url)?.pathname ?? "";
+  return new Answer(
+    403,
+    { "content-type": "application/json; charset=utf-8", vary: "Origin" },
     JSON.stringify({ statusCode: 403, statusMessage: message, message, url: path, error: true }),
-    { status: 403, headers: { "content-type": "application/json; charset=utf-8", vary: "Origin" } },
   );
 }

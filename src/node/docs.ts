@@ -13,7 +13,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { escapeHtml } from "../core/html.ts";
 import type { Manifest } from "../core/manifest.ts";
-import type { FetchHandler } from "./server.ts";
+import type { Handler } from "./server.ts";
 
 export const DOCS_PATHS: readonly string[] = ["/", "/_docs", "/_docs/"];
 export const SCALAR_BUNDLE_PATH = "/_docs/scalar.js";
@@ -40,12 +40,13 @@ function loadBundle(): Promise<Uint8Array> {
   return bundle;
 }
 
-export function withDocs(inner: FetchHandler, options: DocsOptions): FetchHandler {
+export function withDocs(inner: Handler, options: DocsOptions): Handler {
   return {
-    fetch: async (request) => {
+    handle: async (request) => {
       const method = request.method;
-      if (method !== "GET" && method !== "HEAD") return inner.fetch(request);
-      const url = new URL(request.url);
+      if (method !== "GET" && method !== "HEAD") return inner.handle(request);
+      const url = URL.parse(request.url);
+      if (url === null) return inner.handle(request);
       if (DOCS_PATHS.includes(url.pathname)) {
         const html = docsPage(url.origin, options.manifest(), options.tryItAs ?? "owner");
         return new Response(method === "HEAD" ? null : html, {
@@ -85,7 +86,7 @@ export function withDocs(inner: FetchHandler, options: DocsOptions): FetchHandle
           },
         });
       }
-      return inner.fetch(request);
+      return inner.handle(request);
     },
   };
 }

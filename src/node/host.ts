@@ -5,7 +5,7 @@
 import type { Simulator } from "../core/simulator.ts";
 import { withCors } from "./cors.ts";
 import { withDocs } from "./docs.ts";
-import type { FetchHandler } from "./server.ts";
+import type { Handler } from "./server.ts";
 
 export { prismBodyGenerator } from "./prefer-dynamic.ts";
 
@@ -17,10 +17,9 @@ export interface NodeHostOptions {
 }
 
 export function nodeHandler(
-  sim: Pick<Simulator, "fetch" | "manifest">,
+  sim: Pick<Simulator, "handle" | "manifest">,
   options: NodeHostOptions = {},
-): FetchHandler {
-  const inner: FetchHandler =
-    options.docs === false ? sim : withDocs(sim, { manifest: () => sim.manifest() });
+): Handler {
+  const inner: Handler = options.docs === false ? sim : withDocs(sim, { manifest: () => sim.manifest() });
   return withCors(inner, { origins: options.corsOrigins ?? ["*"] });
 }

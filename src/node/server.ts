@@ -1,6 +1,8 @@
 /**
- * A thin node:http host for the simulator: every request becomes a web `Request`, goes through
- * `sim.fetch`, and the `Response` is written back as it streams. The host adds no behaviour of its own
+ * A thin node:http host for the simulator: every request goes through `sim.handle` as a light
+ * `SimRequest` (src/core/exchange.ts), and the answer is written back whole, or as it streams when it is a
+ * `Response`. A plain fetch handler (`{ fetch(Request) }`, such as a test's wrapper or another mock) is
+ * served too: its requests are made real `Request`s. The host adds no behaviour of its own
  * beyond HTTP plumbing: client disconnects abort the request's signal and stop the response stream,
  * malformed HTTP gets the error envelope, and nothing a client does can crash the process.
  *
@@ -12,9 +14,14 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { completeBody } from "../core/render.ts";
+import { Answer, type HeaderReader, type Outcome, type SimRequest } from "../core/exchange.ts";
 
 /** The part of a simulator the host needs. */
+export interface Handler {
+  handle(request: SimRequest): Promise<Outcome>;
+}
+
+/** Anything that serves web Requests. */
 export interface FetchHandler {
   fetch(request: Request): Promise<Response>;
 }
@@ -52,7 +59,8 @@ const HOST_RE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(?::\d{0,5
 
 const noop = (): void => {};
 
-export function startServer(handler: FetchHandler, options: ServerOptions): Promise<RunningServer> {
+export function startServer(served: Handler | FetchHandler, options: ServerOptions): Promise<RunningServer> {
+  const handler = asHandler(served);
   const onError = options.onError ?? defaultOnError;
   let fallbackOrigin = `http://${urlHost(options.host)}:${options.port}`;
   const serve = (req: IncomingMessage, res: ServerResponse, expectContinue: boolean): void => {
@@ -115,11 +123,86 @@ interface Exchange {
   expectContinue: boolean;
   /** The response body being streamed, so a disconnect can cancel it at once. */
   reader: ReadableStreamDefaultReader<Uint8Array> | null;
-  abort: AbortController;
+  /** Made when first asked for: most requests finish without anyone looking at their signal. */
+  abort: AbortController | null;
+}
+
+function signalOf(ex: Exchange): AbortSignal {
+  if (ex.abort === null) {
+    ex.abort = new AbortController();
+    if (ex.closed) ex.abort.abort();
+  }
+  return ex.abort.signal;
+}
+
+/** Request headers as node:http read them, looked up like `Headers.get` (names ignore case, repeats join). */
+class RawHeaders implements HeaderReader {
+  constructor(readonly raw: readonly string[]) {}
+
+  get(name: string): string | null {
+    const raw = this.raw;
+    const wanted = name.toLowerCase();
+    let found: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      const n = raw[i] as string;
+      if (n.length !== wanted.length || n.toLowerCase() !== wanted) continue;
+      const v = raw[i + 1] as string;
+      found = found === null ? v : `${found}, ${v}`;
+    }
+    return found;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+}
+
+class HostRequest implements SimRequest {
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly headers: RawHeaders,
+    readonly body: ReadableStream<Uint8Array> | null,
+    private readonly ex: Exchange,
+  ) {}
+
+  get signal(): AbortSignal {
+    return signalOf(this.ex);
+  }
+}
+
+function asHandler(served: Handler | FetchHandler): Handler {
+  if ("handle" in served && typeof served.handle === "function") return served;
+  const fetchHandler = served as FetchHandler;
+  return {
+    handle: async (request) => {
+      let web: Request;
+      try {
+        web = webRequest(request);
+      } catch {
+        // A header or method the Fetch standard refuses (CONNECT, TRACE), so no Request can carry it.
+        return new Answer(400, JSON_HEADERS, envelope(400, "Bad Request"));
+      }
+      return fetchHandler.fetch(web);
+    },
+  };
+}
+
+/** A real Request, for handlers that want one. */
+function webRequest(request: SimRequest): Request {
+  const headers = new Headers();
+  const raw = (request.headers as RawHeaders).raw;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  return new Request(request.url, {
+    method: request.method,
+    headers,
+    signal: request.signal,
+    ...(request.body ? { body: request.body, duplex: "half" as const } : {}),
+  });
 }
 
 async function handle(
-  handler: FetchHandler,
+  handler: Handler,
   req: IncomingMessage,
   res: ServerResponse,
   fallbackOrigin: string,
@@ -137,46 +220,31 @@ async function handle(
     bodyAbandoned: false,
     expectContinue: false,
     reader: null,
-    abort: new AbortController(),
+    abort: null,
   };
-  let request: Request;
-  let withBody = false;
-  try {
-    const raw = req.rawHeaders;
-    const headers = new Headers();
-    let host: string | undefined;
-    let hasBody = false;
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i] as string;
-      const value = raw[i + 1] as string;
-      headers.append(name, value);
-      const n = name.length;
-      if (n === 4 && host === undefined && name.toLowerCase() === "host") host = value;
-      else if (
-        (n === 14 && name.toLowerCase() === "content-length" && value !== "0") ||
-        (n === 17 && name.toLowerCase() === "transfer-encoding")
-      ) {
-        hasBody = true;
-      }
+  const raw = req.rawHeaders;
+  let host: string | undefined;
+  let hasBody = false;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    const n = name.length;
+    if (n === 4 && host === undefined && name.toLowerCase() === "host") host = raw[i + 1];
+    else if (
+      (n === 14 && name.toLowerCase() === "content-length" && raw[i + 1] !== "0") ||
+      (n === 17 && name.toLowerCase() === "transfer-encoding")
+    ) {
+      hasBody = true;
     }
-    const origin = host !== undefined && HOST_RE.test(host) ? `http://${host}` : fallbackOrigin;
-    withBody = hasBody && method !== "GET" && method !== "HEAD";
-    ex.expectContinue = expectContinue && withBody;
-    request = new Request(origin + target, {
-      method,
-      headers,
-      signal: ex.abort.signal,
-      ...(withBody ? { body: bodyStream(req, res, ex), duplex: "half" as const } : {}),
-    });
-  } catch {
-    // A header, origin or target the Fetch standard refuses, or a method it forbids (CONNECT, TRACE).
-    writeEnvelope(res, 400, "Bad Request");
-    return;
   }
+  const origin = host !== undefined && HOST_RE.test(host) ? `http://${host}` : fallbackOrigin;
+  const withBody = hasBody && method !== "GET" && method !== "HEAD";
+  ex.expectContinue = expectContinue && withBody;
+  const body = withBody ? bodyStream(req, res, ex) : null;
+  const request = new HostRequest(method, origin + target, new RawHeaders(raw), body, ex);
   res.once("close", () => {
     if (res.writableFinished) return;
     ex.closed = true;
-    ex.abort.abort();
+    ex.abort?.abort();
     ex.reader?.cancel().catch(noop);
   });
 
@@ -188,16 +256,42 @@ async function handle(
     });
   }
 
-  let response: Response;
+  let outcome: Outcome;
   try {
-    response = await handler.fetch(request);
+    outcome = await handler.handle(request);
   } catch (error) {
     if (ex.closed) return;
     onError(error, { method, path: target });
     writeEnvelope(res, 500, "Internal Server Error");
     return;
   }
-  await send(method, res, response, ex, onError, target);
+  if (outcome instanceof Answer) writeAnswer(method, res, outcome, ex);
+  else await send(method, res, outcome, ex, onError, target);
+}
+
+/** A complete answer: one write, with its Content-Length. */
+function writeAnswer(method: string, res: ServerResponse, answer: Answer, ex: Exchange): void {
+  if (ex.closed) return;
+  const head: string[] = [];
+  let length = false;
+  for (const name in answer.headers) {
+    head.push(name, answer.headers[name] as string);
+    if (name === "content-length") length = true;
+  }
+  // Answered before the client was told to send its body: the connection cannot carry another request.
+  if (ex.expectContinue) head.push("connection", "close");
+  const body = answer.body;
+  if (body === null || NO_BODY_STATUS.has(answer.status)) {
+    res.writeHead(answer.status, head);
+    res.end();
+    return;
+  }
+  if (!length) {
+    head.push("content-length", String(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength));
+  }
+  res.writeHead(answer.status, head);
+  if (method === "HEAD") res.end();
+  else res.end(body);
 }
 
 /** The path and query of the request target; absolute-form (`GET http://h/p`) is reduced to its path. */
@@ -307,15 +401,6 @@ async function send(
     res.end();
     return;
   }
-  // A JSON answer the simulator made whole: one write, without reading its stream.
-  const complete = completeBody(response);
-  if (complete !== undefined) {
-    if (!hasHeader(head, "content-length")) head.push("content-length", String(Buffer.byteLength(complete)));
-    res.writeHead(status, head);
-    res.end(complete);
-    return;
-  }
-
   const reader = body.getReader();
   ex.reader = reader;
   try {
@@ -384,6 +469,8 @@ function hasHeader(flat: string[], name: string): boolean {
   for (let i = 0; i < flat.length; i += 2) if (flat[i] === name) return true;
   return false;
 }
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
 
 function envelope(status: number, message: string): string {
   return JSON.stringify({ statusCode: status, statusMessage: message, message, url: "", error: true });

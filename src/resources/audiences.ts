@@ -268,6 +268,7 @@ function duplicateAudience(ctx: RequestContext) {
 export const audiences: ResourceModule = {
   routes: {
     getAudience: {
+      pure: true,
       authorize: (ctx) => void viewable(ctx.state, audienceId(ctx), ctx.caller),
       handler: (ctx) => {
         const { audience, role } = viewable(ctx.state, audienceId(ctx), ctx.caller);

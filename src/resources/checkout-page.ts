@@ -14,6 +14,7 @@
  * served with a strict Content-Security-Policy, `no-store` and `no-referrer` (the URL is a secret).
  */
 
+import { Answer, type SimRequest } from "../core/exchange.ts";
 import { escapeHtml } from "../core/html.ts";
 import type { ResourceModule, Services } from "../core/route.ts";
 import {
@@ -124,11 +125,11 @@ ${actions}
   return layout(`Checkout: ${s.price.name}`, main);
 }
 
-function html(status: number, body: string, method: string, extra: Record<string, string> = {}): Response {
-  return new Response(method === "HEAD" ? null : body, { status, headers: { ...HTML_HEADERS, ...extra } });
+function html(status: number, body: string, method: string, extra: Record<string, string> = {}): Answer {
+  return new Answer(status, { ...HTML_HEADERS, ...extra }, method === "HEAD" ? null : body);
 }
 
-function notFoundPage(method: string): Response {
+function notFoundPage(method: string): Answer {
   const main = "<h1>Checkout not found</h1>\n<p>This checkout link is not valid.</p>";
   return html(404, layout("Checkout not found", main), method);
 }
@@ -149,10 +150,10 @@ function refusal(outcome: Exclude<BuyerOutcome, "completed" | "canceled">, actio
  * Needs only the state and the virtual clock (the order ID was drawn when the session was created).
  */
 export async function handleCheckoutPage(
-  request: Request,
+  request: SimRequest,
   url: URL,
   services: CheckoutPageServices,
-): Promise<Response | null> {
+): Promise<Answer | null> {
   const route = parseCheckoutPath(url.pathname);
   if (!route) return null;
   const method = request.method.toUpperCase();
@@ -175,10 +176,7 @@ export async function handleCheckoutPage(
   if (typeof outcome === "object") {
     return html(409, renderCheckoutPage(s, refusal(outcome, route.action)), method);
   }
-  return new Response(null, {
-    status: 303,
-    headers: { ...HTML_HEADERS, location: pagePath(s.id) },
-  });
+  return new Answer(303, { ...HTML_HEADERS, location: pagePath(s.id) }, null);
 }
 
 /** The buyer's page, served outside the contract at each session's `continue_url`. */

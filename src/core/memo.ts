@@ -1,0 +1,52 @@
+/**
+ * Data derived from the state (a rendered audience detail, an index of an Audience's filter attributes),
+ * kept until the state may have changed. Records are changed in place by handlers and jobs, so nothing
+ * can tell a change by looking at the state; instead the engine calls `touch()` after everything that may
+ * change it: every request other than a declared pure read, every job, a reset or restore, a clock move,
+ * and every time code outside the core takes hold of the live state.
+ */
+
+/** Past this many entries the memo starts over, so varied queries cannot grow it without bound. */
+const MAX_ENTRIES = 256;
+
+export class StateMemo {
+  private current = 0;
+  private entries = new Map<string, { version: number; value: unknown }>();
+
+  /** Changes whenever the state may have changed. */
+  get version(): number {
+    return this.current;
+  }
+
+  /** The state may have changed: everything derived so far is stale. */
+  touch(): void {
+    this.current++;
+    if (this.entries.size > 0) this.entries = new Map();
+  }
+
+  /** The value derived under the current version, or undefined. */
+  peek<T>(key: string): T | undefined {
+    const e = this.entries.get(key);
+    return e !== undefined && e.version === this.current ? (e.value as T) : undefined;
+  }
+
+  /**
+   * Keeps a value derived from the state as it was at `version`; dropped if the state may have changed
+   * since (an async handler read the state, then waited).
+   */
+  set(key: string, value: unknown, version: number): void {
+    if (version !== this.current) return;
+    if (this.entries.size >= MAX_ENTRIES) this.entries = new Map();
+    this.entries.set(key, { version, value });
+  }
+
+  /** The value for `key`, derived now if it is not known for the current state. */
+  get<T>(key: string, derive: () => T): T {
+    const known = this.peek<T>(key);
+    if (known !== undefined) return known;
+    const version = this.current;
+    const value = derive();
+    this.set(key, value, version);
+    return value;
+  }
+}
