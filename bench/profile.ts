@@ -70,7 +70,8 @@ export function summarizeProfile(target: string, top = 25): string {
   }
   lines.push("", "incl ms   % busy  project function (self and callees)");
   const own = [...inclusive.entries()]
-    .filter(([name]) => / (src|scenarios|fixtures|bench)\//.test(name))
+    // The bundle `npm start` runs (dist/) is project code too, under its own line numbers.
+    .filter(([name]) => / (src|scenarios|fixtures|bench|dist)\//.test(name))
     .sort((a, b) => b[1] - a[1])
     .slice(0, top);
   for (const [name, us] of own) {
@@ -86,7 +87,8 @@ function shortUrl(url: string): string {
   const i = u.indexOf("/node_modules/");
   if (i >= 0) return u.slice(i + 1);
   const j = u.indexOf("/src/");
-  return j >= 0 ? u.slice(j + 1) : u.replace(/^.*\/bench\//, "bench/");
+  if (j >= 0) return u.slice(j + 1);
+  return u.replace(/^.*\/(bench|dist)\//, "$1/");
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -397,19 +397,62 @@ function checks(r: Report): TargetCheck[] {
     return a && b && !b.na ? a.rps / b.rps : Number.NaN;
   };
   const out: TargetCheck[] = [];
-  const add = (what: string, value: number, op: ">=" | "<", limit: number, unit: string): void => {
-    if (Number.isNaN(value)) {
-      out.push({ what, value, limit, op, unit, pass: null });
-      return;
-    }
-    out.push({ what, value, limit, op, unit, pass: op === ">=" ? value >= limit : value < limit });
+  const add = (
+    what: string,
+    value: number,
+    op: ">=" | "<",
+    limit: number,
+    unit: string,
+    note?: string,
+  ): void => {
+    const pass = Number.isNaN(value) ? null : op === ">=" ? value >= limit : value < limit;
+    out.push({ what, value, limit, op, unit, pass, ...(note ? { note } : {}) });
   };
+  // A peer ratio cannot pass node:http's own ratio to that peer: on a machine where node:http is slow
+  // against the issue's baseline (48k req/s, Prism static 0.043 of it), the peer targets may be out of reach.
+  const ceiling = (e: EndpointId, peer: TargetName): string | undefined => {
+    const bare = get("node:http", e);
+    const p = get(peer, e);
+    return bare && p && !p.na ? `ceiling: node:http is ${(bare.rps / p.rps).toFixed(2)}x ${peer}` : undefined;
+  };
+  const cpu = (t: TargetName): number => get(t, "auth-me")?.cpuUs ?? Number.NaN;
   add("auth/me rate vs bare node:http", ratio("auth-me", "node:http"), ">=", 0.5, "x");
-  add("auth/me rate vs Prism static", ratio("auth-me", "prism-static"), ">=", 10, "x");
-  add("auth/me rate vs Scalar", ratio("auth-me", "scalar"), ">=", 3, "x");
-  add("auth/me server CPU per request", get("simulator", "auth-me")?.cpuUs ?? Number.NaN, "<", 40, "µs");
-  add("audience detail rate vs Prism static", ratio("audience", "prism-static"), ">=", 5, "x");
+  add(
+    "auth/me rate vs Prism static",
+    ratio("auth-me", "prism-static"),
+    ">=",
+    10,
+    "x",
+    ceiling("auth-me", "prism-static"),
+  );
+  add("auth/me rate vs Scalar", ratio("auth-me", "scalar"), ">=", 3, "x", ceiling("auth-me", "scalar"));
+  add(
+    "auth/me server CPU per request",
+    cpu("simulator"),
+    "<",
+    40,
+    "µs",
+    Number.isNaN(cpu("node:http")) ? undefined : `node:http: ${cpu("node:http").toFixed(1)} µs`,
+  );
+  // The issue's 40 µs against its baseline's node:http at 48k req/s, which cannot have spent more than one
+  // core, about 21 µs, per request: the same target as a ratio this machine can be held to.
+  add("auth/me server CPU ÷ node:http's", cpu("simulator") / cpu("node:http"), "<", 1.9, "x");
+  add(
+    "audience detail rate vs Prism static",
+    ratio("audience", "prism-static"),
+    ">=",
+    5,
+    "x",
+    ceiling("audience", "prism-static"),
+  );
   add("filter-attributes on large p99", get("simulator", "filter")?.p99Ms ?? Number.NaN, "<", 20, "ms");
+  add(
+    "the same, every answer computed, p99",
+    get("simulator", "filter-varied")?.p99Ms ?? Number.NaN,
+    "<",
+    20,
+    "ms",
+  );
   add("start-up to first 200 (median)", r.startupMs.simulator?.median ?? Number.NaN, "<", 400, "ms");
   add("RSS after the run", r.rssEndMB.simulator ?? Number.NaN, "<", 120, "MB");
   add(

@@ -4,14 +4,38 @@
  * same key; the mocks simply answer them from the contract's examples or schemas.
  */
 import type { Request } from "autocannon";
+import { COUNTRY_CODES, INDUSTRIES } from "../../fixtures/vocabulary.ts";
 
-export type EndpointId = "auth-me" | "audience" | "filter" | "preview" | "mixed";
-export const ENDPOINT_IDS: readonly EndpointId[] = ["auth-me", "audience", "filter", "preview", "mixed"];
+/**
+ * More distinct selections than the simulator keeps rendered answers for (src/core/memo.ts keeps 256), in
+ * turn: every answer is computed, which is what a user clicking through filters costs.
+ */
+const VARIED_FILTERS = 300;
+function variedFilters(): Record<string, string[]>[] {
+  const countries = COUNTRY_CODES.slice(0, 10);
+  const industries = INDUSTRIES.map(([name]) => name).slice(0, 10);
+  const pairs = <T>(xs: readonly T[]): T[][] => xs.flatMap((a, i) => xs.slice(i + 1).map((b) => [a, b]));
+  const all = pairs(countries).flatMap((country) =>
+    pairs(industries).map((industry) => ({ country, industry })),
+  );
+  return all.slice(0, VARIED_FILTERS);
+}
+
+export type EndpointId = "auth-me" | "audience" | "filter" | "filter-varied" | "preview" | "mixed";
+export const ENDPOINT_IDS: readonly EndpointId[] = [
+  "auth-me",
+  "audience",
+  "filter",
+  "filter-varied",
+  "preview",
+  "mixed",
+];
 
 export const ENDPOINT_LABELS: Record<EndpointId, string> = {
   "auth-me": "GET auth/me",
   audience: "GET audiences/{main}",
   filter: "GET audiences/{large}/filter-attributes (2 attributes)",
+  "filter-varied": `GET audiences/{large}/filter-attributes (${VARIED_FILTERS} selections in turn)`,
   preview: "POST audiences/{main}/formations/preview (NDJSON)",
   mixed: "mixed read/write",
 };
@@ -26,6 +50,7 @@ export interface Fixture {
 }
 
 export const FILTERS = { country: ["US", "DE"], industry: ["Software", "Healthcare"] };
+
 export const PREVIEW_BODY = JSON.stringify({
   userInput: "Split by how they adopt new tools",
   priorHypothesis: null,
@@ -47,6 +72,12 @@ export function endpointRequests(id: EndpointId, base: string, f: Fixture): Requ
           headers: auth,
         },
       ];
+    case "filter-varied":
+      return variedFilters().map((selection) => ({
+        method: "GET",
+        path: `${base}/audiences/${f.largeId}/filter-attributes?filters=${encodeURIComponent(JSON.stringify(selection))}`,
+        headers: auth,
+      }));
     case "preview":
       return [
         {
