@@ -94,7 +94,9 @@ export interface RouteSpec {
   /**
    * A pure read: the handler changes nothing, and its answer depends only on the state, the caller, the
    * path and the query. The engine then reuses the rendered answer until the state may have changed, and
-   * the request itself leaves what other pure reads derived in place (src/core/memo.ts).
+   * the request itself leaves what other pure reads derived in place (src/core/memo.ts). What the engine
+   * itself changes on every request (an API key's `lastUsedAt`, the rate-limit window) must not show in a
+   * pure read's answer: listing API keys, say, is not one.
    */
   pure?: true;
 }
