@@ -3,8 +3,9 @@ import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Answer, type SimRequest } from "../core/exchange.ts";
 import { createSimulator, type Simulator } from "../core/simulator.ts";
-import { type FetchHandler, type RunningServer, startServer } from "./server.ts";
+import { type FetchHandler, type Handler, type RunningServer, startServer } from "./server.ts";
 
 const MiB = 1024 * 1024;
 const BAD_REQUEST = {
@@ -402,5 +403,62 @@ describe("node:http host plumbing (stub handler)", () => {
     await other.close();
     expect(Date.now() - started).toBeLessThan(5_000);
     await r.body.text().catch(() => {});
+  });
+});
+
+describe("node:http host, light path (a Handler, no web Request)", () => {
+  let server: RunningServer;
+  let seen: SimRequest | null = null;
+  const handler: Handler = {
+    async handle(req) {
+      seen = req;
+      const body = req.body ? await new Response(req.body).text() : null;
+      return new Answer(
+        201,
+        { "content-type": "application/json; charset=utf-8", "x-extra": "yes" },
+        JSON.stringify({
+          url: req.url,
+          method: req.method,
+          dup: req.headers.get("X-Dup"),
+          has: [req.headers.has("x-dup"), req.headers.has("x-none")],
+          body,
+        }),
+      );
+    },
+  };
+
+  beforeAll(async () => {
+    server = await startServer(handler, { port: 0, host: "127.0.0.1" });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("hands over method, URL, headers (any case, repeats joined) and body, and writes the Answer whole", async () => {
+    const r = await request(`${server.url}/echo?q=1`, {
+      method: "POST",
+      headers: { "x-dup": ["a", "b"], "content-type": "text/plain" },
+      body: "hello",
+    });
+    expect(r.statusCode).toBe(201);
+    expect(r.headers["x-extra"]).toBe("yes");
+    const text = await r.body.text();
+    expect(r.headers["content-length"]).toBe(String(Buffer.byteLength(text)));
+    expect(JSON.parse(text)).toEqual({
+      url: `${server.url}/echo?q=1`,
+      method: "POST",
+      dup: "a, b",
+      has: [true, false],
+      body: "hello",
+    });
+    expect(seen?.signal.aborted).toBe(false);
+  });
+
+  it("answers HEAD with the Answer's headers and no body", async () => {
+    const wire = await raw(server.port, "HEAD /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    const { head, body } = splitResponse(wire);
+    expect(head).toMatch(/^HTTP\/1\.1 201 /);
+    expect(head).toMatch(/content-length: \d+/i);
+    expect(body).toBe("");
   });
 });
