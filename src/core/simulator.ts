@@ -1,21 +1,9 @@
-/**
- * The simulator core: `createSimulator(options).fetch(request)` serves the whole API on web-standard
- * Request/Response, with no dependency on a runtime. Hosts (node:http, MSW, tests) only translate; the
- * node:http host calls `handle`, the same without the web objects (src/core/exchange.ts).
- *
- * A request goes through: control plane or router → fault rules → authentication → rate limit →
- * parameter checks → body (capped, parsed, validated) → the resource module's handler. Anything a
- * handler throws that is not an ApiError is a bug: it is reported to `onError` and answered as a
- * redacted 500, never leaked.
- */
-
-import { ScenarioBuilder } from "../../scenarios/builder.ts";
-import { findScenario, scenarios } from "../../scenarios/index.ts";
+import { scenarios } from "../../scenarios/index.ts";
 import { type Operation, operations } from "../contract/operations.ts";
 import { resourceModules } from "../resources/index.ts";
-import { authenticate, sha256Hex } from "./auth.ts";
+import { authenticate } from "./auth.ts";
 import { DEFAULT_MAX_BODY_BYTES, parseJson, readCapped } from "./body.ts";
-import { type ClockMode, type Job, VirtualClock } from "./clock.ts";
+import type { ClockMode, VirtualClock } from "./clock.ts";
 import { handleControl } from "./control.ts";
 import { ApiError, unauthorized } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest, toResponse } from "./exchange.ts";
@@ -25,26 +13,16 @@ import type { Manifest } from "./manifest.ts";
 import { StateMemo } from "./memo.ts";
 import { checkBody, checkParameters } from "./params.ts";
 import { type GenerateBody, parsePrefer, preferredResponse } from "./prefer.ts";
-import { createRng, type Rng } from "./prng.ts";
+import { createRng } from "./prng.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { renderError, renderReply } from "./render.ts";
 import type { JobHandler, RequestContext, ResourceModule, RouteSpec, Services, SimConfig } from "./route.ts";
 import { Router } from "./router.ts";
-import {
-  checkSnapshot,
-  deserializeState,
-  encodeSnapshot,
-  SNAPSHOT_FORMAT,
-  SNAPSHOT_VERSION,
-  type Snapshot,
-  SnapshotError,
-  serializeState,
-} from "./snapshot.ts";
-import { emptyState, type State } from "./state.ts";
+import { encodeSnapshot, type Snapshot } from "./snapshot.ts";
+import type { State } from "./state.ts";
+import { buildWorld, restoreWorld, snapshotOf, type World, type WorldDeps } from "./world.ts";
 
 export const DEFAULT_START = Date.parse("2026-11-21T12:00:00.000Z");
-const CUID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
-const KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 export interface SimulatorOptions {
   scenario?: string;
@@ -101,15 +79,6 @@ export interface Simulator {
   readonly faults: Faults;
 }
 
-/** Everything that a reset replaces. */
-interface World {
-  state: State;
-  clock: VirtualClock;
-  rng: Rng;
-  manifest: Manifest;
-  services: Services;
-}
-
 const router = new Router(operations);
 
 function collectRoutes(): {
@@ -151,106 +120,44 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   let preferCount = 0;
   let world: World;
 
-  const build = async (scenarioName: string, seed: number): Promise<World> => {
-    const scenario = findScenario(scenarioName);
-    if (!scenario) throw new Error(`Unknown scenario ${scenarioName}`);
-    const rng = createRng(seed);
-    const state = emptyState();
-    const start = options.startTime ?? DEFAULT_START;
-    const services = {} as Services;
-    const clock = newClock(start, services);
-    const b = new ScenarioBuilder(state, rng.fork("scenario"), start, scenario.name, seed);
-    scenario.build(b);
-    await Promise.all(
-      b.pendingKeys.map(async ({ record, raw }) => {
-        const hash = await sha256Hex(raw);
-        state.apiKeys.set(record.id, { ...record, hash });
-        state.apiKeyByHash.set(hash, record.id);
-      }),
-    );
-    const runtime = rng.fork("runtime");
-    wireServices(services, state, clock, runtime);
-    for (const init of inits) init(services);
-    return { state, clock, rng, manifest: b.manifest, services };
+  const deps: WorldDeps = {
+    clockMode: options.clock ?? "manual",
+    startTime: options.startTime ?? DEFAULT_START,
+    wall,
+    config,
+    jobs,
+    inits,
+    memo,
   };
 
-  const newClock = (start: number, services: Services): VirtualClock =>
-    new VirtualClock(options.clock ?? "manual", start, wall, (job) => {
-      const run = jobs.get(job.kind);
-      if (!run) throw new Error(`No handler for job kind ${job.kind}`);
-      memo.touch();
-      run(services, job.payload);
-    });
-
-  const wireServices = (services: Services, state: State, clock: VirtualClock, runtime: Rng): void => {
-    Object.assign(services, {
-      state,
-      clock,
-      rng: runtime,
-      config,
-      schedule: (delayMs: number, kind: string, payload: unknown) =>
-        void clock.schedule(delayMs, kind, payload),
-      ids: {
-        uuid: () => runtime.uuid(),
-        cuid: () => `c${runtime.chars(24, CUID_ALPHABET)}`,
-        apiKeySecret: () => `service_${runtime.chars(40, KEY_ALPHABET)}`,
-      },
-      sha256: sha256Hex,
-      memo: (key, derive) => memo.get(key, derive),
-    } satisfies Services);
+  /** Everything kept beside the world starts over with it. */
+  const startOver = (next: World): void => {
+    world = next;
+    memo.touch();
+    limiter.reset();
+    journal.clear();
+    faults = new Faults(createRng(next.manifest.seed).fork("faults"));
+    latencyRng = createRng(next.manifest.seed).fork("latency");
+    preferCount = 0;
   };
 
   const reset = async (to: { scenario?: string; seed?: number } = {}): Promise<Manifest> => {
-    const seed = to.seed ?? options.seed ?? 1;
-    world = await build(to.scenario ?? options.scenario ?? "default", seed);
-    memo.touch();
+    const next = await buildWorld(
+      deps,
+      to.scenario ?? options.scenario ?? "default",
+      to.seed ?? options.seed ?? 1,
+    );
     // Building a large scenario takes real time; it must not pass as simulated time.
-    world.clock.rebase();
-    limiter.reset();
-    journal.clear();
-    faults = new Faults(createRng(seed).fork("faults"));
-    latencyRng = createRng(seed).fork("latency");
-    preferCount = 0;
+    next.clock.rebase();
+    startOver(next);
     return world.manifest;
   };
 
-  /** A view of the live world: serialize it before the next request, or copy it. */
-  const liveSnapshot = (): Snapshot => ({
-    format: SNAPSHOT_FORMAT,
-    version: SNAPSHOT_VERSION,
-    scenario: world.manifest.scenario,
-    seed: world.manifest.seed,
-    manifest: manifest(),
-    clock: world.clock.snapshot(),
-    rng: world.services.rng.state(),
-    config: { ...config, latencyMs: structuredClone(config.latencyMs) },
-    state: serializeState(world.state),
-  });
-
   const restore = (saved: Snapshot): void => {
-    // A copy, so the same snapshot can be restored again and the caller's object is never mutated.
-    const snap = structuredClone(checkSnapshot(saved));
-    const unknown = snap.clock.jobs.map((j: Job) => j.kind).filter((k) => !jobs.has(k));
-    if (unknown.length > 0) throw new SnapshotError(`no handler for job kind "${unknown[0]}"`);
-    const state = deserializeState(snap.state);
-    const services = {} as Services;
-    const clock = newClock(snap.clock.now, services);
-    clock.restore(snap.clock);
-    const runtime = createRng(snap.seed).fork("runtime");
-    try {
-      runtime.restore(snap.rng);
-    } catch (error) {
-      throw new SnapshotError(`rng: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    wireServices(services, state, clock, runtime);
-    world = { state, clock, rng: createRng(snap.seed), manifest: snap.manifest, services };
-    memo.touch();
-    config.rateLimitPerMinute = snap.config.rateLimitPerMinute;
-    config.latencyMs = snap.config.latencyMs;
-    limiter.reset();
-    journal.clear();
-    faults = new Faults(createRng(snap.seed).fork("faults"));
-    latencyRng = createRng(snap.seed).fork("latency");
+    const restored = restoreWorld(deps, saved);
+    config.rateLimitPerMinute = restored.config.rateLimitPerMinute;
+    config.latencyMs = restored.config.latencyMs;
+    startOver(restored.world);
   };
 
   const initial = options.snapshot;
@@ -262,8 +169,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     ready,
     manifest,
     reset,
-    snapshot: () => structuredClone(liveSnapshot()),
-    snapshotText: () => encodeSnapshot(liveSnapshot()),
+    snapshot: () => structuredClone(snapshotOf(world, config)),
+    snapshotText: () => encodeSnapshot(snapshotOf(world, config)),
     restore,
     advance: (ms) => {
       memo.touch();

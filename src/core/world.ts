@@ -1,0 +1,138 @@
+/**
+ * Making worlds: a scenario built from its seed, or a saved snapshot brought back. A world is everything a
+ * reset replaces: the state, the virtual clock with its jobs, the random streams, the manifest, and the
+ * services that handlers and jobs are given. The simulator (src/core/simulator.ts) holds one at a time.
+ */
+import { ScenarioBuilder } from "../../scenarios/builder.ts";
+import { findScenario } from "../../scenarios/index.ts";
+import { sha256Hex } from "./auth.ts";
+import { type ClockMode, type Job, VirtualClock, type WallClock } from "./clock.ts";
+import type { Manifest } from "./manifest.ts";
+import type { StateMemo } from "./memo.ts";
+import { createRng, type Rng } from "./prng.ts";
+import type { JobHandler, Services, SimConfig } from "./route.ts";
+import {
+  checkSnapshot,
+  deserializeState,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_VERSION,
+  type Snapshot,
+  SnapshotError,
+  serializeState,
+} from "./snapshot.ts";
+import { emptyState, type State } from "./state.ts";
+
+const CUID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+const KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+export interface World {
+  state: State;
+  clock: VirtualClock;
+  rng: Rng;
+  manifest: Manifest;
+  services: Services;
+}
+
+/** What every world of one simulator shares. */
+export interface WorldDeps {
+  clockMode: ClockMode;
+  /** Virtual time at which scenarios start (epoch ms). */
+  startTime: number;
+  wall: WallClock;
+  /** Live: the control plane changes it in place. */
+  config: SimConfig;
+  jobs: ReadonlyMap<string, JobHandler>;
+  /** Run once on each new world built from a scenario. */
+  inits: readonly ((s: Services) => void)[];
+  memo: StateMemo;
+}
+
+export async function buildWorld(deps: WorldDeps, scenarioName: string, seed: number): Promise<World> {
+  const scenario = findScenario(scenarioName);
+  if (!scenario) throw new Error(`Unknown scenario ${scenarioName}`);
+  const rng = createRng(seed);
+  const state = emptyState();
+  const services = {} as Services;
+  const clock = newClock(deps, deps.startTime, services);
+  const b = new ScenarioBuilder(state, rng.fork("scenario"), deps.startTime, scenario.name, seed);
+  scenario.build(b);
+  await Promise.all(
+    b.pendingKeys.map(async ({ record, raw }) => {
+      const hash = await sha256Hex(raw);
+      state.apiKeys.set(record.id, { ...record, hash });
+      state.apiKeyByHash.set(hash, record.id);
+    }),
+  );
+  wireServices(deps, services, state, clock, rng.fork("runtime"));
+  for (const init of deps.inits) init(services);
+  return { state, clock, rng, manifest: b.manifest, services };
+}
+
+/** A saved world brought back, with the configuration it was saved with; SnapshotError if it cannot run. */
+export function restoreWorld(deps: WorldDeps, saved: Snapshot): { world: World; config: SimConfig } {
+  // A copy, so the same snapshot can be restored again and the caller's object is never mutated.
+  const snap = structuredClone(checkSnapshot(saved));
+  const unknown = snap.clock.jobs.map((j: Job) => j.kind).filter((k) => !deps.jobs.has(k));
+  if (unknown.length > 0) throw new SnapshotError(`no handler for job kind "${unknown[0]}"`);
+  const state = deserializeState(snap.state);
+  const services = {} as Services;
+  const clock = newClock(deps, snap.clock.now, services);
+  clock.restore(snap.clock);
+  const runtime = createRng(snap.seed).fork("runtime");
+  try {
+    runtime.restore(snap.rng);
+  } catch (error) {
+    throw new SnapshotError(`rng: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  wireServices(deps, services, state, clock, runtime);
+  const world = { state, clock, rng: createRng(snap.seed), manifest: snap.manifest, services };
+  return { world, config: snap.config };
+}
+
+/** A view of the live world: serialize it before the next request, or copy it. */
+export function snapshotOf(world: World, config: SimConfig): Snapshot {
+  return {
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    scenario: world.manifest.scenario,
+    seed: world.manifest.seed,
+    manifest: { ...world.manifest, now: world.clock.nowIso() },
+    clock: world.clock.snapshot(),
+    rng: world.services.rng.state(),
+    config: { ...config, latencyMs: structuredClone(config.latencyMs) },
+    state: serializeState(world.state),
+  };
+}
+
+function newClock(deps: WorldDeps, start: number, services: Services): VirtualClock {
+  return new VirtualClock(deps.clockMode, start, deps.wall, (job) => {
+    const run = deps.jobs.get(job.kind);
+    if (!run) throw new Error(`No handler for job kind ${job.kind}`);
+    deps.memo.touch();
+    run(services, job.payload);
+  });
+}
+
+function wireServices(
+  deps: WorldDeps,
+  services: Services,
+  state: State,
+  clock: VirtualClock,
+  runtime: Rng,
+): void {
+  Object.assign(services, {
+    state,
+    clock,
+    rng: runtime,
+    config: deps.config,
+    schedule: (delayMs: number, kind: string, payload: unknown) =>
+      void clock.schedule(delayMs, kind, payload),
+    ids: {
+      uuid: () => runtime.uuid(),
+      cuid: () => `c${runtime.chars(24, CUID_ALPHABET)}`,
+      apiKeySecret: () => `service_${runtime.chars(40, KEY_ALPHABET)}`,
+    },
+    sha256: sha256Hex,
+    memo: (key, derive) => deps.memo.get(key, derive),
+  } satisfies Services);
+}
