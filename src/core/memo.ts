@@ -6,7 +6,10 @@
  * and every time code outside the core takes hold of the live state.
  */
 
-/** Past this many entries the memo starts over, so varied queries cannot grow it without bound. */
+/**
+ * Past this many entries the least recently used goes, so varied queries cannot grow the memo without
+ * bound, while what every one of them reads (an Audience's filter index) stays.
+ */
 const MAX_ENTRIES = 256;
 
 export class StateMemo {
@@ -27,7 +30,11 @@ export class StateMemo {
   /** The value derived under the current version, or undefined. */
   peek<T>(key: string): T | undefined {
     const e = this.entries.get(key);
-    return e !== undefined && e.version === this.current ? (e.value as T) : undefined;
+    if (e === undefined || e.version !== this.current) return undefined;
+    // Map order is insertion order: moving a hit to the end keeps the first entry the least recently used.
+    this.entries.delete(key);
+    this.entries.set(key, e);
+    return e.value as T;
   }
 
   /**
@@ -36,7 +43,8 @@ export class StateMemo {
    */
   set(key: string, value: unknown, version: number): void {
     if (version !== this.current) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries = new Map();
+    this.entries.delete(key);
+    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, { version, value });
   }
 

@@ -81,30 +81,44 @@ export function membersOf(state: State, audience: AudienceRecord): MindRecord[] 
   return out;
 }
 
+// Views share the records' attributes and profiles rather than copying them: a view is serialized as soon
+// as it is built and never changed (a deep copy of every member's profile was a fifth of the cost of a
+// full audience read; spreading a copy of each member took a third of what remained).
+
 export function mindPreview(m: MindRecord): MindPreview {
   return {
     id: m.id,
     name: m.name,
     headline: m.headline,
     profileImageUrl: m.profileImageUrl,
-    attributes: { ...m.attributes },
+    attributes: m.attributes,
   };
 }
 
 export function mindDetail(m: MindRecord): MindDetail {
-  const reviewed = ["name", "headline", "bio"].filter(
-    (f) => (m[f as "name" | "headline" | "bio"] ?? "") !== "",
-  );
-  for (const [k, v] of Object.entries(m.profile))
-    if (v !== undefined && v !== null) reviewed.push(`profile.${k}`);
   return {
-    ...mindPreview(m),
+    id: m.id,
+    name: m.name,
+    headline: m.headline,
+    profileImageUrl: m.profileImageUrl,
+    attributes: m.attributes,
     bio: m.bio,
-    // Shared, not copied: a view is serialized as soon as it is built and never changed (a deep copy of
-    // every member's profile was a fifth of the cost of a full audience read).
     profile: m.profile,
-    reviewedFields: reviewed,
+    reviewedFields: reviewedFields(m),
   };
+}
+
+function reviewedFields(m: MindRecord): string[] {
+  const reviewed: string[] = [];
+  if ((m.name ?? "") !== "") reviewed.push("name");
+  if ((m.headline ?? "") !== "") reviewed.push("headline");
+  if ((m.bio ?? "") !== "") reviewed.push("bio");
+  const { profile } = m;
+  for (const k of Object.keys(profile)) {
+    const v = profile[k];
+    if (v !== undefined && v !== null) reviewed.push(`profile.${k}`);
+  }
+  return reviewed;
 }
 
 const redact = (url: string, hide: boolean): string | null => (hide && isUploadedFileUrl(url) ? null : url);

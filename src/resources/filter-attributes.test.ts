@@ -1,8 +1,21 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FILTER_ATTRIBUTE_KEYS, type FilterAttributeKey } from "../../fixtures/index.ts";
+import {
+  FILTER_ATTRIBUTE_KEYS,
+  type FilterAttributeKey,
+  type FilterAttributes,
+} from "../../fixtures/index.ts";
 import { type Harness, harness } from "../testing/harness.ts";
-import { MAX_FACET_VALUES, MAX_MINDS_READ, MAX_VALUES_PER_ATTRIBUTE } from "./filter-attributes.ts";
+import {
+  buildFilterIndex,
+  type FilterAttributesView,
+  type FilterSelection,
+  type IndexedMind,
+  MAX_FACET_VALUES,
+  MAX_MINDS_READ,
+  MAX_VALUES_PER_ATTRIBUTE,
+  queryFilterIndex,
+} from "./filter-attributes.ts";
 
 // Reads change nothing, so one simulator serves the whole file.
 let h: Harness;
@@ -257,6 +270,18 @@ describe("GET /audiences/{audienceId}/filter-attributes", () => {
     expect(r.body.data.reason).toMatch(reason);
   });
 
+  it("answers from the members as they are after a write, not as the last read saw them", async () => {
+    const members = `/api/v1/audiences/${h.id("audiences", "main")}/members`;
+    const mindId = h.id("minds", "ownLoose");
+    const before = await read("main");
+    expect((await h.call("POST", members, { body: { mindId } })).status).toBeLessThan(300);
+    const after = await read("main");
+    expect((await h.call("DELETE", `${members}/${mindId}`)).status).toBeLessThan(300);
+    expect(after.totalMinds).toBe(before.totalMinds + 1);
+    expect(after.mindIds).toContain(mindId);
+    expect(await read("main")).toEqual(before);
+  });
+
   it("accepts 50 values for one attribute", async () => {
     const values = Array.from({ length: MAX_VALUES_PER_ATTRIBUTE }, (_, i) => `C${i}`);
     const d = await read("main", { country: values });
@@ -271,5 +296,203 @@ describe("GET /audiences/{audienceId}/filter-attributes", () => {
     expect(r.status).toBe(400);
     expect(r.body.statusMessage).toBe("Invalid filters");
     expect(r.body.data.reason).toContain("8192");
+  });
+});
+
+/**
+ * The one-pass computation the index replaced, kept as the reference: a Mind that fails no selected
+ * attribute counts in every facet and matches, one that fails exactly one counts in that facet only.
+ */
+function reference(
+  minds: ReadonlyMap<string, IndexedMind>,
+  memberIds: readonly string[],
+  selection: FilterSelection,
+  limit: number,
+  maxFacetValues: number,
+): FilterAttributesView {
+  const keys = [...FILTER_ATTRIBUTE_KEYS];
+  const valueAt = (a: FilterAttributes, f: number): string | undefined => {
+    const v: unknown = a[keys[f] as FilterAttributeKey];
+    return typeof v === "string" && v !== "" ? v : undefined;
+  };
+  const selected = [...selection].map(([key, accepts]) => ({ facet: keys.indexOf(key), accepts }));
+  const counts = keys.map(() => new Map<string, number>());
+  const unknown = keys.map(() => 0);
+  const tally = (a: FilterAttributes, f: number) => {
+    const v = valueAt(a, f);
+    if (v === undefined) unknown[f] = (unknown[f] as number) + 1;
+    else counts[f]?.set(v, (counts[f]?.get(v) ?? 0) + 1);
+  };
+  const matched: string[] = [];
+  let attributed = 0;
+  for (const id of memberIds.slice(0, limit)) {
+    const m = minds.get(id);
+    if (!m) continue;
+    if (keys.some((k) => m.attributes[k])) attributed++;
+    const failed = selected.filter(({ facet, accepts }) => {
+      const v = valueAt(m.attributes, facet);
+      return accepts === null ? v !== undefined : v === undefined || !accepts.has(v);
+    });
+    if (failed.length === 0) {
+      matched.push(m.id);
+      for (let f = 0; f < keys.length; f++) tally(m.attributes, f);
+    } else if (failed.length === 1) tally(m.attributes, failed[0]?.facet as number);
+  }
+  matched.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    totalMinds: memberIds.length,
+    attributedMinds: attributed,
+    matchCount: matched.length,
+    mindIds: matched,
+    truncated: memberIds.length > limit,
+    facets: keys.map((key, f) => ({
+      key,
+      values: [...(counts[f] as Map<string, number>)]
+        .map(([value, count]) => ({ value, count }))
+        .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+        .slice(0, maxFacetValues),
+      unknownCount: unknown[f] as number,
+    })),
+  };
+}
+
+// Code units that order differently from code points or locales ("\uffff" sorts after the surrogates of
+// "😀"), empty strings, and raw values that are no strings, which a restored state could hold.
+const unit = fc.constantFrom("a", "B", "b", "é", "😀", "\uffff", "0", " ");
+const text = fc.string({ unit, maxLength: 3 });
+const rawValue = fc.oneof(
+  { weight: 8, arbitrary: text },
+  { weight: 2, arbitrary: fc.constantFrom<unknown>(0, 1, null, true, "__proto__", "constructor") },
+);
+const attributes = fc
+  .record(Object.fromEntries(FILTER_ATTRIBUTE_KEYS.map((k) => [k, rawValue])), { requiredKeys: [] })
+  .map((a) => a as FilterAttributes);
+
+interface World {
+  minds: Map<string, IndexedMind>;
+  memberIds: string[];
+  ids: string[];
+}
+
+const world: fc.Arbitrary<World> = fc.uniqueArray(text, { minLength: 1, maxLength: 12 }).chain((ids) =>
+  fc
+    .record({
+      minds: fc.array(attributes, { minLength: ids.length, maxLength: ids.length }),
+      // Some members name no Mind (the last ID), and members may repeat.
+      memberIds: fc.array(fc.constantFrom(...ids), { maxLength: 40 }),
+    })
+    .map(({ minds, memberIds }) => ({
+      // Copies: the changes below edit them in place, and fast-check may replay the generated values.
+      minds: new Map(ids.slice(0, -1).map((id, i) => [id, { id, attributes: { ...minds[i] } }])),
+      memberIds: [...memberIds],
+      ids,
+    })),
+);
+
+const selection: fc.Arbitrary<FilterSelection> = fc
+  .array(
+    fc.tuple(
+      fc.constantFrom(...FILTER_ATTRIBUTE_KEYS),
+      // Empty sets too, though parseFilters never makes one: they accept nothing.
+      fc.option(
+        fc.uniqueArray(text, { maxLength: 4 }).map((v) => new Set(v)),
+        { freq: 4 },
+      ),
+    ),
+    { maxLength: 4 },
+  )
+  .map((entries) => new Map(entries));
+
+const limits = fc.record({
+  mindsRead: fc.integer({ min: 0, max: 45 }),
+  facetValues: fc.integer({ min: 1, max: 6 }),
+});
+
+/** A change to a world between two builds over the same member list. */
+const change = fc.oneof(
+  fc.record({
+    kind: fc.constant("value" as const),
+    at: fc.nat(),
+    key: fc.constantFrom(...FILTER_ATTRIBUTE_KEYS),
+    value: rawValue,
+  }),
+  fc.record({ kind: fc.constant("record" as const), at: fc.nat(), attributes }),
+  fc.record({ kind: fc.constant("delete" as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant("join" as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant("leave" as const), at: fc.nat() }),
+);
+
+type Change = typeof change extends fc.Arbitrary<infer T> ? T : never;
+
+function apply(w: World, c: Change): void {
+  const id = w.ids[c.at % w.ids.length] as string;
+  const m = w.minds.get(id);
+  if (c.kind === "value" && m) (m.attributes as Record<string, unknown>)[c.key] = c.value;
+  else if (c.kind === "record" && m) w.minds.set(id, { id, attributes: { ...c.attributes } });
+  else if (c.kind === "delete") w.minds.delete(id);
+  else if (c.kind === "join") w.memberIds.push(id);
+  else if (c.kind === "leave") w.memberIds.splice(c.at % (w.memberIds.length + 1), 1);
+}
+
+/** Compares the JSON texts, showing only where they part: a full diff of two large answers takes minutes. */
+function expectSameJson(actual: unknown, expected: unknown): void {
+  const a = JSON.stringify(actual);
+  const b = JSON.stringify(expected);
+  if (a === b) return;
+  let i = 0;
+  while (a[i] === b[i]) i++;
+  expect(a.slice(Math.max(0, i - 60), i + 60)).toBe(b.slice(Math.max(0, i - 60), i + 60));
+}
+
+function same(w: World, sel: FilterSelection, l: { mindsRead: number; facetValues: number }): void {
+  const index = buildFilterIndex(w.minds, w.memberIds, l.mindsRead);
+  expectSameJson(
+    queryFilterIndex(index, sel, l.facetValues),
+    reference(w.minds, w.memberIds, sel, l.mindsRead, l.facetValues),
+  );
+}
+
+describe("the filter index", () => {
+  it("answers byte for byte as the one-pass computation (random members, values, selections, limits)", () => {
+    fc.assert(
+      fc.property(world, selection, limits, (w, sel, l) => {
+        same(w, sel, l);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("still does when records or the member list changed in place since the last build", () => {
+    fc.assert(
+      fc.property(
+        world,
+        fc.array(change, { maxLength: 4 }),
+        fc.array(selection, { minLength: 1, maxLength: 3 }),
+        limits,
+        (w, changes, sels, l) => {
+          buildFilterIndex(w.minds, w.memberIds, l.mindsRead);
+          for (const c of changes) apply(w, c);
+          for (const sel of sels) same(w, sel, l);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("answers the 5200-member Audience as the one-pass computation, for random selections", () => {
+    const memberIds = h.sim.state.audiences.get(h.id("audiences", "large"))?.memberIds ?? [];
+    const minds = h.sim.state.minds;
+    const index = buildFilterIndex(minds, memberIds);
+    const asMap = (sel: Selection): FilterSelection =>
+      new Map(Object.entries(sel).map(([k, v]) => [k as FilterAttributeKey, v === null ? null : new Set(v)]));
+    fc.assert(
+      fc.property(selections("large").map(asMap), (sel) => {
+        expectSameJson(
+          queryFilterIndex(index, sel),
+          reference(minds, memberIds, sel, MAX_MINDS_READ, MAX_FACET_VALUES),
+        );
+      }),
+      { numRuns: 30 },
+    );
   });
 });
