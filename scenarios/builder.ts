@@ -8,9 +8,11 @@ import {
   baselineDistributions,
   coverageFor,
   generateGrounding,
-  generatePersonas,
   generateSourceBundle,
+  nthPersona,
   type PersonaFixture,
+  type PersonaOptions,
+  uuidOf,
 } from "../fixtures/index.ts";
 import type { Manifest } from "../src/core/manifest.ts";
 import type { Rng } from "../src/core/prng.ts";
@@ -143,12 +145,23 @@ export class ScenarioBuilder {
     count: number,
     opts: { topic?: string; isPublic?: boolean; label: string; missingRate?: number },
   ): MindRecord[] {
-    const personas = generatePersonas(this.rng.fork(`personas:${opts.label}`), count, {
+    const personaRng = this.rng.fork(`personas:${opts.label}`);
+    const options: PersonaOptions = {
       ...(opts.topic !== undefined ? { theme: opts.topic } : {}),
       ...(opts.missingRate !== undefined ? { missingRate: opts.missingRate } : {}),
-    });
+    };
     const idRng = this.rng.fork(`mind-ids:${opts.label}`);
-    return personas.map((p) => this.addMind(owner, p, idRng.uuid(), opts.isPublic ?? false));
+    const isPublic = opts.isPublic ?? false;
+    const createdAt = this.ago(20);
+    // The personas of `generatePersonas` and one ID each (independent streams), but each persona becomes a
+    // Mind at once: it is garbage as soon as it is copied, so it dies young instead of being copied through
+    // the young generation with thousands of others still alive.
+    const minds: MindRecord[] = new Array(count);
+    for (let i = 0; i < count; i++) {
+      const p = nthPersona(personaRng, i, options);
+      minds[i] = this.addMind(owner, p, uuidOf(idRng), isPublic, createdAt);
+    }
+    return minds;
   }
 
   /** One Mind registered in the manifest under `handle`. */
@@ -159,12 +172,18 @@ export class ScenarioBuilder {
     return mind;
   }
 
-  private addMind(owner: UserRecord, p: PersonaFixture, id: string, isPublic: boolean): MindRecord {
+  private addMind(
+    owner: UserRecord,
+    p: PersonaFixture,
+    id: string,
+    isPublic: boolean,
+    createdAt: number,
+  ): MindRecord {
     const m = mindFromPersona(p, {
       id,
       ownerId: owner.id,
       isPublic,
-      createdAt: this.ago(20),
+      createdAt,
       training: COMPLETED_TRAINING,
     });
     this.state.minds.set(m.id, m);

@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import http from "node:http";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
+import { buildIfStale, startArgs } from "../../scripts/build.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -26,6 +27,8 @@ export interface TargetSpec {
    * register the contract's paths bare (Prism ignores the relative server URLs, Scalar never reads them). */
   base: string;
   args(port: number): string[];
+  /** Run before spawning, outside the start-up time (the simulator's `prestart`: build if stale). */
+  prepare?(): Promise<unknown>;
 }
 
 export interface LaunchOptions {
@@ -40,13 +43,14 @@ export function targetSpec(name: TargetName, opts: LaunchOptions): TargetSpec {
     case "simulator":
       return {
         name,
-        description: "npm start core: default scenario, --clock manual --quiet --rate-limit 100000000",
+        description: `npm start (node ${startArgs().join(" ")}): default scenario, --clock manual --quiet --rate-limit 100000000`,
         base: "/api/v1",
+        prepare: buildIfStale,
         args: (port) => [
+          // After npm start's own flags, so that they can override them.
+          ...startArgs().slice(0, -1),
           ...(opts.simNodeFlags ?? []),
-          "--import",
-          "tsx",
-          "src/cli/main.ts",
+          ...startArgs().slice(-1),
           "--port",
           String(port),
           "--host",
@@ -137,6 +141,7 @@ export async function launch(
   probe: { path: string; headers: Record<string, string> },
   timeoutMs = 60_000,
 ): Promise<Running> {
+  await spec.prepare?.();
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const started = performance.now();

@@ -6,6 +6,7 @@
  * by a signal, 1 could not start (port taken, scenario failed to build, state file not writable), 2 bad
  * usage (including a state file that is corrupt or of an unknown version).
  */
+import { setFlagsFromString } from "node:v8";
 import type { JournalEntry } from "../core/journal.ts";
 import type { Manifest } from "../core/manifest.ts";
 import type { SimConfig } from "../core/route.ts";
@@ -92,6 +93,15 @@ async function main(): Promise<void> {
     }
     process.stderr.write(`error: scenario "${options.scenario}" failed to build: ${describe(error)}\n`);
     process.exit(1);
+  }
+  // The world is built: from here on V8 favours a small heap over fewer collections (memory saver mode).
+  // Under load the garbage that outlives a scavenge otherwise piles up in the old generation for a long
+  // while: resident memory after a short `npm run bench` about 100 MB rather than 140 to 180 MB (and flat
+  // over a 100,000-request soak), for roughly 10% more CPU per request. Not a command-line flag because
+  // there it also applies while the world is built, which slowed start-up by 40 to 80 ms;
+  // `node --no-memory-saver-mode dist/main.mjs` keeps it off.
+  if (!`${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`.includes("memory-saver-mode")) {
+    setFlagsFromString("--memory-saver-mode");
   }
   if (saved) {
     // Flags given explicitly win over the saved configuration.

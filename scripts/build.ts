@@ -1,0 +1,170 @@
+/**
+ * Bundles `npm start` (src/cli/main.ts) into dist/ with esbuild: starting from one prebuilt file skips
+ * compiling about a hundred TypeScript modules through tsx on every start. `npm start` runs this first
+ * (`prestart`, with `--if-stale`: a no-op when no input is newer than the bundle), so a clean clone needs
+ * only `npm install`. `npx tsx src/cli/main.ts` still runs the sources directly.
+ *
+ * The node flags of "start" are for memory under load: `--max-semi-space-size=2` caps the young generation,
+ * whose semi-spaces V8 otherwise grows to 64 MB (resident memory after a short `npm run bench` 195 MB
+ * without the cap, 136 MB with it); `--v8-pool-size=2` keeps two V8 worker threads instead of four, each
+ * with its own malloc arena (about 4 MB less). main.ts turns on V8's memory saver mode once the world is
+ * built.
+ *
+ * Usage: node scripts/build.ts [--if-stale]
+ */
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Metafile, Plugin } from "esbuild";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const DIST = path.join(ROOT, "dist");
+/** What `npm start` runs (package.json "start"): turns on the compile cache, then imports the bundle. */
+const ENTRY = path.join(DIST, "main.mjs");
+const BUNDLE = path.join(DIST, "cli.mjs");
+const META = path.join(DIST, "cli.meta.json");
+
+/**
+ * V8 keeps the code it compiled for the bundle (and for the packages loaded later) in dist/.compile-cache
+ * and reuses it on the next start instead of parsing and compiling again; a changed file is compiled anew.
+ * Only modules loaded after the cache is on benefit, hence the entry of its own. Node writes the cache at
+ * exit; it is also written a little after start-up, so a server that is killed rather than stopped still
+ * leaves it for the next start.
+ */
+const ENTRY_SOURCE = `// Written by scripts/build.ts.
+import { enableCompileCache, flushCompileCache } from "node:module";
+import { fileURLToPath } from "node:url";
+
+enableCompileCache(fileURLToPath(new URL("./.compile-cache/", import.meta.url)));
+await import("./cli.mjs");
+setTimeout(flushCompileCache, 2000).unref();
+`;
+
+/**
+ * Packages left to node_modules rather than bundled: the ones only some requests need, loaded by a
+ * dynamic `import()` on first use (documents for exports, Prism for `Prefer: dynamic=true`). Bundled, their
+ * code would still be parsed at every start. @scalar/api-reference is not imported at all: docs.ts finds
+ * its browser bundle with `createRequire(import.meta.url)`, which from dist/ resolves in node_modules as
+ * it does from src/node/.
+ */
+const EXTERNAL = ["pdf-lib", "docx", "pptxgenjs", "exceljs", "jszip", "@stoplight/*", "@scalar/*"];
+
+/** Files whose change can change the bundle without being one of its inputs. */
+const BUILD_INPUTS = ["scripts/build.ts", "package-lock.json", "tsconfig.json"];
+
+/** True when the bundle exists and no input of its last build (nor the build itself) is newer. */
+function isFresh(): boolean {
+  let built: number;
+  let meta: Metafile;
+  try {
+    built = Math.min(statSync(BUNDLE).mtimeMs, statSync(ENTRY).mtimeMs);
+    meta = JSON.parse(readFileSync(META, "utf8")) as Metafile;
+  } catch {
+    return false;
+  }
+  // Files only: the built-ins' modules of builtinsByRequire are listed as `builtin:node:…`.
+  const files = Object.keys(meta.inputs).filter((input) => !input.startsWith("builtin:"));
+  const inputs = [...files, ...BUILD_INPUTS];
+  return inputs.every((file) => {
+    try {
+      return statSync(path.resolve(ROOT, file)).mtimeMs <= built;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Node built-ins are bound the CommonJS way, one property read where a name is used, instead of as ES
+ * modules. An ES module import of a built-in reads all its exports to build the namespace, and some are
+ * lazy: importing `node:http` loads Node's whole bundled undici (its `WebSocket` getter, some 70 ms) and
+ * `node:util` some 30 internal modules (its `TextDecoder`, `types`…), for exports the simulator never uses.
+ * esbuild's own CommonJS interop (`__toESM`) would read every property descriptor, which loads them too;
+ * so each named export is a pure call that tree shaking drops when nothing imports it.
+ */
+const builtinsByRequire: Plugin = {
+  name: "builtins-by-require",
+  setup(b) {
+    const nodeRequire = createRequire(import.meta.url);
+    b.onResolve({ filter: /^node:/ }, (args) =>
+      args.namespace === "builtin" || args.kind === "require-call"
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: "builtin" },
+    );
+    b.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => {
+      const names = Object.getOwnPropertyNames(nodeRequire(args.path)).filter(
+        (name) => name !== "default" && /^[A-Za-z_$][\w$]*$/.test(name),
+      );
+      const lines = [
+        `const __builtin = require(${JSON.stringify(args.path)});`,
+        "const __read = (name) => __builtin[name];",
+        "export default __builtin;",
+        ...names.flatMap((name, i) => [
+          `const __export${i} = /* @__PURE__ */ __read(${JSON.stringify(name)});`,
+          `export { __export${i} as ${name} };`,
+        ]),
+      ];
+      return { contents: lines.join("\n"), loader: "js" };
+    });
+  },
+};
+
+export async function build(): Promise<void> {
+  // Loaded only to build, so the freshness check before every start stays cheap.
+  const { build: esbuild } = await import("esbuild");
+  const result = await esbuild({
+    absWorkingDir: ROOT,
+    entryPoints: ["src/cli/main.ts"],
+    outfile: BUNDLE,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node24",
+    external: EXTERNAL,
+    // For builtinsByRequire, and for CommonJS dependencies that require() Node built-ins.
+    banner: {
+      js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
+    },
+    // Stack traces name dist/cli.mjs; with `node --enable-source-maps` they name the sources (it costs
+    // about 20 ms of start-up, so npm start goes without).
+    sourcemap: true,
+    plugins: [builtinsByRequire],
+    metafile: true,
+    logLevel: "warning",
+  });
+  writeFileSync(META, JSON.stringify(result.metafile));
+  writeFileSync(ENTRY, ENTRY_SOURCE);
+}
+
+/**
+ * The node arguments of `npm start`, from package.json's "start" script (`node [flags] dist/main.mjs`), for
+ * whatever must run exactly what `npm start` runs, flags included (the benchmark, the bundle's test).
+ */
+export function startArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+    scripts: Record<string, string>;
+  };
+  const [command, ...args] = (pkg.scripts.start ?? "").trim().split(/\s+/);
+  if (command !== "node" || args.length === 0) {
+    throw new Error(`package.json "start" is not "node [flags] FILE": ${pkg.scripts.start}`);
+  }
+  return args;
+}
+
+/** Builds unless the bundle is fresh; true when it built. */
+export async function buildIfStale(): Promise<boolean> {
+  if (isFresh()) return false;
+  await build();
+  return true;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const ifStale = process.argv.includes("--if-stale");
+  const started = performance.now();
+  if (!ifStale) await build();
+  if (!ifStale || (await buildIfStale())) {
+    const ms = Math.round(performance.now() - started);
+    process.stderr.write(`built ${path.relative(process.cwd(), ENTRY)} in ${ms} ms\n`);
+  }
+}
