@@ -241,3 +241,16 @@ describe("pure reads", () => {
     expect(stranger.status).toBe(404);
   });
 });
+
+describe("worlds", () => {
+  it("are the same, byte for byte, for the same scenario and seed", async () => {
+    const texts = await Promise.all(
+      [1, 2, 3].map(async () => {
+        const sim = createSimulator({ clock: "manual", scenario: "default", seed: 7 });
+        await sim.ready;
+        return sim.snapshotText();
+      }),
+    );
+    expect(new Set(texts).size).toBe(1);
+  });
+});

@@ -56,13 +56,13 @@ export async function buildWorld(deps: WorldDeps, scenarioName: string, seed: nu
   const clock = newClock(deps, deps.startTime, services);
   const b = new ScenarioBuilder(state, rng.fork("scenario"), deps.startTime, scenario.name, seed);
   scenario.build(b);
-  await Promise.all(
-    b.pendingKeys.map(async ({ record, raw }) => {
-      const hash = await sha256Hex(raw);
-      state.apiKeys.set(record.id, { ...record, hash });
-      state.apiKeyByHash.set(hash, record.id);
-    }),
-  );
+  // Hashed together, stored in order: the order keys are listed in must not depend on which hash finished first.
+  const hashes = await Promise.all(b.pendingKeys.map(({ raw }) => sha256Hex(raw)));
+  b.pendingKeys.forEach(({ record }, i) => {
+    const hash = hashes[i] as string;
+    state.apiKeys.set(record.id, { ...record, hash });
+    state.apiKeyByHash.set(hash, record.id);
+  });
   wireServices(deps, services, state, clock, rng.fork("runtime"));
   for (const init of deps.inits) init(services);
   return { state, clock, rng, manifest: b.manifest, services };
