@@ -74,51 +74,55 @@ export function withCors(inner: Handler, options: CorsOptions = {}): Handler {
   const vary = any ? {} : { vary: "Origin" };
 
   return {
-    handle: async (request) => {
+    // Not async on the way every request without Origin takes (curl, tests, servers).
+    handle: (request) => {
       const origin = request.headers.get("origin");
-      if (origin === null) return inner.handle(request);
-      const allow = allowOrigin(origin);
-      if (request.method === "OPTIONS" && request.headers.has("access-control-request-method")) {
-        if (allow === null) return forbiddenOrigin(request, origin, list);
-        return new Answer(
-          204,
-          {
-            "access-control-allow-origin": allow,
-            "access-control-allow-methods": CORS_METHODS.join(", "),
-            "access-control-allow-headers": CORS_REQUEST_HEADERS.join(", "),
-            "access-control-max-age": String(MAX_AGE_SECONDS),
-            ...vary,
-            "content-length": "0",
-          },
-          null,
-        );
-      }
-      const response = await inner.handle(request);
-      if (allow === null) return response;
-      const extra: Record<string, string> = {
-        "access-control-allow-origin": allow,
-        "access-control-expose-headers": CORS_EXPOSED_HEADERS.join(", "),
-        ...vary,
-      };
-      if (response instanceof Answer) return withExtra(response, extra);
-      try {
-        for (const [k, v] of Object.entries(extra)) {
-          if (k === "vary" && response.headers.has("vary")) response.headers.append(k, v);
-          else response.headers.set(k, v);
-        }
-        return response;
-      } catch {
-        // Immutable headers (a Response from fetch()): copy it.
-        const headers = new Headers(response.headers);
-        for (const [k, v] of Object.entries(extra)) headers.set(k, v);
-        return new Response(response.body, {
-          status: response.status,
-          statusText: response.statusText,
-          headers,
-        });
-      }
+      return origin === null ? inner.handle(request) : withOrigin(request, origin);
     },
   };
+
+  async function withOrigin(request: SimRequest, origin: string): Promise<Outcome> {
+    const allow = allowOrigin(origin);
+    if (request.method === "OPTIONS" && request.headers.has("access-control-request-method")) {
+      if (allow === null) return forbiddenOrigin(request, origin, list);
+      return new Answer(
+        204,
+        {
+          "access-control-allow-origin": allow,
+          "access-control-allow-methods": CORS_METHODS.join(", "),
+          "access-control-allow-headers": CORS_REQUEST_HEADERS.join(", "),
+          "access-control-max-age": String(MAX_AGE_SECONDS),
+          ...vary,
+          "content-length": "0",
+        },
+        null,
+      );
+    }
+    const response = await inner.handle(request);
+    if (allow === null) return response;
+    const extra: Record<string, string> = {
+      "access-control-allow-origin": allow,
+      "access-control-expose-headers": CORS_EXPOSED_HEADERS.join(", "),
+      ...vary,
+    };
+    if (response instanceof Answer) return withExtra(response, extra);
+    try {
+      for (const [k, v] of Object.entries(extra)) {
+        if (k === "vary" && response.headers.has("vary")) response.headers.append(k, v);
+        else response.headers.set(k, v);
+      }
+      return response;
+    } catch {
+      // Immutable headers (a Response from fetch()): copy it.
+      const headers = new Headers(response.headers);
+      for (const [k, v] of Object.entries(extra)) headers.set(k, v);
+      return new Response(response.body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers,
+      });
+    }
+  }
 }
 
 /** The CORS headers set over the answer's own; `Vary` is added to, not replaced. */

@@ -41,53 +41,72 @@ function loadBundle(): Promise<Uint8Array> {
 }
 
 export function withDocs(inner: Handler, options: DocsOptions): Handler {
+  const serve = docsServer(inner, options);
   return {
-    handle: async (request) => {
+    // Not async, and no URL parsed, on the way every API request takes.
+    handle: (request) => {
       const method = request.method;
       if (method !== "GET" && method !== "HEAD") return inner.handle(request);
-      const url = URL.parse(request.url);
-      if (url === null) return inner.handle(request);
-      if (DOCS_PATHS.includes(url.pathname)) {
-        const html = docsPage(url.origin, options.manifest(), options.tryItAs ?? "owner");
-        return new Response(method === "HEAD" ? null : html, {
-          status: 200,
-          headers: {
-            "content-type": "text/html; charset=utf-8",
-            "cache-control": "no-store",
-            "x-content-type-options": "nosniff",
-            "referrer-policy": "no-referrer",
-          },
-        });
-      }
-      if (url.pathname === SCALAR_BUNDLE_PATH) {
-        let js: Uint8Array;
-        try {
-          js = await loadBundle();
-        } catch {
-          const message = "@scalar/api-reference is not installed: run npm ci";
-          return new Response(
-            JSON.stringify({
-              statusCode: 503,
-              statusMessage: message,
-              message,
-              url: url.pathname,
-              error: true,
-            }),
-            { status: 503, headers: { "content-type": "application/json; charset=utf-8" } },
-          );
-        }
-        return new Response(method === "HEAD" ? null : (js as Uint8Array<ArrayBuffer>), {
-          status: 200,
-          headers: {
-            "content-type": "text/javascript; charset=utf-8",
-            "content-length": String(js.byteLength),
-            "cache-control": "public, max-age=3600",
-            "x-content-type-options": "nosniff",
-          },
-        });
-      }
-      return inner.handle(request);
+      const path = pathOf(request.url);
+      if (path !== SCALAR_BUNDLE_PATH && !DOCS_PATHS.includes(path)) return inner.handle(request);
+      return serve(request);
     },
+  };
+}
+
+/** The path of an absolute URL, without parsing it; a path the docs do not serve if it is odd. */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const end = url.indexOf("?", start);
+  return end < 0 ? url.slice(start) : url.slice(start, end);
+}
+
+function docsServer(inner: Handler, options: DocsOptions): Handler["handle"] {
+  return async (request) => {
+    const method = request.method;
+    const url = URL.parse(request.url);
+    if (url === null) return inner.handle(request);
+    if (DOCS_PATHS.includes(url.pathname)) {
+      const html = docsPage(url.origin, options.manifest(), options.tryItAs ?? "owner");
+      return new Response(method === "HEAD" ? null : html, {
+        status: 200,
+        headers: {
+          "content-type": "text/html; charset=utf-8",
+          "cache-control": "no-store",
+          "x-content-type-options": "nosniff",
+          "referrer-policy": "no-referrer",
+        },
+      });
+    }
+    if (url.pathname === SCALAR_BUNDLE_PATH) {
+      let js: Uint8Array;
+      try {
+        js = await loadBundle();
+      } catch {
+        const message = "@scalar/api-reference is not installed: run npm ci";
+        return new Response(
+          JSON.stringify({
+            statusCode: 503,
+            statusMessage: message,
+            message,
+            url: url.pathname,
+            error: true,
+          }),
+          { status: 503, headers: { "content-type": "application/json; charset=utf-8" } },
+        );
+      }
+      return new Response(method === "HEAD" ? null : (js as Uint8Array<ArrayBuffer>), {
+        status: 200,
+        headers: {
+          "content-type": "text/javascript; charset=utf-8",
+          "content-length": String(js.byteLength),
+          "cache-control": "public, max-age=3600",
+          "x-content-type-options": "nosniff",
+        },
+      });
+    }
+    return inner.handle(request);
   };
 }
 

@@ -3,6 +3,6 @@ import type { ResourceModule } from "../core/route.ts";
 
 export const identity: ResourceModule = {
   routes: {
-    getMe: { handler: (ctx) => ({ status: 200, body: { id: ctx.caller.id } }) },
+    getMe: { pure: true, handler: (ctx) => ({ status: 200, body: { id: ctx.caller.id } }) },
   },
 };
