@@ -6,7 +6,14 @@
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig, probeDeployment, probeSimulator, UnreachableError } from "./lib/target.ts";
+import {
+  ConfigError,
+  loadConfig,
+  probeDeployment,
+  probeSimulator,
+  type RunSettings,
+  UnreachableError,
+} from "./lib/target.ts";
 
 const USAGE = `Usage: npm run conformance -- --target URL [options]
        npm run conformance -- --config FILE [options]
@@ -34,14 +41,8 @@ Reports: reports/conformance-violations.json and reports/conformance-coverage.js
 
 class UsageError extends Error {}
 
-interface Options {
-  target: string | null;
-  config: string | null;
-  seed: number;
-  runs: number | null;
-  readOnly: boolean;
-  noReset: boolean;
-  controlToken: string | null;
+/** What the run itself takes (lib/target.ts), less the run ID made per run, plus how vitest reports it. */
+interface Options extends Omit<RunSettings, "runId"> {
   reporters: string[];
   outputFile: Record<string, string>;
   shard: string | null;

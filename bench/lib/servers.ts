@@ -4,9 +4,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import http from "node:http";
-import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { buildIfStale, startArgs } from "../../scripts/build.ts";
+import { freePort } from "../../src/testing/cli.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -111,17 +111,6 @@ export interface Running {
   /** Spawn to first 2xx answer to the probe, in ms. */
   startupMs: number;
   stop(): Promise<void>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function probeOnce(origin: string, path: string, headers: Record<string, string>): Promise<number> {

@@ -2,7 +2,7 @@ import net from "node:net";
 import { request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { scenarios } from "../../scenarios/index.ts";
-import { startCli as cli, killAllClis, type CliRun as Run } from "../testing/cli.ts";
+import { startCli as cli, freePort, killAllClis, type CliRun as Run } from "../testing/cli.ts";
 
 async function waitFor(run: Run, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
   const deadline = Date.now() + timeoutMs;
@@ -97,14 +97,3 @@ describe("npm start (src/cli/main.ts)", () => {
     expect(help.stdout()).toContain("Usage: npm start");
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}

@@ -13,7 +13,9 @@
  * (cookies) are not part of the API, so `Access-Control-Allow-Credentials` is never sent; an API key in
  * `Authorization` works with `*` because it is an explicitly allowed request header, not a credential.
  */
+import { ApiError } from "../core/errors.ts";
 import { Answer, type Outcome, type SimRequest } from "../core/exchange.ts";
+import { renderError } from "../core/render.ts";
 import type { Handler } from "./server.ts";
 
 export const CORS_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -136,9 +138,5 @@ function withExtra(answer: Answer, extra: Record<string, string>): Outcome {
 function forbiddenOrigin(request: SimRequest, origin: string, list: readonly string[]): Answer {
   const message = `Origin ${origin} is not allowed; allowed: ${list.join(", ")} (start with --cors-origin ${origin})`;
   const path = URL.parse(request.url)?.pathname ?? "";
-  return new Answer(
-    403,
-    { "content-type": "application/json; charset=utf-8", vary: "Origin" },
-    JSON.stringify({ statusCode: 403, statusMessage: message, message, url: path, error: true }),
-  );
+  return renderError(new ApiError(403, message), path, { vary: "Origin" });
 }

@@ -11,8 +11,10 @@
 
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { ApiError } from "../core/errors.ts";
 import { escapeHtml } from "../core/html.ts";
 import type { Manifest } from "../core/manifest.ts";
+import { renderError } from "../core/render.ts";
 import type { Handler } from "./server.ts";
 
 export const DOCS_PATHS: readonly string[] = ["/", "/_docs", "/_docs/"];
@@ -85,16 +87,7 @@ function docsServer(inner: Handler, options: DocsOptions): Handler["handle"] {
         js = await loadBundle();
       } catch {
         const message = "@scalar/api-reference is not installed: run npm ci";
-        return new Response(
-          JSON.stringify({
-            statusCode: 503,
-            statusMessage: message,
-            message,
-            url: url.pathname,
-            error: true,
-          }),
-          { status: 503, headers: { "content-type": "application/json; charset=utf-8" } },
-        );
+        return renderError(new ApiError(503, message), url.pathname, {});
       }
       return new Response(method === "HEAD" ? null : (js as Uint8Array<ArrayBuffer>), {
         status: 200,

@@ -14,7 +14,9 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { ApiError } from "../core/errors.ts";
 import { Answer, type HeaderReader, type Outcome, type SimRequest } from "../core/exchange.ts";
+import { renderError } from "../core/render.ts";
 
 /** The part of a simulator the host needs. */
 export interface Handler {
@@ -181,7 +183,7 @@ function asHandler(served: Handler | FetchHandler): Handler {
         web = webRequest(request);
       } catch {
         // A header or method the Fetch standard refuses (CONNECT, TRACE), so no Request can carry it.
-        return new Answer(400, JSON_HEADERS, envelope(400, "Bad Request"));
+        return renderError(new ApiError(400, "Bad Request"), "", {});
       }
       return fetchHandler.fetch(web);
     },
@@ -470,10 +472,9 @@ function hasHeader(flat: string[], name: string): boolean {
   return false;
 }
 
-const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
-
+/** The API's error envelope; the host knows no request path when HTTP itself failed. */
 function envelope(status: number, message: string): string {
-  return JSON.stringify({ statusCode: status, statusMessage: message, message, url: "", error: true });
+  return JSON.stringify(new ApiError(status, message).toEnvelope(""));
 }
 
 function writeEnvelope(res: ServerResponse, status: number, message: string): void {

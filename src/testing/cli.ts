@@ -1,5 +1,6 @@
-/** Starting the CLI the way `npm start` does (tsx), for tests that need a real process. */
+/** Starting the CLI from its sources (tsx), for tests that need a real process; and a free port to give it. */
 import { type ChildProcess, spawn } from "node:child_process";
+import net from "node:net";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -40,4 +41,16 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliR
 /** Kills every CLI a test started and has not seen exit (for afterAll). */
 export function killAllClis(): void {
   for (const child of running) child.kill("SIGKILL");
+}
+
+/** A port free on loopback right now, for a process that must be given one. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
 }
