@@ -2,16 +2,16 @@
  * `npm start`: serves the simulator over HTTP on a real-time clock (by default the `default` scenario on
  * http://127.0.0.1:4010), prints where everything is and the scenario's API keys, logs one line per
  * request, and shuts down cleanly on SIGINT/SIGTERM. With `--state-file PATH` the world is loaded from PATH
- * when it exists and saved there after every change, and once more on SIGINT/SIGTERM. Exit codes: 0 stopped
- * by a signal, 1 could not start (port taken, scenario failed to build, state file not writable), 2 bad
+ * when it exists, every change is on disk (an fsync'd log beside it) before its reply leaves, and on
+ * SIGINT/SIGTERM the world is written as a fresh snapshot. Exit codes: 0 stopped by a signal, 1 could not start (port taken, scenario failed to build, state file not writable), 2 bad
  * usage (including a state file that is corrupt or of an unknown version).
  */
 import { setFlagsFromString } from "node:v8";
 import type { JournalEntry } from "../core/journal.ts";
 import type { Manifest } from "../core/manifest.ts";
 import type { SimConfig } from "../core/route.ts";
+import type { ChangeLog, SavedState } from "../node/change-log.ts";
 import type { RunningServer } from "../node/server.ts";
-import type { StateFileWriter } from "../node/state-file.ts";
 import { type CliOptions, type LogFormat, parseCli, USAGE, UsageError } from "./args.ts";
 
 const CONTROL_TOKEN_HEADER = "x-sim-control-token";
@@ -35,37 +35,48 @@ async function main(): Promise<void> {
   }
 
   // Loaded only now, so that bad usage and --help answer without compiling the contract.
-  const [{ createSimulator }, { startServer }, stateFiles, host] = await Promise.all([
+  const [{ createSimulator }, { startServer }, stateFiles, changeLogs, host] = await Promise.all([
     import("../core/simulator.ts"),
     import("../node/server.ts"),
     import("../node/state-file.ts"),
+    import("../node/change-log.ts"),
     import("../node/host.ts"),
   ]);
   const stateFile = options.stateFile;
-  let saved: Awaited<ReturnType<typeof stateFiles.readStateFile>> = null;
-  let writer: StateFileWriter | null = null;
+  let saved: SavedState | null = null;
+  let changeLog: ChangeLog | null = null;
   if (stateFile !== null) {
     try {
-      saved = await stateFiles.readStateFile(stateFile);
+      saved = await changeLogs.readSavedState(stateFile);
     } catch (error) {
-      process.stderr.write(`error: ${describeShort(error)}
-`);
+      process.stderr.write(`error: ${describeShort(error)}\n`);
       process.exit(2);
     }
+    for (const notice of saved.notices) process.stderr.write(`notice: ${notice}\n`);
     await stateFiles.removeStaleTemporaries(stateFile);
     const ignored = options.given.filter((f) => f === "scenario" || f === "seed");
-    if (saved && ignored.length > 0) {
+    if (saved.snapshot && ignored.length > 0) {
       const flags = ignored.map((f) => `--${f}`).join(" and ");
       process.stderr.write(`notice: loading the saved state from ${stateFile}; ${flags} ignored\n`);
     }
-    writer = stateFiles.createStateFileWriter(stateFile, () => sim.snapshotText(), {
-      onError: (error) => process.stderr.write(`[state-file] could not save: ${describeShort(error)}\n`),
+    changeLog = new changeLogs.ChangeLog(stateFile, saved.generation, {
+      onFatal: (error) => {
+        // Nothing after this could be made durable: stop rather than acknowledge changes that are not saved.
+        process.stderr.write(`error: cannot write the change log of ${stateFile}: ${describeShort(error)}\n`);
+        process.exit(1);
+      },
+      onFull: () => {
+        changeLog?.compact(sim).catch((error: unknown) => {
+          process.stderr.write(`[state-file] could not write a snapshot: ${describeShort(error)}\n`);
+        });
+      },
     });
   }
+  const loaded = saved?.snapshot ?? null;
   const log = options.log === null ? undefined : requestLogger(options.log);
   const sim = createSimulator({
-    ...(saved ? { snapshot: saved } : {}),
-    ...(writer ? { onChange: () => writer.schedule() } : {}),
+    ...(loaded ? { snapshot: loaded } : {}),
+    ...(changeLog ? { changes: changeLog } : {}),
     scenario: options.scenario,
     seed: options.seed,
     clock: options.clock,
@@ -87,7 +98,7 @@ async function main(): Promise<void> {
   try {
     await sim.ready;
   } catch (error) {
-    if (saved) {
+    if (loaded) {
       process.stderr.write(`error: state file ${stateFile}: ${describeShort(error)}\n`);
       process.exit(2);
     }
@@ -103,19 +114,21 @@ async function main(): Promise<void> {
   if (!`${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`.includes("memory-saver-mode")) {
     setFlagsFromString("--memory-saver-mode");
   }
-  if (saved) {
-    // Flags given explicitly win over the saved configuration.
-    if (options.given.includes("rate-limit")) sim.config.rateLimitPerMinute = options.rateLimitPerMinute;
-    if (options.given.includes("latency")) sim.config.latencyMs = options.latencyMs;
-  }
-  if (writer && !saved) {
-    // The file exists from the start, so a restart finds the same world even before the first change.
+  if (changeLog && saved) {
+    // The changes made since the snapshot, made again; then a fresh snapshot and an empty log, so a
+    // restart finds the same world even before the first change.
+    await sim.replay(saved.changes);
     try {
-      await stateFiles.writeFileAtomic(stateFile as string, sim.snapshotText());
+      await changeLog.compact(sim);
     } catch (error) {
       process.stderr.write(`error: cannot write state file ${stateFile}: ${describeShort(error)}\n`);
       process.exit(1);
     }
+  }
+  if (loaded) {
+    // Flags given explicitly win over the saved configuration.
+    if (options.given.includes("rate-limit")) sim.config.rateLimitPerMinute = options.rateLimitPerMinute;
+    if (options.given.includes("latency")) sim.config.latencyMs = options.latencyMs;
   }
 
   let server: RunningServer;
@@ -133,7 +146,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  process.stdout.write(banner(server, options, sim.manifest(), sim.config, saved !== null));
+  process.stdout.write(banner(server, options, sim.manifest(), sim.config, loaded !== null));
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
@@ -145,7 +158,8 @@ async function main(): Promise<void> {
     process.stderr.write(`${signal}: shutting down\n`);
     server
       .close()
-      .then(() => writer?.flush())
+      .then(() => changeLog?.compact(sim))
+      .then(() => changeLog?.close())
       .then(
         () => process.exit(0),
         (error: unknown) => {

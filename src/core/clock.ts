@@ -38,6 +38,13 @@ export class VirtualClock {
   private running = false;
   /** While a job runs, time reads as the job's due time, so the work it schedules is relative to that. */
   private pinned: number | null = null;
+  /**
+   * While a change is made (`settle` to `release`), time stands still: a real clock would otherwise move
+   * between two readings of one request, and a replay of the change could not read the same instants.
+   */
+  private held: number | null = null;
+  /** Jobs run so far: a host can tell whether serving a request moved the world on. */
+  ran = 0;
   /** The last `nowIso()` answer and the time it is for. */
   private isoAt = Number.NaN;
   private iso = "";
@@ -55,6 +62,7 @@ export class VirtualClock {
   /** Current virtual time in epoch milliseconds. */
   now(): number {
     if (this.pinned !== null) return this.pinned;
+    if (this.held !== null) return this.held;
     return this.mode === "real" ? this.offset + (this.wall() - this.wallStart) : this.offset;
   }
 
@@ -92,8 +100,35 @@ export class VirtualClock {
   }
 
   /** Runs every job due by now, including jobs those jobs schedule for no later than now. */
-  runDue(): void {
-    this.runUntil(this.now());
+  runDue(): number {
+    const t = this.now();
+    this.runUntil(t);
+    return t;
+  }
+
+  /**
+   * Runs every job due by now and holds time there until `release()`: the instant a change is made at.
+   * A change log records it, and a replay passes it back as `at`, so the change sees the same instants.
+   */
+  settle(at?: number): number {
+    if (at !== undefined) this.moveTo(at);
+    const t = this.runDue();
+    this.held = t;
+    return t;
+  }
+
+  release(): void {
+    this.held = null;
+  }
+
+  /**
+   * Replays time to `t`: runs the jobs due by then and makes `t` the present (a real clock counts on from
+   * it). A replay's own running time is not simulated time, so `t` may be a little behind a real clock.
+   */
+  moveTo(t: number): void {
+    this.runUntil(t);
+    this.offset = t;
+    this.wallStart = this.wall();
   }
 
   /** Moves a manual clock forward, running each job at its own due time. */
@@ -110,6 +145,7 @@ export class VirtualClock {
     try {
       for (let job = this.jobs[0]; job !== undefined && job.at <= limit; job = this.jobs[0]) {
         this.jobs.shift();
+        this.ran++;
         this.pinned = job.at;
         try {
           this.runJob(job);
@@ -120,6 +156,11 @@ export class VirtualClock {
     } finally {
       this.running = false;
     }
+  }
+
+  /** Jobs scheduled so far. */
+  get scheduled(): number {
+    return this.seq;
   }
 
   snapshot(): ClockSnapshot {

@@ -60,9 +60,13 @@ const handlers: Record<string, ControlHandler> = {
       throw badRequest("rateLimitPerMinute must be an integer >= 1");
     if (latency !== undefined && (latency as number) < 0)
       throw badRequest("latencyMs must be an integer >= 0");
-    if (rate !== undefined) sim.config.rateLimitPerMinute = rate as number;
-    if (latency !== undefined) sim.config.latencyMs = latency as number;
-    return json(200, sim.config);
+    return json(
+      200,
+      sim.configure({
+        ...(rate !== undefined ? { rateLimitPerMinute: rate as number } : {}),
+        ...(latency !== undefined ? { latencyMs: latency as number } : {}),
+      }),
+    );
   },
   "GET /__sim/faults": (_b, _u, { sim }) => json(200, sim.faults.list()),
   "POST /__sim/faults": (body, _u, { sim }) => json(201, sim.faults.add(faultRule(body))),

@@ -29,7 +29,7 @@ export function renderReply(reply: Reply | Outcome, headers: Record<string, stri
  * Told apart without naming the global `Response`: in Node its first use loads undici, which no JSON
  * answer needs (about 70 ms of start-up and 5 MB).
  */
-function isResponse(reply: Reply | Response): reply is Response {
+export function isResponse(reply: Reply | Response): reply is Response {
   return "bodyUsed" in reply && typeof (reply as Response).clone === "function";
 }
 

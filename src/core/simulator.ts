@@ -2,7 +2,8 @@ import { scenarios } from "../../scenarios/index.ts";
 import { type Operation, operations } from "../contract/operations.ts";
 import { resourceModules } from "../resources/index.ts";
 import { authenticate, type Caller } from "./auth.ts";
-import { DEFAULT_MAX_BODY_BYTES, parseJson, readCapped } from "./body.ts";
+import { type BodyResult, DEFAULT_MAX_BODY_BYTES, parseJson, readCapped } from "./body.ts";
+import type { Change, ChangeSink, RequestChange } from "./changes.ts";
 import type { ClockMode, VirtualClock } from "./clock.ts";
 import { handleControl } from "./control.ts";
 import { ApiError, unauthorized } from "./errors.ts";
@@ -15,8 +16,17 @@ import { checkBody, checkParameters } from "./params.ts";
 import { type GenerateBody, parsePrefer, preferredResponse } from "./prefer.ts";
 import { createRng } from "./prng.ts";
 import { RateLimiter } from "./ratelimit.ts";
-import { renderError, renderReply } from "./render.ts";
-import type { JobHandler, RequestContext, ResourceModule, RouteSpec, Services, SimConfig } from "./route.ts";
+import { ListedHeaders, RecordingHeaders, Serial, worldMark } from "./recorder.ts";
+import { isResponse, renderError, renderReply } from "./render.ts";
+import type {
+  JobHandler,
+  Reply,
+  RequestContext,
+  ResourceModule,
+  RouteSpec,
+  Services,
+  SimConfig,
+} from "./route.ts";
 import { Router } from "./router.ts";
 import { encodeSnapshot, type Snapshot } from "./snapshot.ts";
 import type { State } from "./state.ts";
@@ -50,10 +60,10 @@ export interface SimulatorOptions {
   /** Start from a saved world (src/core/snapshot.ts) instead of building a scenario. */
   snapshot?: Snapshot;
   /**
-   * Called after each request that may have changed the state: every POST, PUT, PATCH and DELETE that was
-   * not refused with a 4xx (control-plane resets and clock moves included). Hosts save the state from it.
+   * Receives every change in the order it was made (src/core/changes.ts); a write's reply waits until the
+   * sink says the change is durable. `replay` brings the changes back.
    */
-  onChange?: () => void;
+  changes?: ChangeSink;
 }
 
 export interface Simulator {
@@ -65,12 +75,21 @@ export interface Simulator {
   manifest(): Manifest;
   reset(to?: { scenario?: string; seed?: number }): Promise<Manifest>;
   advance(ms: number): string;
+  /** Changes the configuration (the control plane's `PATCH /__sim/config`). */
+  configure(patch: Partial<SimConfig>): SimConfig;
   /** The whole world (state, clock, random stream position, manifest, config) as a detached copy. */
   snapshot(): Snapshot;
   /** The same as `encodeSnapshot(snapshot())`, without the copy: for saving. */
   snapshotText(): string;
   /** Replaces the world with a saved one; throws SnapshotError when the simulator cannot run it. */
   restore(snap: Snapshot): void;
+  /** Makes recorded changes again, in order, on the world as it is (after `restore`, say). */
+  replay(changes: Iterable<Change>): Promise<void>;
+  /**
+   * Calls `take` with a view of the world between two changes, none half made, and answers what it
+   * answers: a host saves a snapshot there and starts its log afresh. `take` must not keep the view.
+   */
+  checkpoint<T>(take: (world: Snapshot) => T): Promise<T>;
   /** The live state. Taking hold of it counts as a change (what the core derived from it is dropped). */
   readonly state: State;
   readonly clock: VirtualClock;
@@ -119,6 +138,36 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   let latencyRng = createRng(options.seed ?? 1).fork("latency");
   let preferCount = 0;
   let world: World;
+  const sink = options.changes;
+  const serial = new Serial();
+  /** While a replay runs, what it makes again is not recorded again. */
+  let replaying = false;
+  /** What the change being made in `serial` waits on before its reply leaves. */
+  let durable: Promise<void> | undefined;
+
+  const record = (change: Change, isDurable: boolean): void => {
+    if (!sink || replaying) return;
+    const done = sink.record(change, isDurable);
+    if (isDurable && done) durable = done;
+  };
+
+  /** Makes one change at a time; its reply waits until the change is durable. */
+  const changing = async <T>(step: () => Promise<T>): Promise<T> => {
+    let wait: Promise<void> | undefined;
+    try {
+      return await serial.run(async () => {
+        durable = undefined;
+        try {
+          return await step();
+        } finally {
+          wait = durable;
+          durable = undefined;
+        }
+      });
+    } finally {
+      if (wait) await wait;
+    }
+  };
 
   const deps: WorldDeps = {
     clockMode: options.clock ?? "manual",
@@ -141,16 +190,20 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     preferCount = 0;
   };
 
-  const reset = async (to: { scenario?: string; seed?: number } = {}): Promise<Manifest> => {
-    const next = await buildWorld(
-      deps,
-      to.scenario ?? options.scenario ?? "default",
-      to.seed ?? options.seed ?? 1,
-    );
+  const build = async (scenario: string, seed: number): Promise<Manifest> => {
+    const next = await buildWorld(deps, scenario, seed);
     // Building a large scenario takes real time; it must not pass as simulated time.
     next.clock.rebase();
     startOver(next);
     return world.manifest;
+  };
+
+  const reset = async (to: { scenario?: string; seed?: number } = {}): Promise<Manifest> => {
+    const scenario = to.scenario ?? options.scenario ?? "default";
+    const seed = to.seed ?? options.seed ?? 1;
+    const manifest = await build(scenario, seed);
+    record({ kind: "reset", scenario, seed }, true);
+    return manifest;
   };
 
   const restore = (saved: Snapshot): void => {
@@ -161,7 +214,11 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   };
 
   const initial = options.snapshot;
-  const ready = (initial ? Promise.resolve().then(() => restore(initial)) : reset()).then(() => undefined);
+  const ready = (
+    initial
+      ? Promise.resolve().then(() => restore(initial))
+      : build(options.scenario ?? "default", options.seed ?? 1)
+  ).then(() => undefined);
 
   const manifest = (): Manifest => ({ ...world.manifest, now: world.clock.nowIso() });
 
@@ -175,8 +232,20 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     advance: (ms) => {
       memo.touch();
       world.clock.advance(ms);
+      record({ kind: "advance", ms }, true);
       return world.clock.nowIso();
     },
+    configure: (patch) => {
+      if (patch.rateLimitPerMinute !== undefined) config.rateLimitPerMinute = patch.rateLimitPerMinute;
+      if (patch.latencyMs !== undefined) config.latencyMs = patch.latencyMs;
+      record(
+        { kind: "config", rateLimitPerMinute: config.rateLimitPerMinute, latencyMs: config.latencyMs },
+        true,
+      );
+      return config;
+    },
+    replay,
+    checkpoint: (take) => serial.run(async () => take(snapshotOf(world, config))),
     // Code outside the core (tests, a host) may change what it takes hold of, when the core cannot see it.
     get state() {
       memo.touch();
@@ -203,14 +272,23 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     if (url === null) return renderError(new ApiError(400, "Bad Request"), "", {});
     const who: Who = { userId: null, pure: false };
     let response: Outcome;
+    const reads = request.method === "GET" || request.method === "HEAD";
     try {
-      world.clock.runDue();
+      const ran = world.clock.ran;
+      const at = world.clock.runDue();
+      if (world.clock.ran !== ran) record({ kind: "time", at }, false);
       if (url.pathname === "/__sim" || url.pathname.startsWith("/__sim/")) {
-        response = control.enabled
-          ? await handleControl(request, url, { sim, scenarios, control })
-          : renderError(new ApiError(404, "Not Found"), url.pathname, {});
+        const deps = { sim, scenarios, control };
+        response = !control.enabled
+          ? renderError(new ApiError(404, "Not Found"), url.pathname, {})
+          : reads
+            ? await handleControl(request, url, deps)
+            : await changing(() => handleControl(request, url, deps));
       } else {
-        response = (await serveOutside(request, url)) ?? (await serveApi(request, url, who));
+        const page = reads
+          ? await serveOutside(request, url)
+          : await changing(() => changeOutside(request, url, undefined));
+        response = page ?? (await serveApi(request, url, who));
       }
     } catch (error) {
       if (request.signal.aborted) {
@@ -232,7 +310,6 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     };
     journal.add(entry);
     options.onRequest?.(entry);
-    if (options.onChange && mayHaveChanged(request.method, response.status)) options.onChange();
     if (request.method !== "HEAD") return response;
     // A HEAD answer has no body; stop whatever would have produced one.
     if (response instanceof Answer) return response.withoutBody();
@@ -246,6 +323,38 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       if (res) return res;
     }
     return null;
+  }
+
+  /** A page outside the contract that may change the world (the buyer's checkout form), as one change. */
+  async function changeOutside(
+    request: SimRequest,
+    url: URL,
+    at: number | undefined,
+  ): Promise<Outcome | null> {
+    const mark = sink ? worldMark(world) : "";
+    const t = world.clock.settle(at);
+    let page: Outcome | null = null;
+    try {
+      page = await serveOutside(request, url);
+      return page;
+    } finally {
+      world.clock.release();
+      if (page && (page.status < 400 || worldMark(world) !== mark)) {
+        // The pages read no header and no body: what they change follows from the path alone.
+        record(
+          {
+            kind: "request",
+            at: t,
+            method: request.method,
+            url: request.url,
+            keyId: null,
+            headers: [],
+            body: null,
+          },
+          true,
+        );
+      }
+    }
   }
 
   async function serveApi(request: SimRequest, url: URL, who: Who): Promise<Outcome> {
@@ -291,20 +400,129 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       }
       const spec = routes.get(op.operationId);
       if (!spec) throw new ApiError(501, `${op.operationId} is not simulated yet`);
-      const ctx = buildContext(request, url, op, params, prefix, caller, spec);
+      const pure = spec.pure === true && (request.method === "GET" || request.method === "HEAD");
+      // A change is recorded with the headers it was served with (the credentials apart).
+      const recorded = sink && !pure ? new RecordingHeaders(request.headers) : null;
+      const ctx = buildContext(request, url, op, params, prefix, caller, spec, recorded);
       spec.authorize?.(ctx);
-      await readBody(ctx, op);
+      const raw = await readBody(ctx, op);
       checkBody(ctx, op, spec);
       await delay();
-      if (spec.pure && (request.method === "GET" || request.method === "HEAD")) {
+      if (pure) {
         who.pure = true;
         return renderReply(await pureAnswer(ctx, op, spec), headers);
       }
-      return renderReply(await spec.handler(ctx), headers);
+      return renderReply(await changing(() => change(ctx, spec, raw, recorded, undefined)), headers);
     } catch (error) {
       if (error instanceof ApiError) return renderError(error, path, { ...headers, ...error.headers });
       throw error;
     }
+  }
+
+  /**
+   * What a handler that may change the world does, one change at a time and at one instant; recorded unless
+   * it was refused without moving anything. A replay passes the instant (`at`) it was first made at.
+   */
+  async function change(
+    ctx: RequestContext,
+    spec: RouteSpec,
+    raw: BodyResult,
+    recorded: RecordingHeaders | null,
+    at: number | undefined,
+  ): Promise<Reply | Outcome> {
+    const mark = sink ? worldMark(world) : "";
+    const t = world.clock.settle(at);
+    let status = 500;
+    try {
+      if (ctx.apiKey) ctx.apiKey.lastUsedAt = t;
+      // Access was checked before the body arrived; the world may have moved since, and a replay checks here.
+      spec.authorize?.(ctx);
+      const reply = await spec.handler(ctx);
+      status = reply.status;
+      return reply;
+    } catch (error) {
+      if (error instanceof ApiError) status = error.status;
+      throw error;
+    } finally {
+      world.clock.release();
+      if (recorded && (status < 400 || status >= 500 || worldMark(world) !== mark)) {
+        const method = ctx.request.method;
+        const change: RequestChange = {
+          kind: "request",
+          at: t,
+          method,
+          url: ctx.request.url,
+          keyId: ctx.apiKey?.id ?? null,
+          headers: recorded.read(),
+          body: raw.present ? raw.text : null,
+        };
+        // A read that seeded data is made durable by the next write, which the log holds after it.
+        record(change, method !== "GET" && method !== "HEAD");
+      }
+    }
+  }
+
+  /** Makes recorded changes again, on the world as it stands; nothing is recorded while it runs. */
+  async function replay(changes: Iterable<Change>): Promise<void> {
+    await ready;
+    replaying = true;
+    try {
+      for (const c of changes) {
+        switch (c.kind) {
+          case "request":
+            await replayRequest(c);
+            break;
+          case "time":
+            world.clock.moveTo(c.at);
+            break;
+          case "advance":
+            sim.advance(c.ms);
+            break;
+          case "config":
+            sim.configure(c);
+            break;
+          case "reset":
+            await build(c.scenario, c.seed);
+            break;
+        }
+      }
+    } finally {
+      replaying = false;
+      memo.touch();
+    }
+  }
+
+  async function replayRequest(c: RequestChange): Promise<void> {
+    const url = new URL(c.url);
+    const request: SimRequest = {
+      method: c.method,
+      url: c.url,
+      headers: new ListedHeaders(c.headers),
+      body: null,
+      signal: new AbortController().signal,
+    };
+    let outcome: Reply | Outcome | null = null;
+    try {
+      if (c.method !== "GET" && c.method !== "HEAD") outcome = await changeOutside(request, url, c.at);
+      if (outcome === null) {
+        const match = router.match(c.method, url.pathname);
+        const spec = match.kind === "found" ? routes.get(match.op.operationId) : undefined;
+        if (match.kind !== "found" || !spec) return;
+        const key = c.keyId === null ? undefined : world.state.apiKeys.get(c.keyId);
+        const user = key ? world.state.users.get(key.userId) : undefined;
+        const caller = key && user ? { key, user } : null;
+        const ctx = buildContext(request, url, match.op, match.params, match.prefix, caller, spec, null);
+        const raw: BodyResult = c.body === null ? { present: false } : { present: true, text: c.body };
+        takeBody(ctx, match.op, raw);
+        checkBody(ctx, match.op, spec);
+        outcome = await change(ctx, spec, raw, null, c.at);
+      }
+    } catch (error) {
+      // A refusal is part of what was recorded (it moved the world all the same); a bug is told, not fatal.
+      if (!(error instanceof ApiError)) options.onError?.(error, { method: c.method, path: url.pathname });
+    }
+    // A stream (a preview) is not read by anyone; stop it.
+    if (outcome && isResponse(outcome)) await outcome.body?.cancel().catch(() => {});
   }
 
   /**
@@ -344,8 +562,10 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     prefix: string,
     caller: Caller | null,
     spec: RouteSpec,
+    recorded: RecordingHeaders | null,
   ): RequestContext {
-    const queryValues = checkParameters(op, params, url, request.headers, spec);
+    const headers = recorded ?? request.headers;
+    const queryValues = checkParameters(op, params, url, headers, spec);
     return {
       ...world.services,
       request,
@@ -354,7 +574,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       params,
       query: url.searchParams,
       queryValues,
-      headers: request.headers,
+      headers,
       body: undefined,
       hasBody: false,
       caller: caller?.user as RequestContext["caller"],
@@ -365,10 +585,16 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     };
   }
 
-  /** Reads the body within the operation's cap; parses it as JSON when the operation takes JSON. */
-  async function readBody(ctx: RequestContext, op: Operation): Promise<void> {
-    if (ctx.request.method === "GET" || ctx.request.method === "HEAD") return;
+  /** Reads the body within the operation's cap, and takes it; answers it as read, for the change log. */
+  async function readBody(ctx: RequestContext, op: Operation): Promise<BodyResult> {
+    if (ctx.request.method === "GET" || ctx.request.method === "HEAD") return { present: false };
     const raw = await readCapped(ctx.request, op.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    takeBody(ctx, op, raw);
+    return raw;
+  }
+
+  /** Parses a body as JSON when the operation takes JSON. */
+  function takeBody(ctx: RequestContext, op: Operation, raw: BodyResult): void {
     ctx.hasBody = raw.present;
     if (raw.present && op.bodySchemaRef) ctx.body = parseJson(raw.text);
   }
@@ -389,12 +615,6 @@ interface Who {
 }
 
 const utf8 = new TextEncoder();
-
-/** Reads and refused requests change nothing (the robustness suite proves it), so they need no save. */
-function mayHaveChanged(method: string, status: number): boolean {
-  if (method === "GET" || method === "HEAD" || method === "OPTIONS") return false;
-  return status < 400 || status >= 500;
-}
 
 function rateHeaders(limit: number, remaining: number): Record<string, string> {
   return { "ratelimit-limit": String(limit), "ratelimit-remaining": String(remaining) };

@@ -40,6 +40,11 @@ export interface Snapshot {
   rng: RngState;
   config: SimConfig;
   state: SerializedState;
+  /**
+   * A host that keeps a change log beside the snapshot (src/node/change-log.ts): the log generation that
+   * continues from this snapshot. Earlier generations are already in it.
+   */
+  log?: { generation: number };
 }
 
 export class SnapshotError extends Error {

@@ -1,15 +1,8 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createStateFileWriter,
-  readStateFile,
-  removeStaleTemporaries,
-  StateFileError,
-  writeFileAtomic,
-} from "./state-file.ts";
+import { readStateFile, removeStaleTemporaries, StateFileError, writeFileAtomic } from "./state-file.ts";
 
 let dir: string;
 
@@ -42,32 +35,6 @@ describe("state file", () => {
     );
     await writeFile(bad, "[]");
     await expect(readStateFile(bad)).rejects.toThrow(/not a simulator state file/);
-  });
-
-  it("coalesces changes, keeps one write in flight, and flushes what is pending", async () => {
-    const path = join(dir, "debounced.json");
-    let produced = 0;
-    const writer = createStateFileWriter(path, () => `state ${++produced}`, { debounceMs: 30 });
-    for (let i = 0; i < 50; i++) writer.schedule();
-    await sleep(150);
-    expect(writer.writes).toBe(1);
-    expect(await readFile(path, "utf8")).toBe("state 1");
-    writer.schedule();
-    await writer.flush();
-    expect(writer.writes).toBe(2);
-    expect(await readFile(path, "utf8")).toBe("state 2");
-    await writer.flush();
-    expect(writer.writes).toBe(2);
-  });
-
-  it("reports a failed write and retries it with the next change", async () => {
-    const path = join(dir, "no-such-dir", "state.json");
-    const errors: unknown[] = [];
-    const writer = createStateFileWriter(path, () => "x", { debounceMs: 5, onError: (e) => errors.push(e) });
-    writer.schedule();
-    await sleep(60);
-    expect(errors.length).toBeGreaterThanOrEqual(1);
-    expect(writer.writes).toBe(0);
   });
 
   it("removes temporaries a killed process left behind, and only those", async () => {

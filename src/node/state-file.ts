@@ -1,19 +1,13 @@
 /**
- * `--state-file PATH`: the simulator's world saved to disk on change and loaded at start.
+ * The snapshot half of `--state-file PATH` (the change log beside it is src/node/change-log.ts).
  *
  * Every write is atomic: the snapshot goes to a temporary file in the same directory, is fsynced, renamed
  * over the old file, and the directory is fsynced, so that at any instant (a SIGKILL, a power cut) the path
- * holds either the previous complete snapshot or the new one, never a mix. Writes are coalesced: the first
- * change arms a timer, changes until it fires join that write, and at most one write is in flight; a change
- * during a write is saved by the next one. `flush()` writes what is pending at once (the CLI calls it on
- * SIGINT/SIGTERM).
+ * holds either the previous complete snapshot or the new one, never a mix.
  */
 import { open, readdir, readFile, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { parseSnapshot, type Snapshot, SnapshotError } from "../core/snapshot.ts";
-
-/** How long after the first change the state is written (later changes join that write). */
-export const DEFAULT_DEBOUNCE_MS = 200;
 
 export class StateFileError extends Error {
   override readonly name = "StateFileError";
@@ -62,7 +56,7 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
 }
 
 /** Makes the rename durable. Some platforms cannot open or fsync a directory; there, rename is all we get. */
-async function syncDirectory(dir: string): Promise<void> {
+export async function syncDirectory(dir: string): Promise<void> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(dir, "r");
@@ -88,83 +82,4 @@ export async function removeStaleTemporaries(path: string): Promise<string[]> {
   const stale = names.filter((n) => n.startsWith(prefix) && /^\d+\.\d+\.tmp$/.test(n.slice(prefix.length)));
   await Promise.all(stale.map((n) => unlink(join(dir, n)).catch(() => {})));
   return stale;
-}
-
-export interface StateFileWriter {
-  /** Notes a change; the state is written within the debounce time. */
-  schedule(): void;
-  /** Writes any pending change now and resolves when the file holds it (and no write is in flight). */
-  flush(): Promise<void>;
-  /** Completed writes, for logs and tests. */
-  readonly writes: number;
-}
-
-export interface WriterOptions {
-  debounceMs?: number;
-  /** A write failed (disk full, directory gone); the change stays pending and the next one retries. */
-  onError?: (error: unknown) => void;
-}
-
-/** Saves `produce()` to `path` after changes: debounced, atomic, one write at a time. */
-export function createStateFileWriter(
-  path: string,
-  produce: () => string,
-  options: WriterOptions = {},
-): StateFileWriter {
-  const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
-  let dirty = false;
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let inFlight: Promise<void> | null = null;
-  let writes = 0;
-
-  const write = (): Promise<void> => {
-    dirty = false;
-    // The text is taken when the write starts, so it holds every change made until then.
-    const text = produce();
-    inFlight = writeFileAtomic(path, text)
-      .then(
-        () => {
-          writes++;
-        },
-        (error: unknown) => {
-          dirty = true;
-          options.onError?.(error);
-        },
-      )
-      .finally(() => {
-        inFlight = null;
-        if (dirty && timer === null) arm();
-      });
-    return inFlight;
-  };
-
-  const arm = (): void => {
-    timer = setTimeout(() => {
-      timer = null;
-      if (inFlight) return; // the write in flight re-arms when it ends
-      if (dirty) void write();
-    }, debounceMs);
-  };
-
-  return {
-    schedule() {
-      dirty = true;
-      if (timer === null && inFlight === null) arm();
-    },
-    async flush() {
-      if (timer !== null) {
-        clearTimeout(timer);
-        timer = null;
-      }
-      while (inFlight) await inFlight;
-      if (timer !== null) {
-        clearTimeout(timer);
-        timer = null;
-      }
-      if (dirty) await write();
-    },
-    get writes() {
-      return writes;
-    },
-  };
 }

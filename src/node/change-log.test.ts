@@ -1,0 +1,119 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Change } from "../core/changes.ts";
+import { createSimulator } from "../core/simulator.ts";
+import { ChangeLog, encodeRecord, parseLog, readSavedState } from "./change-log.ts";
+import { StateFileError } from "./state-file.ts";
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "sim-log-"));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const advance = (ms: number): Change => ({ kind: "advance", ms });
+const fatal = (error: unknown): never => {
+  throw error;
+};
+
+describe("log records", () => {
+  it("read back as written, a torn or damaged tail dropped and counted", () => {
+    const good = encodeRecord(advance(1)) + encodeRecord(advance(2));
+    expect(parseLog(good, "f")).toEqual({ records: [advance(1), advance(2)], torn: 0 });
+    const cut = encodeRecord(advance(3)).slice(0, 12);
+    expect(parseLog(good + cut, "f")).toEqual({ records: [advance(1), advance(2)], torn: 1 });
+    // A whole line whose checksum does not match (a block of zeros after a crash, say) is a torn tail too.
+    const flipped = encodeRecord(advance(4)).replace('"ms":4', '"ms":5');
+    expect(parseLog(good + flipped + "\0\0\0\n", "f")).toEqual({
+      records: [advance(1), advance(2)],
+      torn: 2,
+    });
+  });
+
+  it("refuse damage with good records after it: that is no torn tail", () => {
+    const damaged = encodeRecord(advance(1)).replace("1", "9") + encodeRecord(advance(2));
+    expect(() => parseLog(damaged, "f")).toThrow(/record 1 is damaged/);
+  });
+});
+
+describe("the change log", () => {
+  it("shares one fsync among the changes that arrive while another is under way", async () => {
+    const path = join(dir, "group.json");
+    const log = new ChangeLog(path, 0, { onFatal: fatal });
+    const acks = Array.from({ length: 200 }, (_, i) => log.record(advance(i), true));
+    await Promise.all(acks);
+    expect(log.syncs).toBeLessThanOrEqual(3);
+    expect(parseLog(await readFile(`${path}.log.1`, "utf8"), "f").records).toHaveLength(200);
+    await log.close();
+  });
+
+  it("acknowledges a change only once it is on disk", async () => {
+    const path = join(dir, "ack.json");
+    const log = new ChangeLog(path, 0, { onFatal: fatal });
+    const ack = log.record(advance(7), true);
+    expect(log.record(advance(8), false)).toBeUndefined();
+    await ack;
+    const text = await readFile(`${path}.log.1`, "utf8");
+    expect(parseLog(text, "f").records[0]).toEqual(advance(7));
+    await log.close();
+  });
+
+  it("stops acknowledging, and says so, when the log cannot be written", async () => {
+    const errors: unknown[] = [];
+    const log = new ChangeLog(join(dir, "no-such-dir", "state.json"), 0, { onFatal: (e) => errors.push(e) });
+    await expect(log.record(advance(1), true)).rejects.toThrow(/ENOENT/);
+    expect(errors).toHaveLength(1);
+    await expect(log.record(advance(2), true)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("compacts into a snapshot, deletes the log it replaces, and loads back to the same world", async () => {
+    const path = join(dir, "compact.json");
+    let full = 0;
+    const log = new ChangeLog(path, 0, { onFatal: fatal, onFull: () => full++, compactAfterRecords: 3 });
+    const sim = createSimulator({ clock: "manual", changes: log });
+    await sim.ready;
+    await log.compact(sim);
+    sim.advance(1_000);
+    sim.advance(2_000);
+    await log.flush();
+    expect((await readdir(dir)).filter((n) => n.startsWith("compact.json.log."))).toEqual([
+      "compact.json.log.2",
+    ]);
+    let saved = await readSavedState(path);
+    expect(saved.snapshot?.log).toEqual({ generation: 2 });
+    expect(saved.changes).toEqual([advance(1_000), advance(2_000)]);
+    sim.advance(3_000);
+    expect(full).toBe(1);
+    await log.compact(sim);
+    expect((await readdir(dir)).filter((n) => n.startsWith("compact.json.log."))).toEqual([]);
+    saved = await readSavedState(path);
+    expect(saved.changes).toEqual([]);
+    expect(saved.snapshot?.clock.now).toBe(sim.clock.now());
+    await log.close();
+  });
+
+  it("refuses a log whose snapshot is gone, and reads a torn tail with a notice", async () => {
+    const orphan = join(dir, "orphan.json");
+    await writeFile(`${orphan}.log.1`, encodeRecord(advance(1)));
+    await expect(readSavedState(orphan)).rejects.toThrow(StateFileError);
+    await expect(readSavedState(orphan)).rejects.toThrow(/without its snapshot/);
+
+    const path = join(dir, "torn.json");
+    const log = new ChangeLog(path, 0, { onFatal: fatal });
+    const sim = createSimulator({ clock: "manual", changes: log });
+    await sim.ready;
+    await log.compact(sim);
+    sim.advance(500);
+    await log.close();
+    await writeFile(`${path}.log.2`, `${await readFile(`${path}.log.2`, "utf8")}0badf00d {"kind":"adv`);
+    const saved = await readSavedState(path);
+    expect(saved.changes).toEqual([advance(500)]);
+    expect(saved.notices.join()).toMatch(/dropped 1 incomplete record at its end/);
+  });
+});

@@ -1,0 +1,265 @@
+/**
+ * `--state-file PATH`: a snapshot at PATH and, beside it, a write-ahead log of every change since
+ * (`PATH.log.<generation>`), so that a change is on disk before its reply leaves.
+ *
+ * A change (src/core/changes.ts) is appended to the log as one line and the log is fsync'd before the
+ * simulator answers. Changes that arrive while an fsync is under way wait for the next one and share it
+ * (group commit, as databases do), so many writers cost one fsync per round, not one each. From time to
+ * time, and on shutdown, the world is written as a fresh snapshot and the log starts a new generation;
+ * the old generations are deleted once the snapshot is durable. At start the snapshot is loaded and the
+ * log replayed on it. A crash can leave the last record half written: it was never acknowledged, so it is
+ * dropped with a notice. A bad record with good records after it is damage, and the start is refused.
+ *
+ * A line is `<crc32 as 8 hex digits> <JSON>`: a record that is there but damaged is told from a good one.
+ * If the log cannot be written (disk full, I/O error), nothing that follows could be made durable either:
+ * `onFatal` is told and the host stops, as PostgreSQL does on a failed fsync, rather than acknowledge
+ * changes it has not saved.
+ */
+import { type FileHandle, open, readdir, readFile, unlink } from "node:fs/promises";
+import { basename, dirname } from "node:path";
+import { crc32 } from "node:zlib";
+import type { Change, ChangeSink } from "../core/changes.ts";
+import { encodeSnapshot, type Snapshot } from "../core/snapshot.ts";
+import { readStateFile, StateFileError, syncDirectory, writeFileAtomic } from "./state-file.ts";
+
+/** After this many records, or this many bytes, of log the world is written as a snapshot again. */
+export const COMPACT_AFTER_RECORDS = 5_000;
+export const COMPACT_AFTER_BYTES = 8 * 1024 * 1024;
+
+export interface SavedState {
+  snapshot: Snapshot | null;
+  /** The changes to replay on the snapshot, in order. */
+  changes: Change[];
+  /** The highest log generation found (0 when none): a log written from here on continues after it. */
+  generation: number;
+  /** Things worth telling the operator, such as a torn last record that was dropped. */
+  notices: string[];
+}
+
+const LOG_NAME = /^(.*)\.log\.(\d{1,15})$/;
+
+function logPath(path: string, generation: number): string {
+  return `${path}.log.${generation}`;
+}
+
+/** The generations of log beside `path`, oldest first. */
+async function logGenerations(path: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch {
+    return [];
+  }
+  const base = basename(path);
+  const found: number[] = [];
+  for (const name of names) {
+    const m = LOG_NAME.exec(name);
+    if (m && m[1] === base) found.push(Number(m[2]));
+  }
+  return found.sort((a, b) => a - b);
+}
+
+/** Reads the snapshot and the log records that follow it. Damage that cannot be a torn tail is a StateFileError. */
+export async function readSavedState(path: string): Promise<SavedState> {
+  const snapshot = await readStateFile(path);
+  const generations = await logGenerations(path);
+  const from = snapshot?.log?.generation ?? 0;
+  const live = generations.filter((g) => g >= from);
+  if (snapshot === null && live.length > 0) {
+    throw new StateFileError(
+      `${logPath(path, live[0] as number)} is a change log without its snapshot ${path}; remove the log files to start afresh`,
+    );
+  }
+  const changes: Change[] = [];
+  const notices: string[] = [];
+  for (const [i, generation] of live.entries()) {
+    const file = logPath(path, generation);
+    const text = await readFile(file, "utf8");
+    const { records, torn } = parseLog(text, file);
+    changes.push(...records);
+    if (torn > 0) {
+      if (i !== live.length - 1) throw new StateFileError(`${file}: damaged records before the newest log`);
+      notices.push(
+        `${file}: dropped ${torn} incomplete record${torn === 1 ? "" : "s"} at its end (written when the process stopped, never acknowledged)`,
+      );
+    }
+  }
+  return { snapshot, changes, generation: generations.at(-1) ?? 0, notices };
+}
+
+/** The good records of one log file, and how many damaged ones end it. */
+export function parseLog(text: string, file: string): { records: Change[]; torn: number } {
+  const lines = text.split("\n");
+  // A file that ends in "\n" splits into a last empty piece; anything else there is a torn record.
+  const last = lines.pop() as string;
+  const records: Change[] = [];
+  let bad = last.length > 0 ? 1 : 0;
+  let firstBad = -1;
+  for (const [n, line] of lines.entries()) {
+    const record = decode(line);
+    if (record === null) {
+      if (firstBad < 0) firstBad = n;
+      bad++;
+      continue;
+    }
+    if (firstBad >= 0) throw new StateFileError(`${file}: record ${firstBad + 1} is damaged`);
+    records.push(record);
+  }
+  return { records, torn: bad };
+}
+
+function decode(line: string): Change | null {
+  if (line.length < 10 || line[8] !== " ") return null;
+  const json = line.slice(9);
+  if (crc32(json).toString(16).padStart(8, "0") !== line.slice(0, 8)) return null;
+  try {
+    return JSON.parse(json) as Change;
+  } catch {
+    return null;
+  }
+}
+
+export function encodeRecord(change: Change): string {
+  const json = JSON.stringify(change);
+  return `${crc32(json).toString(16).padStart(8, "0")} ${json}\n`;
+}
+
+interface Batch {
+  generation: number;
+  text: string[];
+  bytes: number;
+  done: { resolve: () => void; reject: (error: unknown) => void }[];
+}
+
+export interface ChangeLogOptions {
+  /** The log could not be written; no later change can be made durable. */
+  onFatal: (error: unknown) => void;
+  /** Enough has been logged since the last snapshot that a new one is due (the host calls `compact`). */
+  onFull?: () => void;
+  compactAfterRecords?: number;
+  compactAfterBytes?: number;
+}
+
+/** What `compact` needs of a simulator: a consistent view of its world between two changes. */
+export interface Checkpointer {
+  checkpoint<T>(take: (world: Snapshot) => T): Promise<T>;
+}
+
+export class ChangeLog implements ChangeSink {
+  private readonly queue: Batch[] = [];
+  private pumping: Promise<void> | null = null;
+  private file: FileHandle | null = null;
+  private fileGeneration = -1;
+  private records = 0;
+  private bytes = 0;
+  private compacting: Promise<void> | null = null;
+  private failed: unknown = null;
+  /** Completed fsyncs, for tests and the benchmark. */
+  syncs = 0;
+
+  /** Appends to generation `generation + 1`: `generation` is the newest one already on disk. */
+  constructor(
+    private readonly path: string,
+    private generation: number,
+    private readonly options: ChangeLogOptions,
+  ) {
+    this.generation++;
+  }
+
+  record(change: Change, durable: boolean): Promise<void> | undefined {
+    if (this.failed !== null) return Promise.reject(this.failed);
+    const line = encodeRecord(change);
+    let batch = this.queue.at(-1);
+    if (batch === undefined || batch.generation !== this.generation) {
+      batch = { generation: this.generation, text: [], bytes: 0, done: [] };
+      this.queue.push(batch);
+    }
+    batch.text.push(line);
+    batch.bytes += line.length;
+    this.records++;
+    this.bytes += line.length;
+    const options = this.options;
+    if (
+      this.records >= (options.compactAfterRecords ?? COMPACT_AFTER_RECORDS) ||
+      this.bytes >= (options.compactAfterBytes ?? COMPACT_AFTER_BYTES)
+    ) {
+      options.onFull?.();
+    }
+    const promise = durable
+      ? new Promise<void>((resolve, reject) => (batch as Batch).done.push({ resolve, reject }))
+      : undefined;
+    this.pumping ??= this.pump();
+    return promise;
+  }
+
+  /** Resolves when everything recorded so far is on disk. */
+  async flush(): Promise<void> {
+    while (this.pumping) await this.pumping;
+    if (this.failed !== null) throw this.failed;
+  }
+
+  /**
+   * Writes the world as a new snapshot and deletes the log it replaces. The view is taken between two
+   * changes; the log moves to a new generation at that same instant, so every change is in exactly one of
+   * the snapshot and the log that continues from it.
+   */
+  compact(sim: Checkpointer): Promise<void> {
+    this.compacting ??= this.doCompact(sim).finally(() => {
+      this.compacting = null;
+    });
+    return this.compacting;
+  }
+
+  private async doCompact(sim: Checkpointer): Promise<void> {
+    const { text, replaced } = await sim.checkpoint((world) => {
+      const replaced = this.generation;
+      this.generation++;
+      this.records = 0;
+      this.bytes = 0;
+      return { text: encodeSnapshot({ ...world, log: { generation: this.generation } }), replaced };
+    });
+    await writeFileAtomic(this.path, text);
+    // The replaced records may still be on their way to their file; the snapshot holds them already.
+    await this.flush();
+    for (const g of await logGenerations(this.path)) {
+      if (g <= replaced) await unlink(logPath(this.path, g)).catch(() => {});
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    await this.file?.close();
+    this.file = null;
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      for (let batch = this.queue.shift(); batch !== undefined; batch = this.queue.shift()) {
+        try {
+          const file = await this.fileFor(batch.generation);
+          await file.write(batch.text.join(""));
+          await file.datasync();
+          this.syncs++;
+        } catch (error) {
+          this.failed = error;
+          for (const b of [batch, ...this.queue.splice(0)]) for (const d of b.done) d.reject(error);
+          this.options.onFatal(error);
+          return;
+        }
+        for (const d of batch.done) d.resolve();
+      }
+    } finally {
+      this.pumping = null;
+    }
+  }
+
+  private async fileFor(generation: number): Promise<FileHandle> {
+    if (this.file !== null && this.fileGeneration === generation) return this.file;
+    await this.file?.close();
+    this.file = await open(logPath(this.path, generation), "a", 0o600);
+    this.fileGeneration = generation;
+    // The new file's name must survive a crash as well as what is written into it.
+    await syncDirectory(dirname(this.path));
+    return this.file;
+  }
+}
