@@ -38,6 +38,8 @@ const DESCRIBED_OPERATIONS = [
   // Audiences: progress, recalibrate
   "GET /api/v1/audiences/{audienceId}/progress",
   "POST /api/v1/audiences/{audienceId}/recalibrate",
+  // Named by the description's Events section: state is read by polling the operation `statusUrl`.
+  "GET /api/v1/audiences/{audienceId}/recalibrate/operations/{operationId}",
   // Audiences: exports
   "POST /api/v1/audiences/{audienceId}/export",
   "GET /api/v1/audiences/{audienceId}/export-status",

@@ -418,6 +418,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audiences/{audienceId}/recalibrate/operations/{operationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The audience ID (UUID). */
+                audienceId: components["parameters"]["AudienceId"];
+                /** @description The `id` of a recalibration operation receipt. */
+                operationId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a recalibration operation
+         * @description The operation's receipt, as `statusUrl` in the 202 of `POST /audiences/{audienceId}/recalibrate` names it: poll it to follow the operation from `queued` through `running` to `completed` or `failed`. Readable by anyone who may read the Audience.
+         */
+        get: operations["getRecalibrationOperation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audiences/{audienceId}/export": {
         parameters: {
             query?: never;
@@ -1261,6 +1286,60 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The request has a body that is not JSON (its Content-Type is not `application/json` or a `+json` type). Nothing is changed. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "statusCode": 415,
+                 *       "statusMessage": "Content-Type must be application/json",
+                 *       "message": "Content-Type must be application/json",
+                 *       "url": "/api/v1/api-keys",
+                 *       "error": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The request target is longer than the longest one this document allows: the longest prefix and path, every path and query parameter at its maximum length, each character percent-encoded in the worst case (four UTF-8 bytes, twelve characters). Answered before routing, so `url` is empty. */
+        UriTooLong: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "statusCode": 414,
+                 *       "statusMessage": "URI Too Long",
+                 *       "message": "URI Too Long",
+                 *       "url": "",
+                 *       "error": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The request head is larger than the longest request target this document allows plus `x-max-header-bytes` of header fields. Answered before routing, so `url` is empty. */
+        HeaderFieldsTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "statusCode": 431,
+                 *       "statusMessage": "Request Header Fields Too Large",
+                 *       "message": "Request Header Fields Too Large",
+                 *       "url": "",
+                 *       "error": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
     };
     parameters: {
         /** @description The audience ID (UUID). */
@@ -1339,7 +1418,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     listApiKeys: {
@@ -1390,7 +1471,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     createApiKey: {
@@ -1454,7 +1537,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     deleteApiKey: {
@@ -1512,7 +1598,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     getAudience: {
@@ -1623,7 +1711,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     updateAudience: {
@@ -1724,7 +1814,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     deleteAudience: {
@@ -1761,7 +1854,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     duplicateAudience: {
@@ -1863,7 +1958,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     followAudience: {
@@ -1908,7 +2006,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     unfollowAudience: {
@@ -1942,7 +2042,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     listCollaborators: {
@@ -2018,7 +2120,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             /** @description Internal error; internal details are redacted. */
             500: {
                 headers: {
@@ -2103,7 +2207,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             /** @description Internal error; internal details are redacted. */
             500: {
                 headers: {
@@ -2214,7 +2320,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             /** @description Internal error; internal details are redacted. */
             500: {
                 headers: {
@@ -2275,7 +2384,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             /** @description Internal error; internal details are redacted. */
             500: {
                 headers: {
@@ -2373,7 +2484,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             /** @description Internal error; internal details are redacted. */
             500: {
                 headers: {
@@ -2469,7 +2582,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             /** @description Internal error; internal details are redacted. */
             500: {
                 headers: {
@@ -2580,7 +2695,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             /** @description Internal error; internal details are redacted. */
             500: {
                 headers: {
@@ -2712,7 +2830,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             /** @description Storage or setup failure, or (JSON mode) a failed proposal. */
             500: {
                 headers: {
@@ -2829,7 +2950,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             /** @description Internal error; internal details are redacted. */
             500: {
                 headers: {
@@ -2890,7 +3013,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             /** @description Internal error; internal details are redacted. */
             500: {
                 headers: {
@@ -2961,7 +3086,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             /** @description Internal error; internal details are redacted. */
             500: {
                 headers: {
@@ -3102,7 +3229,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     recalibrateAudience: {
@@ -3248,6 +3377,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The Audience could not be grounded. */
             422: {
                 headers: {
@@ -3260,6 +3391,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             /** @description The run failed after it started; the calibration marker is cleared so a retry is possible. */
             500: {
                 headers: {
@@ -3293,6 +3425,93 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+        };
+    };
+    getRecalibrationOperation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The audience ID (UUID). */
+                audienceId: components["parameters"]["AudienceId"];
+                /** @description The `id` of a recalibration operation receipt. */
+                operationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operation receipt. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "operation": {
+                     *           "id": "op_5f2c9a1e",
+                     *           "requestKey": "rk_7d3b8e2a",
+                     *           "status": "running",
+                     *           "progress": 30,
+                     *           "statusUrl": "/api/v1/audiences/6f1c2a9e-3b7d-4e8a-9c21-5d4b7a10e2f3/recalibrate/operations/op_5f2c9a1e",
+                     *           "result": null,
+                     *           "error": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OperationResponse"];
+                };
+            };
+            /** @description Malformed Audience ID. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "statusMessage": "Invalid audience ID format",
+                     *       "message": "Invalid audience ID format",
+                     *       "url": "/api/v1/audiences/6f1c2a9e-3b7d-4e8a-9c21-5d4b7a10e2f3/recalibrate/operations/op_5f2c9a1e",
+                     *       "error": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The Audience does not exist or is not visible to the caller, or it has no such operation. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "statusMessage": "Operation not found",
+                     *       "message": "Operation not found",
+                     *       "url": "/api/v1/audiences/6f1c2a9e-3b7d-4e8a-9c21-5d4b7a10e2f3/recalibrate/operations/op_5f2c9a1e",
+                     *       "error": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     exportAudience: {
@@ -3372,7 +3591,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     getExportStatus: {
@@ -3433,7 +3655,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     downloadExport: {
@@ -3494,7 +3718,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     createCheckoutSession: {
@@ -3607,6 +3833,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     getCheckoutSession: {
@@ -3668,6 +3897,8 @@ export interface operations {
             };
             401: components["responses"]["AcpUnauthorized"];
             404: components["responses"]["AcpNotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     refreshCheckoutSession: {
@@ -3738,6 +3969,8 @@ export interface operations {
             };
             401: components["responses"]["AcpUnauthorized"];
             404: components["responses"]["AcpNotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     cancelCheckoutSession: {
@@ -3799,6 +4032,8 @@ export interface operations {
             };
             401: components["responses"]["AcpUnauthorized"];
             404: components["responses"]["AcpNotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     completeCheckoutSession: {
@@ -3860,6 +4095,8 @@ export interface operations {
             };
             401: components["responses"]["AcpUnauthorized"];
             404: components["responses"]["AcpNotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
     getOpenApiDocument: {
@@ -3888,6 +4125,8 @@ export interface operations {
                     };
                 };
             };
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
 }

@@ -105,8 +105,8 @@ describe("Prefer: code= and example=", async () => {
       statusCode: 422,
       error: true,
       url: "/api/v1/auth/me",
-      message: "getMe does not document status 418; it documents 200, 401, 429",
-      data: { code: "PREFER_UNDOCUMENTED_STATUS", requested: 418, documented: [200, 401, 429] },
+      message: "getMe does not document status 418; it documents 200, 401, 414, 429, 431",
+      data: { code: "PREFER_UNDOCUMENTED_STATUS", requested: 418, documented: [200, 401, 414, 429, 431] },
     });
   });
 

@@ -589,6 +589,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   async function readBody(ctx: RequestContext, op: Operation): Promise<BodyResult> {
     if (ctx.request.method === "GET" || ctx.request.method === "HEAD") return { present: false };
     const raw = await readCapped(ctx.request, op.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    if (raw.present && op.bodySchemaRef && !isJson(ctx.headers.get("content-type"))) {
+      throw new ApiError(415, "Content-Type must be application/json");
+    }
     takeBody(ctx, op, raw);
     return raw;
   }
@@ -615,6 +618,13 @@ interface Who {
 }
 
 const utf8 = new TextEncoder();
+
+/** `application/json` or a `+json` type, parameters (a charset) aside. */
+function isJson(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const type = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
 
 function rateHeaders(limit: number, remaining: number): Record<string, string> {
   return { "ratelimit-limit": String(limit), "ratelimit-remaining": String(remaining) };

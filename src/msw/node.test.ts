@@ -207,6 +207,17 @@ async function runSequence(
     path: `${A}/recalibrate`,
     body: { deepen: { topics: ["pricing sensitivity"] } },
   });
+  const recalibration = await send({
+    label: "recalibrate (operation)",
+    method: "POST",
+    path: `${A}/recalibrate`,
+    body: { instruction: "Focus on buyers at mid-sized firms" },
+  });
+  await send({
+    label: "recalibration status",
+    method: "GET",
+    path: `${A}/recalibrate/operations/${recalibration.data.operation.id}`,
+  });
   await send({ label: "export", method: "POST", path: `${A}/export`, body: { kind: "brief", format: "md" } });
   await send({ label: "export status", method: "GET", path: `${A}/export-status?kind=brief&format=md` });
   await send({

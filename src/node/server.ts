@@ -14,6 +14,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { MAX_REQUEST_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "../contract/request-size.ts";
 import { ApiError } from "../core/errors.ts";
 import { Answer, type HeaderReader, type Outcome, type SimRequest } from "../core/exchange.ts";
 import { renderError } from "../core/render.ts";
@@ -79,11 +80,19 @@ export function startServer(served: Handler | FetchHandler, options: ServerOptio
       headersTimeout: 30_000,
       requestTimeout: 120_000,
       noDelay: true,
+      // Every request the contract allows fits, however its characters encode (src/contract/request-size.ts).
+      maxHeaderSize: MAX_REQUEST_HEAD_BYTES,
+      // Node's own answer to a missing Host is a bare 400; `handle` answers it in the envelope instead.
+      requireHostHeader: false,
     },
     (req, res) => serve(req, res, false),
   );
   // `Expect: 100-continue`: the simulator decides first; the client is told to go on only if it reads the body.
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => serve(req, res, true));
+  // Any other expectation: Node's default is a bare 417.
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    writeEnvelope(res, 417, "Expectation Failed", pathOf(req.url), { connection: "close" });
+  });
   server.on("clientError", onClientError);
 
   return new Promise((resolve, reject) => {
@@ -212,7 +221,12 @@ async function handle(
   expectContinue: boolean,
 ): Promise<void> {
   const method = req.method ?? "GET";
-  const target = requestTarget(req.url ?? "/");
+  const url = req.url ?? "/";
+  if (url.length > MAX_REQUEST_TARGET_BYTES) {
+    writeEnvelope(res, 414, "URI Too Long", "", { connection: "close" });
+    return;
+  }
+  const target = requestTarget(url);
   if (target === null) {
     writeEnvelope(res, 400, "Bad Request");
     return;
@@ -226,17 +240,27 @@ async function handle(
   };
   const raw = req.rawHeaders;
   let host: string | undefined;
+  let hosts = 0;
   let hasBody = false;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
     const n = name.length;
-    if (n === 4 && host === undefined && name.toLowerCase() === "host") host = raw[i + 1];
-    else if (
+    if (n === 4 && name.toLowerCase() === "host") {
+      host ??= raw[i + 1];
+      hosts++;
+    } else if (
       (n === 14 && name.toLowerCase() === "content-length" && raw[i + 1] !== "0") ||
       (n === 17 && name.toLowerCase() === "transfer-encoding")
     ) {
       hasBody = true;
     }
+  }
+  // HTTP/1.1 asks for exactly one Host (RFC 9112, section 3.2); HTTP/1.0 may have none.
+  if (hosts > 1 || (hosts === 0 && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1)) {
+    writeEnvelope(res, 400, hosts > 1 ? "More than one Host header" : "Missing Host header", pathOf(target), {
+      connection: "close",
+    });
+    return;
   }
   const origin = host !== undefined && HOST_RE.test(host) ? `http://${host}` : fallbackOrigin;
   const withBody = hasBody && method !== "GET" && method !== "HEAD";
@@ -472,15 +496,29 @@ function hasHeader(flat: string[], name: string): boolean {
   return false;
 }
 
-/** The API's error envelope; the host knows no request path when HTTP itself failed. */
-function envelope(status: number, message: string): string {
-  return JSON.stringify(new ApiError(status, message).toEnvelope(""));
+/** The API's error envelope; `path` is empty where HTTP itself failed before a path was known. */
+function envelope(status: number, message: string, path = ""): string {
+  return JSON.stringify(new ApiError(status, message).toEnvelope(path));
 }
 
-function writeEnvelope(res: ServerResponse, status: number, message: string): void {
+/** The path of a request target, without its query: what an envelope's `url` holds. */
+function pathOf(target: string | undefined): string {
+  if (target === undefined || target.charCodeAt(0) !== 47 /* "/" */) return "";
+  const q = target.indexOf("?");
+  return q < 0 ? target : target.slice(0, q);
+}
+
+function writeEnvelope(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  path = "",
+  extra: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
-  const body = envelope(status, message);
+  const body = envelope(status, message, path);
   res.writeHead(status, {
+    ...extra,
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(body),
   });

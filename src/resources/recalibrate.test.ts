@@ -620,3 +620,62 @@ describe("POST /audiences/{id}/recalibrate: refusals", () => {
     expect((await recalibrate("main", { instruction: "Skew older" })).status).toBe(202);
   });
 });
+
+describe("GET /audiences/{id}/recalibrate/operations/{operationId}", () => {
+  withSimulator();
+
+  it("answers the receipt at its statusUrl, on both prefixes, as the clock moves it to completed", async () => {
+    const accepted = await recalibrate("main", { instruction: "Focus on buyers at mid-sized firms" });
+    expect(accepted.status).toBe(202);
+    const op = accepted.body.data.operation;
+    expect(op.statusUrl).toBe(
+      `/api/v1/audiences/${h.id("audiences", "main")}/recalibrate/operations/${op.id}`,
+    );
+    const read = async (prefix: "/api/v1" | "/v1") => {
+      const res = await h.call("GET", op.statusUrl.replace("/api/v1", prefix));
+      expect(res.status).toBe(200);
+      return res.body.data.operation;
+    };
+    expect(await read("/api/v1")).toEqual(op);
+    expect((await read("/v1")).status).toBe("queued");
+    h.sim.advance(OPERATION_START_MS);
+    expect(await read("/v1")).toMatchObject({ status: "running", progress: 10 });
+    h.sim.advance(OPERATION_MS);
+    const done = await read("/api/v1");
+    expect(done).toMatchObject({ id: op.id, requestKey: op.requestKey, status: "completed", progress: 100 });
+    expect(done.result).not.toBeNull();
+    // The same receipt a replay of the request key answers.
+    expect((await replay("main", op.requestKey)).body.data.operation).toEqual(done);
+  });
+
+  it("reports a failed operation as failed", async () => {
+    const accepted = await recalibrate("main", { instruction: "Focus on buyers [[fail]]" });
+    const url = accepted.body.data.operation.statusUrl;
+    h.sim.advance(OPERATION_MS);
+    const op = (await h.call("GET", url)).body.data.operation;
+    expect(op.status).toBe("failed");
+    expect(op.error).not.toBeNull();
+  });
+
+  it("is readable by whoever may read the Audience, and 404 for anyone else or any other operation", async () => {
+    const accepted = await recalibrate("main", { instruction: "Focus on buyers at mid-sized firms" });
+    const { id, statusUrl } = accepted.body.data.operation;
+    expect((await h.call("GET", statusUrl, { as: "member" })).status).toBe(200);
+    expect((await h.call("GET", statusUrl, { as: "teammate" })).status).toBe(200);
+    const outsider = await h.call("GET", statusUrl, { as: "outsider" });
+    expect(outsider.status).toBe(404);
+    expect(outsider.body.statusMessage).toBe("Audience not found");
+    const unknown = await h.call("GET", statusUrl.replace(id, "op_doesnotexist"));
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.statusMessage).toBe("Operation not found");
+    // An operation of one Audience is not found under another.
+    const other = await h.call(
+      "GET",
+      statusUrl.replace(h.id("audiences", "main"), h.id("audiences", "private")),
+    );
+    expect(other.status).toBe(404);
+    const malformed = await h.call("GET", `/api/v1/audiences/nope/recalibrate/operations/${id}`);
+    expect(malformed.status).toBe(400);
+    expect((await h.call("GET", statusUrl, { as: null })).status).toBe(401);
+  });
+});

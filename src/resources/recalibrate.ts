@@ -30,10 +30,10 @@
  * deeper recalibrates members. The request key is the `x-service-idempotency-key` header (at most 128
  * characters; blank or longer keys are ignored) or a fresh `rk_…` key; keys are scoped per Audience and
  * retained. Sending a known key (fresh keys included) again returns that operation's receipt without new
- * work: 200 once it is completed or failed, 202 while it is queued or running, so replaying is also how an
- * operation is polled. `statusUrl` is `{prefix}/audiences/{id}/recalibrate/operations/{operationId}`, as
- * in the contract's example; no route serves it (not shown), so poll by replaying the key, or read
- * `calibration.active` on the Audience.
+ * work: 200 once it is completed or failed, 202 while it is queued or running. `statusUrl` is
+ * `{prefix}/audiences/{id}/recalibrate/operations/{operationId}` (under the prefix the operation was
+ * made on); it answers the receipt to anyone who may read the Audience, and 404 for an operation of
+ * another Audience or none.
  *
  * Go deeper: 202 with a research job; jobs of an Audience run one at a time, reported through the progress
  * endpoint's `research`. It ignores the idempotency key. At most 10 edits (operations and Go deeper jobs
@@ -69,6 +69,7 @@ import type { Rng } from "../core/prng.ts";
 import type { JobHandler, RequestContext, ResourceModule, Services } from "../core/route.ts";
 import type { AudienceRecord, JobStatus, State } from "../core/state.ts";
 import { table } from "../core/state.ts";
+import { viewable } from "./access.ts";
 import { IDEMPOTENCY_HEADER, MAX_IDEMPOTENCY_KEY } from "./audiences.ts";
 import { mindFromPersona, UNTRAINED } from "./minds.ts";
 import { coverageCounts } from "./progress.ts";
@@ -989,8 +990,17 @@ function recalibrate(ctx: RequestContext) {
   return { status: 202, body: { data: { operation: receipt(op) } } };
 }
 
+/** The receipt behind a `statusUrl`: the operation must be one of this Audience's. */
+function readOperation(ctx: RequestContext) {
+  const { audience } = viewable(ctx.state, ctx.params.audienceId ?? "", ctx.caller);
+  const op = operations(ctx.state).get(ctx.params.operationId ?? "");
+  if (!op || op.audienceId !== audience.id) throw notFound("Operation not found");
+  return { status: 200, body: { data: { operation: receipt(op) } } };
+}
+
 export const recalibration: ResourceModule = {
   routes: {
+    getRecalibrationOperation: { pure: true, handler: readOperation },
     recalibrateAudience: {
       authorize: (ctx) => void access(ctx),
       invalidBody: () => badRequest(MESSAGES.invalidPayload),

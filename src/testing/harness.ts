@@ -23,8 +23,10 @@ export interface CallOptions {
   /** A user handle from the manifest, a raw key, or null for no Authorization header. */
   as?: string | null;
   body?: unknown;
-  /** A raw body string, sent as is. */
+  /** A raw body string, sent as is (typed `application/json` unless `headers` or `untyped` say otherwise). */
   raw?: string;
+  /** Send the body without a Content-Type header. */
+  untyped?: boolean;
   headers?: Record<string, string>;
   /** Skip the contract check (for requests to undocumented routes). */
   unchecked?: boolean;
@@ -64,10 +66,9 @@ export async function harness(options: SimulatorOptions = {}): Promise<Harness> 
       const as = opts.as === undefined ? "owner" : opts.as;
       if (as !== null) headers.authorization = `Bearer ${as.startsWith("service_") ? as : h.key(as)}`;
       let body: string | undefined = opts.raw;
-      if (opts.body !== undefined) {
-        body = JSON.stringify(opts.body);
-        headers["content-type"] ??= "application/json";
-      }
+      if (opts.body !== undefined) body = JSON.stringify(opts.body);
+      const typed = Object.keys(headers).some((n) => n.toLowerCase() === "content-type");
+      if (body !== undefined && !typed && !opts.untyped) headers["content-type"] = "application/json";
       const res = await sim.fetch(
         new Request(`http://sim.test${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }),
       );
