@@ -18,6 +18,7 @@ import {
 } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
 import type { Role } from "../lib/target.ts";
+import { recalibrationStatus } from "./recalibration.ts";
 
 const sortedDesc = (xs: string[]) => xs.every((x, i) => i === 0 || (xs[i - 1] as string) >= x);
 const sortedAsc = (xs: string[]) => xs.every((x, i) => i === 0 || (xs[i - 1] as string) <= x);
@@ -1471,6 +1472,7 @@ export const domainChecks: CheckDef[] = [
   audienceDelete,
   pendingRecalibrations,
   recalibrateReplay,
+  recalibrationStatus,
   identity,
   keySecrets,
   keyAccess,

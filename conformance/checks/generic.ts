@@ -374,6 +374,59 @@ export const invalidBodies: CheckDef = {
   },
 };
 
+const MEDIA_TYPE_RULE =
+  "API description, Status codes: 415 wrong Content-Type; DESIGN.md: malformed input (a wrong Content-Type included) gets a 4xx envelope and changes nothing";
+
+/** Content-Types a JSON operation must refuse even when the bytes are valid JSON. */
+const NOT_JSON_TYPES = ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"];
+
+export const mediaTypes: CheckDef = {
+  name: "generic/media-type",
+  title: "a valid JSON body sent as text, form data or with no Content-Type is 415 and changes nothing",
+  needs: { roles: ["owner"], changeable: ["main"] },
+  mutates: true,
+  async run(ctx) {
+    for (const o of operations.filter((x) => x.bodySchemaRef && x.authenticated)) {
+      const params = realParams(o, ctx.target);
+      if (typeof params === "string") continue;
+      const caller = BODY_CALLER[o.operationId] ?? "owner";
+      if (!ctx.target.has(caller)) continue;
+      const probes = probesFor(o);
+      const before = await probe(ctx, probes, params);
+      const text = JSON.stringify(sampleBody(o, ctx.info.seed) ?? {});
+      const sent: Exchange[] = [];
+      for (const [i, type] of [...NOT_JSON_TYPES, null].entries()) {
+        const ex = await ctx.call({
+          op: o.operationId,
+          params,
+          as: ctx.as(caller),
+          body: text,
+          headers: {
+            ...(type === null ? {} : { "content-type": type }),
+            ...acpHeaders(o, i + ctx.info.seed),
+          },
+        });
+        sent.push(ex);
+        ctx.coverage.limit(`${o.operationId}:content-type`);
+        ctx.expect(
+          ex.status === 415,
+          MEDIA_TYPE_RULE,
+          `${o.operationId}: a JSON body sent as ${type ?? "no Content-Type"} answered ${ex.status}, not 415`,
+          ex,
+        );
+      }
+      const after = await probe(ctx, probes, params);
+      if (before !== after) {
+        ctx.report({
+          rule: MEDIA_TYPE_RULE,
+          message: `${o.operationId}: state read through ${probes.map((p) => p.operationId).join(", ")} changed after bodies of the wrong type (first difference: ${firstDifference(before, after)})`,
+          exchange: sent.find((e) => e.status < 300) ?? sent[0] ?? null,
+        });
+      }
+    }
+  },
+};
+
 function firstDifference(a: string, b: string): string {
   let i = 0;
   while (i < a.length && a[i] === b[i]) i++;
@@ -492,5 +545,6 @@ export const genericChecks: CheckDef[] = [
   hiddenWrites,
   invalidQuery,
   invalidBodies,
+  mediaTypes,
   prefixes,
 ];

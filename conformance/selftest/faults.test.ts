@@ -12,7 +12,7 @@ describe("each deliberate fault is reported by its check", () => {
   });
   for (const c of FAULTS) {
     it.concurrent(`${c.name} → ${c.reportedBy}`, async () => {
-      const server = await brokenServer(c.fault);
+      const server = await brokenServer(c.fault, 7, c.layer);
       try {
         const found = await runAll(c.checks, server.info);
         const hit = found.filter((v) => v.check.startsWith(c.reportedBy));

@@ -37,6 +37,7 @@ import {
   invalidQuery,
   malformedReads,
   malformedWrites,
+  mediaTypes,
   prefixes,
   unknownReads,
   unknownWrites,
@@ -53,13 +54,16 @@ import {
   userInput,
 } from "../checks/limits.ts";
 import { rateLimit } from "../checks/ratelimit.ts";
+import { recalibrationStatus } from "../checks/recalibration.ts";
 import { checkoutModel, formationsModel, keysModel, membersModel } from "../checks/stateful.ts";
+import { httpLayer, requestSize } from "../checks/wire.ts";
 import type { CheckDef } from "../lib/context.ts";
 import {
   callerOf,
   editJson,
   envelope,
   type Fault,
+  type HttpLayer,
   keyOf,
   pathOf,
   withHeaders,
@@ -69,6 +73,8 @@ import {
 export interface FaultCase {
   name: string;
   fault: Fault;
+  /** The HTTP layer in front of it (the project's host unless said). */
+  layer?: HttpLayer;
   checks: CheckDef[];
   /** The check (name prefix) that must report it. */
   reportedBy: string;
@@ -921,5 +927,77 @@ export const FAULTS: FaultCase[] = [
         ? editJson(withStatus(res, 200), () => ({ data: {} }))
         : res;
     },
+  },
+  {
+    name: "a JSON body sent as text/plain or form data is taken as JSON",
+    checks: [mediaTypes],
+    reportedBy: "generic/media-type",
+    fault: async (req, next) => {
+      if (req.method === "GET" || req.method === "HEAD") return next(req);
+      const headers = new Headers(req.headers);
+      headers.set("content-type", "application/json");
+      return next(new Request(req.url, { method: req.method, headers, body: await req.text() }));
+    },
+  },
+  {
+    name: "the recalibration statusUrl is not served",
+    checks: [recalibrationStatus],
+    reportedBy: "domain/recalibration-status",
+    fault: async (req, next) =>
+      req.method === "GET" && /\/recalibrate\/operations\//.test(pathOf(req))
+        ? envelope(404, "Not Found", pathOf(req))
+        : next(req),
+  },
+  {
+    name: "the recalibration statusUrl stays queued while the operation runs",
+    checks: [recalibrationStatus],
+    reportedBy: "domain/recalibration-status",
+    fault: async (req, next) => {
+      const res = await next(req);
+      return req.method === "GET" && /\/recalibrate\/operations\//.test(pathOf(req))
+        ? editJson(res, (b) => {
+            if (b?.data?.operation)
+              Object.assign(b.data.operation, { status: "queued", progress: 0, result: null });
+          })
+        : res;
+    },
+  },
+  {
+    name: "the recalibration statusUrl is readable by an outsider",
+    checks: [recalibrationStatus],
+    reportedBy: "domain/recalibration-status",
+    fault: async (req, next, env) => {
+      if (
+        req.method === "GET" &&
+        /\/recalibrate\/operations\//.test(pathOf(req)) &&
+        callerOf(req, env) === "outsider"
+      ) {
+        const owner = env.sim.manifest().users.teammate?.apiKey ?? "";
+        const headers = new Headers(req.headers);
+        headers.set("authorization", `Bearer ${owner}`);
+        return next(new Request(req.url, { method: "GET", headers }));
+      }
+      return next(req);
+    },
+  },
+  {
+    name: "node:http defaults in front: bare 400 for no Host, bare 417 for an unknown Expect",
+    checks: [httpLayer],
+    layer: "node-defaults",
+    reportedBy: "wire/http-layer",
+    fault: (req, next) => next(req),
+  },
+  {
+    name: "node:http defaults in front: a 16 KiB head refuses valid long filters",
+    checks: [requestSize],
+    layer: "node-defaults",
+    reportedBy: "wire/request-size",
+    fault: (req, next) => next(req),
+  },
+  {
+    name: "a valid long filters refused as too long",
+    checks: [requestSize],
+    reportedBy: "wire/request-size",
+    fault: async (req, next) => (req.url.length > 16_384 ? envelope(414, "URI Too Long", "") : next(req)),
   },
 ];

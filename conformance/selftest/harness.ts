@@ -2,6 +2,8 @@
  * Deliberately broken servers for the kit's self-test: the real simulator behind a fetch wrapper that
  * breaks one thing. A fault sees each request and the simulator's answer and may change either.
  */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { createSimulator, type Simulator } from "../../src/core/simulator.ts";
 import { startServer } from "../../src/node/server.ts";
 import { type CheckDef, type RunOptions, runCheck } from "../lib/context.ts";
@@ -25,7 +27,17 @@ export interface BrokenServer {
   close(): Promise<void>;
 }
 
-export async function brokenServer(fault: Fault | null, seed = 7): Promise<BrokenServer> {
+/**
+ * Which HTTP layer serves the broken simulator: the project's node host, or node:http with its defaults
+ * (bare 400/417 answers, a 16 KiB head), as a server that forwards to a correct core would have.
+ */
+export type HttpLayer = "host" | "node-defaults";
+
+export async function brokenServer(
+  fault: Fault | null,
+  seed = 7,
+  layer: HttpLayer = "host",
+): Promise<BrokenServer> {
   const sim = createSimulator({ clock: "manual", wallClock: Date.now });
   const env: FaultEnv = { sim, memory: new Map() };
   const handler = {
@@ -34,7 +46,10 @@ export async function brokenServer(fault: Fault | null, seed = 7): Promise<Broke
       return fault && !control ? fault(req, (r) => sim.fetch(r), env) : sim.fetch(req);
     },
   };
-  const server = await startServer(handler, { port: 0, host: "127.0.0.1", onError: () => {} });
+  const server =
+    layer === "host"
+      ? await startServer(handler, { port: 0, host: "127.0.0.1", onError: () => {} })
+      : await plainServer(handler.fetch);
   const info = await discover({
     target: server.url,
     config: null,
@@ -46,6 +61,39 @@ export async function brokenServer(fault: Fault | null, seed = 7): Promise<Broke
     runId: `selftest-${process.pid}`,
   });
   return { info, close: server.close };
+}
+
+/** node:http as it comes, forwarding every request to `fetch`. */
+async function plainServer(
+  fetch: (r: Request) => Promise<Response>,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const headers = new Headers();
+    for (let i = 0; i < req.rawHeaders.length; i += 2)
+      headers.append(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
+    const hasBody = req.method !== "GET" && req.method !== "HEAD" && chunks.length > 0;
+    const answer = await fetch(
+      new Request(`http://${req.headers.host ?? "localhost"}${req.url}`, {
+        method: req.method ?? "GET",
+        headers,
+        ...(hasBody ? { body: Buffer.concat(chunks) } : {}),
+      }),
+    );
+    res.writeHead(answer.status, Object.fromEntries(answer.headers));
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** Runs checks and returns every violation (a check that could not finish contributes what it found). */

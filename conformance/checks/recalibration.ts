@@ -1,0 +1,145 @@
+/**
+ * The recalibration operation's `statusUrl`: the address the 202 hands out is served, under every v1
+ * prefix, to the Audience's readers only, and moves with time from queued to a terminal state that a
+ * replay of the request key agrees with.
+ */
+import type { CheckDef } from "../lib/context.ts";
+import { deleteAudienceLater, fresh } from "../lib/helpers.ts";
+import type { Exchange } from "../lib/http.ts";
+
+const RULE =
+  "API description, Events: the state of recalibration is read by polling the operation `statusUrl`; openapi.json GET /audiences/{audienceId}/recalibrate/operations/{operationId}: 200 the receipt, 404 for an unknown operation or an Audience the caller cannot see";
+
+const ORDER = ["queued", "running", "completed", "failed"];
+
+export const recalibrationStatus: CheckDef = {
+  name: "domain/recalibration-status",
+  title:
+    "recalibrate: the receipt's statusUrl is served on every v1 prefix, moves queued → running → completed, and is hidden from non-readers",
+  needs: { roles: ["teammate"], audiences: ["main"] },
+  mutates: true,
+  async run(ctx) {
+    // A private copy (owned by a team-plan caller) is the sandbox: recalibration changes members.
+    const copy = await ctx.call({
+      op: "duplicateAudience",
+      params: { audienceId: ctx.target.audience("main") },
+      as: ctx.as("teammate"),
+      json: { name: "Conformance statusUrl sandbox" },
+    });
+    if (copy.status !== 201) return;
+    const audienceId = copy.body.data.id as string;
+    deleteAudienceLater(ctx, audienceId, "teammate");
+    const key = fresh("status");
+    const accepted = await ctx.call({
+      op: "recalibrateAudience",
+      params: { audienceId },
+      as: ctx.as("teammate"),
+      json: { instruction: "Rebalance slightly toward larger companies" },
+      headers: { "x-service-idempotency-key": key },
+    });
+    if (
+      !ctx.expect(accepted.status === 202, RULE, `recalibrate answered ${accepted.status}, not 202`, accepted)
+    )
+      return;
+    const receipt = accepted.body?.data?.operation ?? {};
+    const statusUrl = String(receipt.statusUrl ?? "");
+    const operationId = String(receipt.id ?? "");
+    const path = `/audiences/${audienceId}/recalibrate/operations/${operationId}`;
+    const prefix = ctx.target
+      .v1Prefixes()
+      .find((p) => statusUrl === `${p}${path}` || statusUrl.endsWith(`${p}${path}`));
+    if (prefix === undefined) {
+      ctx.report({
+        rule: RULE,
+        message: `statusUrl ${JSON.stringify(statusUrl)} is not {prefix}${path}`,
+        exchange: accepted,
+      });
+      return;
+    }
+    const read = (p: string, as = ctx.as("teammate"), id = operationId) =>
+      ctx.call({ op: "getRecalibrationOperation", prefix: p, params: { audienceId, operationId: id }, as });
+
+    const first = await read(prefix);
+    if (!ctx.expect(first.status === 200, RULE, `GET statusUrl answered ${first.status}, not 200`, first))
+      return;
+    const op = first.body?.data?.operation ?? {};
+    ctx.expect(
+      op.id === receipt.id && op.requestKey === receipt.requestKey,
+      RULE,
+      `statusUrl names operation ${op.id} (${op.requestKey}), the 202 named ${receipt.id} (${receipt.requestKey})`,
+      first,
+    );
+    for (const other of ctx.target.v1Prefixes().filter((p) => p !== prefix)) {
+      const ex = await read(other);
+      ctx.expect(ex.status === 200, RULE, `statusUrl under ${other} answered ${ex.status}, not 200`, ex);
+    }
+    if (ctx.target.has("outsider")) {
+      const hidden = await read(prefix, ctx.as("outsider"));
+      ctx.expect(
+        hidden.status === 404,
+        RULE,
+        `an outsider reading statusUrl got ${hidden.status}, not 404`,
+        hidden,
+      );
+    }
+    const unknown = await read(prefix, ctx.as("teammate"), "op_conformance_unknown");
+    ctx.expect(
+      unknown.status === 404,
+      RULE,
+      `an unknown operation answered ${unknown.status}, not 404`,
+      unknown,
+    );
+
+    // Through time: status only moves forward, progress never falls, and it ends terminal.
+    let last: Exchange = first;
+    let rank = ORDER.indexOf(String(op.status));
+    let progress = Number(op.progress ?? 0);
+    const done = await ctx.waitUntil(async () => {
+      last = await read(prefix);
+      const now = last.body?.data?.operation ?? {};
+      const r = ORDER.indexOf(String(now.status));
+      ctx.expect(last.status === 200, RULE, `polling statusUrl answered ${last.status}`, last);
+      ctx.expect(r >= Math.min(rank, 2), RULE, `status went back from ${ORDER[rank]} to ${now.status}`, last);
+      ctx.expect(
+        Number(now.progress) >= progress,
+        RULE,
+        `progress fell from ${progress} to ${now.progress}`,
+        last,
+      );
+      rank = r;
+      progress = Number(now.progress);
+      return r >= 2;
+    }, 1_000);
+    if (!done) {
+      ctx.report({
+        rule: RULE,
+        message: `the operation was still ${ORDER[rank]} when the time budget ran out (pollTimeoutMs ${ctx.info.pollTimeoutMs})`,
+        exchange: last,
+      });
+      return;
+    }
+    const final = last.body?.data?.operation ?? {};
+    if (final.status === "completed") {
+      ctx.expect(
+        final.progress === 100,
+        RULE,
+        `a completed operation reports progress ${final.progress}`,
+        last,
+      );
+    }
+    const replay = await ctx.call({
+      op: "recalibrateAudience",
+      params: { audienceId },
+      as: ctx.as("teammate"),
+      json: { instruction: "Rebalance slightly toward larger companies" },
+      headers: { "x-service-idempotency-key": key },
+    });
+    const replayed = replay.body?.data?.operation ?? {};
+    ctx.expect(
+      replay.status === 200 && replayed.status === final.status && replayed.id === final.id,
+      RULE,
+      `statusUrl says ${final.status} for ${final.id}; the replay of its key answered ${replay.status} with ${replayed.status} for ${replayed.id}`,
+      replay,
+    );
+  },
+};

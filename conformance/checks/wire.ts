@@ -1,0 +1,122 @@
+/**
+ * Checks below the HTTP client: what a server's HTTP layer answers before any handler runs, and whether
+ * it serves every request the contract allows however its characters encode. Sent on raw sockets
+ * (conformance/lib/wire.ts), since no client library sends a request without Host.
+ */
+import { MAX_REQUEST_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "../../src/contract/request-size.ts";
+import type { CheckContext, CheckDef } from "../lib/context.ts";
+import { sendRaw, type WireAnswer } from "../lib/wire.ts";
+
+const ENVELOPE_RULE =
+  "DESIGN.md, Errors: malformed input of any kind, what the HTTP layer itself rejects included (a bad Expect, no Host, an oversized head), gets a 4xx in the envelope { statusCode, statusMessage, message, url, error: true }";
+const SIZE_RULE =
+  "openapi.json: every request the contract allows is served (filters up to 8192 characters, percent-encoded in the worst case); a longer target is 414 (UriTooLong), a larger head 431 (HeaderFieldsTooLarge), in the envelope";
+
+/** Reports unless `res` is `status` with the error envelope; `label` says what was sent. */
+function expectEnvelope(
+  ctx: CheckContext,
+  rule: string,
+  label: string,
+  res: WireAnswer | null,
+  status: number,
+) {
+  if (res === null) {
+    ctx.report({ rule, message: `${label}: no HTTP answer came back`, exchange: null });
+    return;
+  }
+  const shown = `${res.status} ${res.headers.get("content-type") ?? "(no Content-Type)"} ${res.text.slice(0, 160)}`;
+  if (res.status !== status) {
+    ctx.report({ rule, message: `${label}: answered ${shown}, not ${status}`, exchange: null });
+    return;
+  }
+  let env: Record<string, unknown> | null = null;
+  try {
+    env = JSON.parse(res.text) as Record<string, unknown>;
+  } catch {
+    env = null;
+  }
+  const ok =
+    (res.headers.get("content-type") ?? "").startsWith("application/json") &&
+    env !== null &&
+    env.statusCode === status &&
+    typeof env.statusMessage === "string" &&
+    typeof env.message === "string" &&
+    typeof env.url === "string" &&
+    env.error === true;
+  if (!ok)
+    ctx.report({ rule, message: `${label}: ${status} is not in the envelope: ${shown}`, exchange: null });
+}
+
+export const httpLayer: CheckDef = {
+  name: "wire/http-layer",
+  title:
+    "what the HTTP layer refuses (unknown Expect, no or two Hosts, a broken request line) is a 4xx envelope",
+  needs: { roles: ["owner"] },
+  async run(ctx) {
+    const base = ctx.info.baseUrl;
+    const host = new URL(base).host;
+    const me = `${ctx.info.prefix}/auth/me`;
+    const auth = `Authorization: Bearer ${ctx.as("owner").key}\r\n`;
+    const cases: [string, string, number][] = [
+      [
+        "an unknown Expect",
+        `GET ${me} HTTP/1.1\r\nHost: ${host}\r\nExpect: nonsense\r\n${auth}Connection: close\r\n\r\n`,
+        417,
+      ],
+      ["HTTP/1.1 without Host", `GET ${me} HTTP/1.1\r\n${auth}Connection: close\r\n\r\n`, 400],
+      [
+        "two Host headers",
+        `GET ${me} HTTP/1.1\r\nHost: ${host}\r\nHost: other.invalid\r\n${auth}Connection: close\r\n\r\n`,
+        400,
+      ],
+      ["a request line that is not HTTP", "GARBAGE\r\n\r\n", 400],
+      ["a header line without a colon", `GET ${me} HTTP/1.1\r\nHost: ${host}\r\nNoColonHere\r\n\r\n`, 400],
+    ];
+    for (const [label, head, status] of cases)
+      expectEnvelope(ctx, ENVELOPE_RULE, label, await sendRaw(base, head), status);
+  },
+};
+
+/** A `filters` value of exactly `chars` code points: one industry made of `ch`. */
+function filters(chars: number, ch: string): string {
+  const shell = '{"industry":[""]}';
+  return JSON.stringify({ industry: [ch.repeat(chars - shell.length)] });
+}
+
+export const requestSize: CheckDef = {
+  name: "wire/request-size",
+  title:
+    "the longest filters the contract allows is served in its worst encoding; longer targets are 414 and larger heads 431, in the envelope",
+  needs: { roles: ["owner"], audiences: ["main"] },
+  async run(ctx) {
+    const base = ctx.info.baseUrl;
+    const host = new URL(base).host;
+    const auth = `Authorization: Bearer ${ctx.as("owner").key}\r\n`;
+    const at = `${ctx.info.prefix}/audiences/${ctx.target.audience("main")}/filter-attributes?filters=`;
+    const get = (target: string, extra = "") =>
+      sendRaw(base, `GET ${target} HTTP/1.1\r\nHost: ${host}\r\n${auth}${extra}Connection: close\r\n\r\n`);
+    ctx.coverage.limit("getFilterAttributes:filters:maxLength");
+    // Four UTF-8 bytes a character, each percent-encoded: twelve bytes of URL for one character.
+    for (const [label, ch] of [
+      ["four-byte characters", "😀"],
+      ["two-byte characters", "ß"],
+    ] as const) {
+      const res = await get(at + encodeURIComponent(filters(8192, ch)));
+      if (res === null || res.status !== 200) {
+        ctx.report({
+          rule: SIZE_RULE,
+          message: `filters of 8192 ${label} (valid) answered ${res ? `${res.status} ${res.text.slice(0, 160)}` : "nothing"}, not 200`,
+          exchange: null,
+        });
+      }
+    }
+    const over = await get(at + encodeURIComponent(filters(8193, "😀")));
+    expectEnvelope(ctx, SIZE_RULE, "filters of 8193 characters (one past the maximum)", over, 400);
+    const long = await get(`${ctx.info.prefix}/auth/me?pad=${"a".repeat(MAX_REQUEST_TARGET_BYTES)}`);
+    expectEnvelope(ctx, SIZE_RULE, "a target longer than any the contract allows", long, 414);
+    const big = await get(`${ctx.info.prefix}/auth/me`, `X-Pad: ${"h".repeat(MAX_REQUEST_HEAD_BYTES)}\r\n`);
+    expectEnvelope(ctx, SIZE_RULE, "a head larger than any the contract allows", big, 431);
+  },
+};
+
+export const wireChecks: CheckDef[] = [httpLayer, requestSize];

@@ -1,0 +1,4 @@
+import { wireChecks } from "./checks/wire.ts";
+import { defineChecks } from "./lib/suite.ts";
+
+defineChecks("wire", wireChecks);
