@@ -21,7 +21,14 @@ import {
   type TargetSpec,
   targetSpec,
 } from "./lib/servers.ts";
-import { ENDPOINT_IDS, type EndpointId, endpointRequests, type Fixture } from "./lib/workloads.ts";
+import {
+  DURABLE_ENDPOINTS,
+  ENDPOINT_IDS,
+  type EndpointId,
+  endpointRequests,
+  type Fixture,
+  SIMULATOR_ONLY,
+} from "./lib/workloads.ts";
 import { summarizeProfile } from "./profile.ts";
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -155,7 +162,7 @@ async function main(): Promise<void> {
     // The bare server replays the simulator's bytes for the same requests.
     const canned: Record<string, { type: string; body: string }> = {};
     for (const id of ENDPOINT_IDS) {
-      if (id === "mixed") continue;
+      if (id === "mixed" || SIMULATOR_ONLY.has(id)) continue;
       for (const r of endpointRequests(id, "/api/v1", fixture)) {
         const res = await fetch(`${sim.origin}${r.path}`, {
           method: r.method ?? "GET",
@@ -192,11 +199,16 @@ async function main(): Promise<void> {
     const rssStart: Record<string, number> = {};
     for (const [name, r] of running) rssStart[name] = rssBytes(r.pid);
 
+    /** Which target is measured on which workload. */
+    const applies = (t: TargetName, e: EndpointId): boolean =>
+      t === "simulator+state-file"
+        ? DURABLE_ENDPOINTS.has(e)
+        : t === "simulator" || !SIMULATOR_ONLY.has(e);
     const samples = new Map<string, Sample[]>();
     const key = (t: TargetName, e: EndpointId): string => `${t} ${e}`;
     const measure = async (t: TargetName, e: EndpointId, seconds: number): Promise<Sample> => {
       const r = running.get(t) as Running;
-      const untick = t === "simulator" && e === "mixed" ? tickClock(r) : () => {};
+      const untick = t.startsWith("simulator") && e === "mixed" ? tickClock(r) : () => {};
       try {
         return await runLoad({
           origin: r.origin,
@@ -212,7 +224,7 @@ async function main(): Promise<void> {
 
     if (warmup > 0 && endpoints.length > 0) {
       log(`warm-up: ${warmup} s per target and endpoint`);
-      for (const e of endpoints) for (const t of targets) await measure(t, e, warmup);
+      for (const e of endpoints) for (const t of targets) if (applies(t, e)) await measure(t, e, warmup);
     }
     for (let round = 0; round < rounds && endpoints.length > 0; round++) {
       log(`round ${round + 1} of ${rounds}`);
@@ -220,6 +232,7 @@ async function main(): Promise<void> {
         // The order of the targets rotates each round, so no target always runs right after another.
         const order = targets.map((_, i) => targets[(i + round) % targets.length] as TargetName);
         for (const t of order) {
+          if (!applies(t, e)) continue;
           const s = await measure(t, e, duration);
           const list = samples.get(key(t, e)) ?? [];
           list.push(s);
@@ -242,6 +255,7 @@ async function main(): Promise<void> {
     const results: Result[] = [];
     for (const t of targets) {
       for (const e of endpoints) {
+        if (!applies(t, e)) continue;
         const list = samples.get(key(t, e)) ?? [];
         const requests = list.reduce((a, s) => a + s.requests, 0);
         const non2xx = list.reduce((a, s) => a + s.non2xx, 0);
@@ -446,6 +460,24 @@ function checks(r: Report): TargetCheck[] {
     ceiling("audience", "prism-static"),
   );
   add("filter-attributes on large p99", get("simulator", "filter")?.p99Ms ?? Number.NaN, "<", 20, "ms");
+  // Durability's price: every write waits for the fsync that covers it (shared by the writes around it).
+  const writes = get("simulator", "writes");
+  const durable = get("simulator+state-file", "writes");
+  add(
+    "writes with --state-file vs without",
+    writes && durable ? durable.rps / writes.rps : Number.NaN,
+    ">=",
+    0.5,
+    "x",
+  );
+  add(
+    "p99 a write gains with --state-file",
+    writes && durable ? durable.p99Ms - writes.p99Ms : Number.NaN,
+    "<",
+    10,
+    "ms",
+    durable ? `p50 ${durable.p50Ms.toFixed(2)} ms, p99 ${durable.p99Ms.toFixed(2)} ms with it` : undefined,
+  );
   add(
     "the same, every answer computed, p99",
     get("simulator", "filter-varied")?.p99Ms ?? Number.NaN,

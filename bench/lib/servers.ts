@@ -3,16 +3,26 @@
  * and memory alone), timed from spawn to its first good answer, and stopped at the end.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildIfStale, startArgs } from "../../scripts/build.ts";
 import { freePort } from "../../src/testing/cli.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-export type TargetName = "simulator" | "node:http" | "prism-static" | "prism-dynamic" | "scalar";
+export type TargetName =
+  | "simulator"
+  | "simulator+state-file"
+  | "node:http"
+  | "prism-static"
+  | "prism-dynamic"
+  | "scalar";
 export const TARGET_NAMES: readonly TargetName[] = [
   "simulator",
+  "simulator+state-file",
   "node:http",
   "prism-static",
   "prism-dynamic",
@@ -38,8 +48,25 @@ export interface LaunchOptions {
   bareBodies?: string;
 }
 
+/** Where the durable simulator keeps its world: a fresh directory for each start. */
+let stateDir: string | null = null;
+
 export function targetSpec(name: TargetName, opts: LaunchOptions): TargetSpec {
   switch (name) {
+    case "simulator+state-file": {
+      const plain = targetSpec("simulator", opts);
+      return {
+        ...plain,
+        name,
+        description: `${plain.description} --state-file (every change fsync'd before its reply)`,
+        prepare: async () => {
+          await buildIfStale();
+          if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+          stateDir = mkdtempSync(join(tmpdir(), "bench-state-"));
+        },
+        args: (port) => [...plain.args(port), "--state-file", join(stateDir as string, "state.json")],
+      };
+    }
     case "simulator":
       return {
         name,

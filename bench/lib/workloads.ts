@@ -21,7 +21,7 @@ function variedFilters(): Record<string, string[]>[] {
   return all.slice(0, VARIED_FILTERS);
 }
 
-export type EndpointId = "auth-me" | "audience" | "filter" | "filter-varied" | "preview" | "mixed";
+export type EndpointId = "auth-me" | "audience" | "filter" | "filter-varied" | "preview" | "mixed" | "writes";
 export const ENDPOINT_IDS: readonly EndpointId[] = [
   "auth-me",
   "audience",
@@ -29,7 +29,13 @@ export const ENDPOINT_IDS: readonly EndpointId[] = [
   "filter-varied",
   "preview",
   "mixed",
+  "writes",
 ];
+
+/** Workloads that only mean something on the simulator (they change its world); peers skip them. */
+export const SIMULATOR_ONLY: ReadonlySet<EndpointId> = new Set(["writes"]);
+/** The durable simulator is measured on what it changes: writes, and the mixed run. */
+export const DURABLE_ENDPOINTS: ReadonlySet<EndpointId> = new Set(["writes", "mixed"]);
 
 export const ENDPOINT_LABELS: Record<EndpointId, string> = {
   "auth-me": "GET auth/me",
@@ -38,6 +44,7 @@ export const ENDPOINT_LABELS: Record<EndpointId, string> = {
   "filter-varied": `GET audiences/{large}/filter-attributes (${VARIED_FILTERS} selections in turn)`,
   preview: "POST audiences/{main}/formations/preview (NDJSON)",
   mixed: "mixed read/write",
+  writes: "PUT audiences/{main} (a rename: every request a change)",
 };
 
 export interface Fixture {
@@ -85,6 +92,15 @@ export function endpointRequests(id: EndpointId, base: string, f: Fixture): Requ
           path: `${base}/audiences/${f.mainId}/formations/preview`,
           headers: { ...json, accept: "application/x-ndjson" },
           body: PREVIEW_BODY,
+        },
+      ];
+    case "writes":
+      return [
+        {
+          method: "PUT",
+          path: `${base}/audiences/${f.mainId}`,
+          headers: json,
+          body: JSON.stringify({ name: "Benchmark rename" }),
         },
       ];
     case "mixed":

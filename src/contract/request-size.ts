@@ -1,9 +1,11 @@
 /**
  * How long a request's head may be, derived from the contract so that every request it allows is served
- * however its characters encode: the longest request target (a prefix and a path with every path and query
- * parameter at its maximum length, each character percent-encoded in the worst case) and, beside it, the
- * header fields the document allows (`x-max-header-bytes`). Longer targets are 414 and longer heads 431,
- * both in the envelope (the contract's `UriTooLong` and `HeaderFieldsTooLarge`).
+ * however its characters encode. The longest valid request target is a prefix and a path with every path
+ * and query parameter at its maximum length, each character percent-encoded in the worst case. Twice that
+ * is accepted: a value just past its maximum (a fuzzer's favourite) must reach validation and get the 400
+ * the contract names for it, not a refusal by size. Beside the target go the header fields the document
+ * allows (`x-max-header-bytes`). Longer targets are 414 and longer heads 431, both in the envelope (the
+ * contract's `UriTooLong` and `HeaderFieldsTooLarge`).
  */
 import { contract } from "./document.ts";
 import { type Operation, operations, type ParameterSpec } from "./operations.ts";
@@ -44,8 +46,11 @@ function longestTarget(op: Operation): number {
   return path + query;
 }
 
-/** The longest request target (path and query) any operation of the contract allows, in bytes. */
-export const MAX_REQUEST_TARGET_BYTES: number = Math.max(...operations.map(longestTarget));
+/** The longest valid request target (path and query) of any operation of the contract, in bytes. */
+export const LONGEST_VALID_TARGET_BYTES: number = Math.max(...operations.map(longestTarget));
+
+/** The longest request target served: room for every valid one, and for invalid ones to get their 400. */
+export const MAX_REQUEST_TARGET_BYTES: number = 2 * LONGEST_VALID_TARGET_BYTES;
 
 /** The header fields allowed beside the request line. */
 export const MAX_HEADER_BYTES: number = (contract as { "x-max-header-bytes": number })["x-max-header-bytes"];

@@ -1304,7 +1304,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The request target is longer than the longest one this document allows: the longest prefix and path, every path and query parameter at its maximum length, each character percent-encoded in the worst case (four UTF-8 bytes, twelve characters). Answered before routing, so `url` is empty. */
+        /** @description The request target is longer than twice the longest one this document allows (the longest prefix and path, every path and query parameter at its maximum length, each character percent-encoded in the worst case: four UTF-8 bytes, twelve characters). The margin lets a value just past its maximum reach validation and get its 400. Answered before routing, so `url` is empty. */
         UriTooLong: {
             headers: {
                 [name: string]: unknown;
@@ -1322,7 +1322,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The request head is larger than the longest request target this document allows plus `x-max-header-bytes` of header fields. Answered before routing, so `url` is empty. */
+        /** @description The request head is larger than the longest request target served (see `UriTooLong`) plus `x-max-header-bytes` of header fields. Answered before routing, so `url` is empty. */
         HeaderFieldsTooLarge: {
             headers: {
                 [name: string]: unknown;
