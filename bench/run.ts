@@ -201,9 +201,7 @@ async function main(): Promise<void> {
 
     /** Which target is measured on which workload. */
     const applies = (t: TargetName, e: EndpointId): boolean =>
-      t === "simulator+state-file"
-        ? DURABLE_ENDPOINTS.has(e)
-        : t === "simulator" || !SIMULATOR_ONLY.has(e);
+      t === "simulator+state-file" ? DURABLE_ENDPOINTS.has(e) : t === "simulator" || !SIMULATOR_ONLY.has(e);
     const samples = new Map<string, Sample[]>();
     const key = (t: TargetName, e: EndpointId): string => `${t} ${e}`;
     const measure = async (t: TargetName, e: EndpointId, seconds: number): Promise<Sample> => {
