@@ -4,8 +4,8 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createSimulator, type Simulator } from "../../src/core/simulator.ts";
 import { startServer } from "../../src/node/server.ts";
+import { createSimulator, type Simulator } from "../../src/simulator.ts";
 import { type CheckDef, type RunOptions, runCheck } from "../lib/context.ts";
 import type { Violation } from "../lib/report.ts";
 import { discover, type TargetInfo } from "../lib/target.ts";

@@ -16,7 +16,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const settings = settingsFromEnv();
   let close: (() => Promise<void>) | null = null;
   if (!settings.target && !settings.config) {
-    const { createSimulator } = await import("../../src/core/simulator.ts");
+    const { createSimulator } = await import("../../src/simulator.ts");
     const { startServer } = await import("../../src/node/server.ts");
     const sim = createSimulator({ clock: "manual", wallClock: Date.now });
     const server = await startServer(sim, { port: 0, host: "127.0.0.1", onError: () => {} });

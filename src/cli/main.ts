@@ -36,7 +36,7 @@ async function main(): Promise<void> {
 
   // Loaded only now, so that bad usage and --help answer without compiling the contract.
   const [{ createSimulator }, { startServer }, stateFiles, changeLogs, host] = await Promise.all([
-    import("../core/simulator.ts"),
+    import("../simulator.ts"),
     import("../node/server.ts"),
     import("../node/state-file.ts"),
     import("../node/change-log.ts"),

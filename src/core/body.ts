@@ -48,6 +48,13 @@ function tooLarge(maxBytes: number): ApiError {
   return new ApiError(413, "Request body too large", { maxBytes });
 }
 
+/** `application/json` or a `+json` type, parameters (a charset) aside: what a JSON operation accepts. */
+export function isJsonType(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const type = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
 /** Parses JSON text; any failure is the description's 400 `Invalid JSON body`. */
 export function parseJson(text: string): unknown {
   let value: unknown;

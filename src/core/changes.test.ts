@@ -4,10 +4,10 @@
  * is what `--state-file` rests on (src/node/change-log.ts).
  */
 import { describe, expect, it } from "vitest";
+import { createSimulator } from "../simulator.ts";
 import { harness } from "../testing/harness.ts";
 import type { Change } from "./changes.ts";
 import { digest } from "./digest.ts";
-import { createSimulator } from "./simulator.ts";
 
 const HYPOTHESIS = {
   intent: "Split by seniority",

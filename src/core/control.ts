@@ -6,12 +6,25 @@ import type { Scenario } from "../../scenarios/builder.ts";
 import { parseJson, readCapped } from "./body.ts";
 import { ApiError, badRequest } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest } from "./exchange.ts";
-import type { FaultInput } from "./faults.ts";
+import type { FaultInput, Faults } from "./faults.ts";
+import type { Journal } from "./journal.ts";
+import type { Manifest } from "./manifest.ts";
 import { json, renderError } from "./render.ts";
-import type { Simulator } from "./simulator.ts";
+import type { SimConfig } from "./route.ts";
+
+/** What the control plane moves: the part of a simulator it needs (the engine passes itself). */
+export interface Controlled {
+  manifest(): Manifest;
+  reset(to?: { scenario?: string; seed?: number }): Promise<Manifest>;
+  advance(ms: number): string;
+  configure(patch: Partial<SimConfig>): SimConfig;
+  readonly config: SimConfig;
+  readonly faults: Faults;
+  readonly journal: Journal;
+}
 
 export interface ControlDeps {
-  sim: Simulator;
+  sim: Controlled;
   scenarios: readonly Scenario[];
   control: { token: string | null };
 }

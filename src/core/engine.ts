@@ -1,8 +1,7 @@
-import { scenarios } from "../../scenarios/index.ts";
+import type { Scenario } from "../../scenarios/builder.ts";
 import { type Operation, operations } from "../contract/operations.ts";
-import { resourceModules } from "../resources/index.ts";
 import { authenticate, type Caller } from "./auth.ts";
-import { type BodyResult, DEFAULT_MAX_BODY_BYTES, parseJson, readCapped } from "./body.ts";
+import { type BodyResult, DEFAULT_MAX_BODY_BYTES, isJsonType, parseJson, readCapped } from "./body.ts";
 import type { Change, ChangeSink, RequestChange } from "./changes.ts";
 import type { ClockMode, VirtualClock } from "./clock.ts";
 import { handleControl } from "./control.ts";
@@ -12,21 +11,14 @@ import { Faults } from "./faults.ts";
 import { Journal, type JournalEntry } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
 import { StateMemo } from "./memo.ts";
+import { collectModules } from "./modules.ts";
 import { checkBody, checkParameters } from "./params.ts";
 import { type GenerateBody, parsePrefer, preferredResponse } from "./prefer.ts";
 import { createRng } from "./prng.ts";
-import { RateLimiter } from "./ratelimit.ts";
-import { ListedHeaders, RecordingHeaders, Serial, worldMark } from "./recorder.ts";
+import { RateLimiter, rateHeaders } from "./ratelimit.ts";
+import { ListedHeaders, Recorder, RecordingHeaders, worldMark } from "./recorder.ts";
 import { isResponse, renderError, renderReply } from "./render.ts";
-import type {
-  JobHandler,
-  Reply,
-  RequestContext,
-  ResourceModule,
-  RouteSpec,
-  Services,
-  SimConfig,
-} from "./route.ts";
+import type { Reply, RequestContext, ResourceModule, RouteSpec, SimConfig } from "./route.ts";
 import { Router } from "./router.ts";
 import { encodeSnapshot, type Snapshot } from "./snapshot.ts";
 import type { State } from "./state.ts";
@@ -100,32 +92,24 @@ export interface Simulator {
 
 const router = new Router(operations);
 
-function collectRoutes(): {
-  routes: Map<string, RouteSpec>;
-  jobs: Map<string, JobHandler>;
-  inits: ((s: Services) => void)[];
-  outside: NonNullable<ResourceModule["outside"]>[];
-} {
-  const routes = new Map<string, RouteSpec>();
-  const jobs = new Map<string, JobHandler>();
-  const inits: ((s: Services) => void)[] = [];
-  const outside: NonNullable<ResourceModule["outside"]>[] = [];
-  for (const mod of resourceModules) {
-    if (mod.init) inits.push(mod.init);
-    if (mod.outside) outside.push(mod.outside);
-    for (const [id, spec] of Object.entries(mod.routes)) {
-      if (routes.has(id)) throw new Error(`Two resource modules serve ${id}`);
-      routes.set(id, spec);
-    }
-    for (const [kind, job] of Object.entries(mod.jobs ?? {})) jobs.set(kind, job);
-  }
-  return { routes, jobs, inits, outside };
+/** What the engine serves: handed to it, never imported (src/simulator.ts hands it this package's). */
+export interface Served {
+  /** The resource modules: their routes by operationId, background jobs, pages outside the contract. */
+  resources: readonly ResourceModule[];
+  /** The scenarios a world can be built from; the first is the default. */
+  scenarios: readonly Scenario[];
 }
 
-export function createSimulator(options: SimulatorOptions = {}): Simulator {
+/**
+ * The simulator's engine: the contract's routes, authentication, rate limits, the control plane, the
+ * virtual clock and change recording, over whatever resources and scenarios it is handed.
+ */
+export function createEngine(options: SimulatorOptions & Served): Simulator {
   const wall = options.wallClock ?? (() => performance.timeOrigin + performance.now());
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const { routes, jobs, inits, outside } = collectRoutes();
+  const { routes, jobs, inits, outside } = collectModules(options.resources);
+  const scenarios = options.scenarios;
+  const defaultScenario = scenarios[0]?.name ?? "default";
   const config: SimConfig = {
     rateLimitPerMinute: options.rateLimitPerMinute ?? 300,
     latencyMs: options.latencyMs ?? 0,
@@ -139,35 +123,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   let preferCount = 0;
   let world: World;
   const sink = options.changes;
-  const serial = new Serial();
-  /** While a replay runs, what it makes again is not recorded again. */
-  let replaying = false;
-  /** What the change being made in `serial` waits on before its reply leaves. */
-  let durable: Promise<void> | undefined;
-
-  const record = (change: Change, isDurable: boolean): void => {
-    if (!sink || replaying) return;
-    const done = sink.record(change, isDurable);
-    if (isDurable && done) durable = done;
-  };
-
-  /** Makes one change at a time; its reply waits until the change is durable. */
-  const changing = async <T>(step: () => Promise<T>): Promise<T> => {
-    let wait: Promise<void> | undefined;
-    try {
-      return await serial.run(async () => {
-        durable = undefined;
-        try {
-          return await step();
-        } finally {
-          wait = durable;
-          durable = undefined;
-        }
-      });
-    } finally {
-      if (wait) await wait;
-    }
-  };
+  const recorder = new Recorder(sink);
+  const record = (change: Change, durable: boolean): void => recorder.record(change, durable);
+  const changing = <T>(step: () => Promise<T>): Promise<T> => recorder.changing(step);
 
   const deps: WorldDeps = {
     clockMode: options.clock ?? "manual",
@@ -177,6 +135,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     jobs,
     inits,
     memo,
+    scenarios,
   };
 
   /** Everything kept beside the world starts over with it. */
@@ -199,7 +158,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   };
 
   const reset = async (to: { scenario?: string; seed?: number } = {}): Promise<Manifest> => {
-    const scenario = to.scenario ?? options.scenario ?? "default";
+    const scenario = to.scenario ?? options.scenario ?? defaultScenario;
     const seed = to.seed ?? options.seed ?? 1;
     const manifest = await build(scenario, seed);
     record({ kind: "reset", scenario, seed }, true);
@@ -217,7 +176,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const ready = (
     initial
       ? Promise.resolve().then(() => restore(initial))
-      : build(options.scenario ?? "default", options.seed ?? 1)
+      : build(options.scenario ?? defaultScenario, options.seed ?? 1)
   ).then(() => undefined);
 
   const manifest = (): Manifest => ({ ...world.manifest, now: world.clock.nowIso() });
@@ -245,7 +204,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       return config;
     },
     replay,
-    checkpoint: (take) => serial.run(async () => take(snapshotOf(world, config))),
+    checkpoint: (take) => recorder.between(() => take(snapshotOf(world, config))),
     // Code outside the core (tests, a host) may change what it takes hold of, when the core cannot see it.
     get state() {
       memo.touch();
@@ -465,7 +424,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   /** Makes recorded changes again, on the world as it stands; nothing is recorded while it runs. */
   async function replay(changes: Iterable<Change>): Promise<void> {
     await ready;
-    replaying = true;
+    recorder.replaying = true;
     try {
       for (const c of changes) {
         switch (c.kind) {
@@ -487,7 +446,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
         }
       }
     } finally {
-      replaying = false;
+      recorder.replaying = false;
       memo.touch();
     }
   }
@@ -589,7 +548,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   async function readBody(ctx: RequestContext, op: Operation): Promise<BodyResult> {
     if (ctx.request.method === "GET" || ctx.request.method === "HEAD") return { present: false };
     const raw = await readCapped(ctx.request, op.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-    if (raw.present && op.bodySchemaRef && !isJson(ctx.headers.get("content-type"))) {
+    if (raw.present && op.bodySchemaRef && !isJsonType(ctx.headers.get("content-type"))) {
       throw new ApiError(415, "Content-Type must be application/json");
     }
     takeBody(ctx, op, raw);
@@ -618,14 +577,3 @@ interface Who {
 }
 
 const utf8 = new TextEncoder();
-
-/** `application/json` or a `+json` type, parameters (a charset) aside. */
-function isJson(contentType: string | null): boolean {
-  if (contentType === null) return false;
-  const type = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
-  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
-}
-
-function rateHeaders(limit: number, remaining: number): Record<string, string> {
-  return { "ratelimit-limit": String(limit), "ratelimit-remaining": String(remaining) };
-}

@@ -30,3 +30,8 @@ export class RateLimiter {
     this.windows.clear();
   }
 }
+
+/** The headers every v1 answer carries. */
+export function rateHeaders(limit: number, remaining: number): Record<string, string> {
+  return { "ratelimit-limit": String(limit), "ratelimit-remaining": String(remaining) };
+}

@@ -2,7 +2,7 @@
  * The parts of recording changes (src/core/changes.ts) that sit on the request path: one change at a time,
  * the headers a request was served with, and a cheap mark of whether serving it moved the world on.
  */
-import { UNRECORDED_HEADERS } from "./changes.ts";
+import { type Change, type ChangeSink, UNRECORDED_HEADERS } from "./changes.ts";
 import type { HeaderReader } from "./exchange.ts";
 import type { World } from "./world.ts";
 
@@ -11,13 +11,55 @@ import type { World } from "./world.ts";
  * this, two changes could interleave their steps, and no log that writes one change after the other could
  * replay them. Reads that change nothing never wait here.
  */
-export class Serial {
+class Serial {
   private tail: Promise<unknown> = Promise.resolve();
 
   run<T>(step: () => Promise<T>): Promise<T> {
     const result = this.tail.then(step);
     this.tail = result.then(noop, noop);
     return result;
+  }
+}
+
+/**
+ * Where the engine's changes go, one at a time: `changing` runs a step that may change the world after
+ * every change before it, and its reply waits until the sink says the changes it recorded are durable.
+ */
+export class Recorder {
+  private readonly serial = new Serial();
+  /** While a replay runs, what it makes again is not recorded again. */
+  replaying = false;
+  /** What the change being made waits on before its reply leaves. */
+  private durable: Promise<void> | undefined;
+
+  constructor(private readonly sink: ChangeSink | undefined) {}
+
+  record(change: Change, durable: boolean): void {
+    if (!this.sink || this.replaying) return;
+    const done = this.sink.record(change, durable);
+    if (durable && done) this.durable = done;
+  }
+
+  async changing<T>(step: () => Promise<T>): Promise<T> {
+    let wait: Promise<void> | undefined;
+    try {
+      return await this.serial.run(async () => {
+        this.durable = undefined;
+        try {
+          return await step();
+        } finally {
+          wait = this.durable;
+          this.durable = undefined;
+        }
+      });
+    } finally {
+      if (wait) await wait;
+    }
+  }
+
+  /** Runs `take` between two changes, none half made. */
+  between<T>(take: () => T): Promise<T> {
+    return this.serial.run(async () => take());
   }
 }
 

@@ -1,10 +1,9 @@
 /**
  * Making worlds: a scenario built from its seed, or a saved snapshot brought back. A world is everything a
  * reset replaces: the state, the virtual clock with its jobs, the random streams, the manifest, and the
- * services that handlers and jobs are given. The simulator (src/core/simulator.ts) holds one at a time.
+ * services that handlers and jobs are given. The engine (src/core/engine.ts) holds one at a time.
  */
-import { ScenarioBuilder } from "../../scenarios/builder.ts";
-import { findScenario } from "../../scenarios/index.ts";
+import { type Scenario, ScenarioBuilder } from "../../scenarios/builder.ts";
 import { sha256Hex } from "./auth.ts";
 import { type ClockMode, type Job, VirtualClock, type WallClock } from "./clock.ts";
 import type { Manifest } from "./manifest.ts";
@@ -45,10 +44,12 @@ export interface WorldDeps {
   /** Run once on each new world built from a scenario. */
   inits: readonly ((s: Services) => void)[];
   memo: StateMemo;
+  /** The scenarios a world can be built from. */
+  scenarios: readonly Scenario[];
 }
 
 export async function buildWorld(deps: WorldDeps, scenarioName: string, seed: number): Promise<World> {
-  const scenario = findScenario(scenarioName);
+  const scenario = deps.scenarios.find((s) => s.name === scenarioName);
   if (!scenario) throw new Error(`Unknown scenario ${scenarioName}`);
   const rng = createRng(seed);
   const state = emptyState();

@@ -7,9 +7,9 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSimulator, type Simulator } from "../core/simulator.ts";
 import { nodeHandler } from "../node/host.ts";
 import { type RunningServer, startServer } from "../node/server.ts";
+import { createSimulator, type Simulator } from "../simulator.ts";
 import { buildExample, type StaticServer, serveDir } from "../testing/msw-example.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

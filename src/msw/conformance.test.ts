@@ -11,8 +11,8 @@ import { statefulChecks } from "../../conformance/checks/stateful.ts";
 import { type CheckDef, type RunOptions, runCheck, skipReason } from "../../conformance/lib/context.ts";
 import { formatViolations, type Violation } from "../../conformance/lib/report.ts";
 import { discover, type TargetInfo } from "../../conformance/lib/target.ts";
-import { createSimulator } from "../core/simulator.ts";
 import { startServer } from "../node/server.ts";
+import { createSimulator } from "../simulator.ts";
 import { createHandlers } from "./index.ts";
 
 const SEED = 7;

@@ -22,7 +22,7 @@
  */
 import { type HttpResponse, http, type RequestHandler } from "msw";
 import type { ClockMode } from "../core/clock.ts";
-import { createSimulator, type Simulator, type SimulatorOptions } from "../core/simulator.ts";
+import { createSimulator, type Simulator, type SimulatorOptions } from "../simulator.ts";
 
 /** Path prefixes the API owns; requests to any other path pass through. */
 export const API_PATH_PREFIXES: readonly string[] = [

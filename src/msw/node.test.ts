@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations } from "../contract/operations.ts";
 import { checkResponse } from "../contract/responses.ts";
 import { Router } from "../core/router.ts";
-import { createSimulator } from "../core/simulator.ts";
 import { nodeHandler } from "../node/host.ts";
 import { type RunningServer, startServer } from "../node/server.ts";
+import { createSimulator } from "../simulator.ts";
 import { belongsToApi, createHandlers } from "./index.ts";
 
 const SEED = 7;

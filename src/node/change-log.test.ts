@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Change } from "../core/changes.ts";
-import { createSimulator } from "../core/simulator.ts";
+import { createSimulator } from "../simulator.ts";
 import { ChangeLog, encodeRecord, parseLog, readSavedState } from "./change-log.ts";
 import { StateFileError } from "./state-file.ts";
 

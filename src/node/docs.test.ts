@@ -1,6 +1,6 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSimulator, type Simulator } from "../core/simulator.ts";
+import { createSimulator, type Simulator } from "../simulator.ts";
 import { SCALAR_BUNDLE_PATH } from "./docs.ts";
 import { nodeHandler } from "./host.ts";
 import { type RunningServer, startServer } from "./server.ts";

@@ -2,7 +2,7 @@
  * What the Node host adds around the simulator core: the docs page (src/node/docs.ts) and CORS
  * (src/node/cors.ts). `npm start` serves `nodeHandler(sim, …)`; tests use it to get the same stack.
  */
-import type { Simulator } from "../core/simulator.ts";
+import type { Simulator } from "../simulator.ts";
 import { withCors } from "./cors.ts";
 import { withDocs } from "./docs.ts";
 import type { Handler } from "./server.ts";

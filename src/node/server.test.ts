@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Answer, type SimRequest } from "../core/exchange.ts";
-import { createSimulator, type Simulator } from "../core/simulator.ts";
+import { createSimulator, type Simulator } from "../simulator.ts";
 import { type FetchHandler, type Handler, type RunningServer, startServer } from "./server.ts";
 
 const MiB = 1024 * 1024;

@@ -10,8 +10,8 @@ import vm from "node:vm";
 import { operations } from "../contract/operations.ts";
 import { checkResponse } from "../contract/responses.ts";
 import { Router } from "../core/router.ts";
-import { createSimulator, type Simulator, type SimulatorOptions } from "../core/simulator.ts";
 import { type RunningServer, startServer } from "../node/server.ts";
+import { createSimulator, type Simulator, type SimulatorOptions } from "../simulator.ts";
 
 const router = new Router(operations);
 

@@ -10,8 +10,8 @@ import { ROLES, type Role } from "../../conformance/lib/target.ts";
 import { type Operation, operations } from "../contract/operations.ts";
 import { stateDigest } from "../core/digest.ts";
 import type { Manifest } from "../core/manifest.ts";
-import { createSimulator, type Simulator } from "../core/simulator.ts";
 import type { Snapshot } from "../core/snapshot.ts";
+import { createSimulator, type Simulator } from "../simulator.ts";
 import { answerProblems } from "./harness.ts";
 
 /**

@@ -12,8 +12,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { digest, stateDigest } from "../core/digest.ts";
 import { createRng } from "../core/prng.ts";
-import { createSimulator, type Simulator } from "../core/simulator.ts";
 import { parseSnapshot, SNAPSHOT_VERSION, type Snapshot, SnapshotError } from "../core/snapshot.ts";
+import { createSimulator, type Simulator } from "../simulator.ts";
 import { startCli as cli, killAllClis, type CliRun as Run } from "../testing/cli.ts";
 
 const KILL_MS = Number(process.env.ROBUSTNESS_KILL_MS ?? 25_000);

@@ -7,7 +7,7 @@
 import { operations } from "../contract/operations.ts";
 import { checkResponse } from "../contract/responses.ts";
 import { Router } from "../core/router.ts";
-import { createSimulator, type Simulator, type SimulatorOptions } from "../core/simulator.ts";
+import { createSimulator, type Simulator, type SimulatorOptions } from "../simulator.ts";
 
 const router = new Router(operations);
 

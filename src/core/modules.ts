@@ -1,0 +1,27 @@
+/**
+ * The resource modules an engine is handed, merged: routes by operationId (two modules serving one
+ * operation is a programming error), background jobs by kind, the per-world inits, and the pages served
+ * outside the contract, in module order.
+ */
+import type { JobHandler, ResourceModule, RouteSpec, Services } from "./route.ts";
+
+export interface Modules {
+  routes: Map<string, RouteSpec>;
+  jobs: Map<string, JobHandler>;
+  inits: ((s: Services) => void)[];
+  outside: NonNullable<ResourceModule["outside"]>[];
+}
+
+export function collectModules(resources: readonly ResourceModule[]): Modules {
+  const modules: Modules = { routes: new Map(), jobs: new Map(), inits: [], outside: [] };
+  for (const mod of resources) {
+    if (mod.init) modules.inits.push(mod.init);
+    if (mod.outside) modules.outside.push(mod.outside);
+    for (const [id, spec] of Object.entries(mod.routes)) {
+      if (modules.routes.has(id)) throw new Error(`Two resource modules serve ${id}`);
+      modules.routes.set(id, spec);
+    }
+    for (const [kind, job] of Object.entries(mod.jobs ?? {})) modules.jobs.set(kind, job);
+  }
+  return modules;
+}
