@@ -1,0 +1,22 @@
+import { configDefaults, defineConfig } from "vitest/config";
+
+// `npm run test:unit`: the tests beside the code, for the inner loop. Left to `npm test`: the robustness
+// suite (time-boxed fuzzing, load, SIGKILL loops), the CLI and bundle tests that spawn processes or build,
+// the browser test, and the conformance kit.
+export default defineConfig({
+  test: {
+    name: "unit",
+    include: ["src/**/*.test.ts", "scenarios/**/*.test.ts", "fixtures/**/*.test.ts"],
+    exclude: [
+      ...configDefaults.exclude,
+      "src/robustness/**",
+      "src/cli/**",
+      "src/msw/browser.test.ts",
+      "src/msw/bundle.test.ts",
+    ],
+    testTimeout: 30_000,
+    // Both cores: vitest leaves one free by default, which on a 2-core machine halves the loop.
+    maxWorkers: 2,
+    isolate: false,
+  },
+});
