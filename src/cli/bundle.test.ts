@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildIfStale, startArgs } from "../../scripts/build.ts";
-import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "../resources/exports.ts";
+import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "../resources/exports/routes.ts";
 import { ROOT } from "../testing/cli.ts";
 
 /**

@@ -8,7 +8,7 @@ import { audiences } from "./audiences.ts";
 import { checkout } from "./checkout.ts";
 import { checkoutPage } from "./checkout-page.ts";
 import { collaborators } from "./collaborators.ts";
-import { exportsModule } from "./exports.ts";
+import { exportsModule } from "./exports/routes.ts";
 import { filterAttributes } from "./filter-attributes.ts";
 import { formationPreview } from "./formation-preview.ts";
 import { formations } from "./formations.ts";

@@ -13,27 +13,25 @@
  * the same every time, so any host can re-render them.
  */
 
-import type { ValidationIssue } from "../contract/validate.ts";
-import { badRequest, conflict, notFound } from "../core/errors.ts";
-import type { RequestContext, ResourceModule, Services } from "../core/route.ts";
-import { type AudienceRecord, type State, table } from "../core/state.ts";
-import { isCollaborator, viewable } from "./access.ts";
-import { membersOf } from "./audience-view.ts";
+import type { ValidationIssue } from "../../contract/validate.ts";
+import { badRequest, conflict, notFound } from "../../core/errors.ts";
+import type { RequestContext, ResourceModule, Services } from "../../core/route.ts";
+import { type AudienceRecord, type State, table } from "../../core/state.ts";
+import { isCollaborator, viewable } from "../access.ts";
+import { membersOf } from "../audience-view.ts";
+import { iso } from "../time.ts";
 import {
-  buildExportDocument,
   CONTENT_TYPES,
   canonicalFormat,
   type DocumentInput,
-  documentFingerprint,
   type ExportDocument,
   type ExportFormat,
   type ExportKind,
   exportFileName,
   FORMATS_BY_KIND,
-  hasScoredValidation,
-  renderDocument,
-} from "./export-documents.ts";
-import { iso } from "./time.ts";
+} from "./document.ts";
+import { buildExportDocument, documentFingerprint, renderDocument } from "./documents.ts";
+import { hasScoredValidation } from "./sections.ts";
 
 export const EXPORT_START_JOB = "exports.start";
 export const EXPORT_FINISH_JOB = "exports.finish";

@@ -6,10 +6,10 @@ import ExcelJS from "exceljs";
 import JSZip from "jszip";
 import { PDFDocument } from "pdf-lib";
 import { beforeEach, describe, expect, it } from "vitest";
-import { UPLOADED_FILE_URL_PREFIX } from "../../fixtures/index.ts";
-import { checkResponse } from "../contract/responses.ts";
-import { type Harness, harness } from "../testing/harness.ts";
-import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "./exports.ts";
+import { UPLOADED_FILE_URL_PREFIX } from "../../../fixtures/index.ts";
+import { checkResponse } from "../../contract/responses.ts";
+import { type Harness, harness } from "../../testing/harness.ts";
+import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "./routes.ts";
 
 let h: Harness;
 beforeEach(async () => {

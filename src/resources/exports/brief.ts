@@ -1,0 +1,193 @@
+/**
+ * The Audience brief as a document: who the Audience is, its members, grounding, sources and coverage.
+ */
+import { baselineDistributions, type ChartDatum } from "../../../fixtures/index.ts";
+import {
+  ATTRIBUTE_LABELS,
+  type Block,
+  type Cell,
+  type DocumentInput,
+  dimensionLabel,
+  type ExportDocument,
+  formatTime,
+  type Section,
+  type TableBlock,
+} from "./document.ts";
+import {
+  chartSourceLine,
+  groundingSourcesTable,
+  groundingSummary,
+  sourceBundleBlocks,
+  visibilityOf,
+} from "./sections.ts";
+
+export function briefDocument(input: DocumentInput): ExportDocument {
+  const { audience: a, members } = input;
+  const baselines = baselineDistributions(members);
+  const attributed = members.filter((m) => Object.keys(m.attributes).length > 0).length;
+  const charts = a.grounding?.charts ?? [];
+
+  const overview: Section = {
+    title: "Overview",
+    sheet: "Overview",
+    blocks: [
+      {
+        type: "facts",
+        items: [
+          { label: "Audience", value: a.name, format: "text" },
+          { label: "Audience ID", value: a.id, format: "text" },
+          { label: "Members", value: members.length, format: "integer" },
+          { label: "Members with filter attributes", value: attributed, format: "integer" },
+          { label: "Created", value: formatTime(a.createdAt), format: "text" },
+          { label: "Last updated", value: formatTime(a.updatedAt), format: "text" },
+          { label: "Visibility", value: visibilityOf(a), format: "text" },
+          { label: "Grounding", value: groundingSummary(a), format: "text" },
+          {
+            label: "Research",
+            value: a.research
+              ? `${a.research.phase}${a.research.stage ? ` (${a.research.stage})` : ""}`
+              : "researched",
+            format: "text",
+          },
+          { label: "Generated", value: formatTime(input.generatedAt), format: "text" },
+        ],
+      },
+    ],
+  };
+
+  const briefParagraphs = a.sources.brief
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
+  const brief: Section = {
+    title: "Audience brief",
+    sheet: "Brief",
+    blocks: [
+      ...(briefParagraphs.length > 0
+        ? briefParagraphs.map((text): Block => ({ type: "paragraph", text }))
+        : [{ type: "paragraph", text: "No brief recorded." } as Block]),
+      ...(a.sources.adjustments.length > 0
+        ? [
+            { type: "subheading", text: "Adjustments" } as Block,
+            { type: "bullets", items: [...a.sources.adjustments] } as Block,
+          ]
+        : []),
+    ],
+  };
+
+  const sourceSection: Section = {
+    title: "Keywords, links and files",
+    sheet: "Sources bundle",
+    blocks: sourceBundleBlocks(a.sources),
+  };
+
+  const memberBlocks: Block[] = [
+    {
+      type: "paragraph",
+      text:
+        members.length === 0
+          ? "The Audience has no members."
+          : `The Audience has ${members.length.toLocaleString("en-US")} member${members.length === 1 ? "" : "s"}. ` +
+            "Each distribution counts the members' own filter attributes; shares are of the members that state " +
+            "a value, and members without one are counted as not stated.",
+    },
+  ];
+  if (members.length > 0) {
+    for (const b of baselines) {
+      memberBlocks.push({
+        type: "table",
+        title: ATTRIBUTE_LABELS[b.dimension],
+        columns: [
+          { header: "Value", format: "text" },
+          { header: "Members", format: "integer" },
+          { header: "Share", format: "percent" },
+        ],
+        rows: [
+          ...b.distribution.map((d): Cell[] => [d.value, d.count, d.share]),
+          ...(b.missing > 0 ? [["Not stated", b.missing, null] as Cell[]] : []),
+        ],
+        bars: [2],
+      });
+    }
+  }
+  const membersSection: Section = { title: "Members", sheet: "Members", blocks: memberBlocks };
+
+  const groundingBlocks: Block[] =
+    charts.length === 0
+      ? [{ type: "paragraph", text: "This Audience has no stored grounding." }]
+      : [
+          {
+            type: "paragraph",
+            text: `${charts.length} evidence-based chart${charts.length === 1 ? "" : "s"} ground this Audience. Shares are of the population the source describes.`,
+          },
+          ...charts.map(
+            (c): TableBlock => ({
+              type: "table",
+              title: `${c.question} (${dimensionLabel(c.dimension)})`,
+              columns: [
+                { header: "Answer", format: "text" },
+                { header: "Share", format: "percent" },
+              ],
+              rows: c.data.map((d) => [d.label, d.share]),
+              bars: [1],
+              caption: `${c.evidence} ${chartSourceLine(a, c)}`,
+            }),
+          ),
+        ];
+  const groundingSection: Section = { title: "Grounding", sheet: "Grounding", blocks: groundingBlocks };
+
+  const coverageBlocks: Block[] = [];
+  if (!a.coverage || a.coverage.length === 0) {
+    coverageBlocks.push({ type: "paragraph", text: "Coverage has not been measured for this Audience." });
+  } else {
+    const counts = { sourced: 0, proxy: 0, assumed: 0, missing: 0 };
+    for (const d of a.coverage) counts[d.status]++;
+    coverageBlocks.push({
+      type: "paragraph",
+      text: `Of ${a.coverage.length} standard dimensions, ${counts.sourced} are sourced, ${counts.proxy} use a proxy, ${counts.assumed} are assumed and ${counts.missing} are missing.`,
+    });
+    coverageBlocks.push({
+      type: "table",
+      columns: [
+        { header: "Dimension", format: "text" },
+        { header: "Status", format: "text" },
+        { header: "Largest group", format: "text" },
+        { header: "Share", format: "percent" },
+      ],
+      rows: a.coverage.map((d) => {
+        const data = Array.isArray(d.distribution) ? (d.distribution as ChartDatum[]) : [];
+        let top: ChartDatum | undefined;
+        for (const datum of data) if (!top || datum.share > top.share) top = datum;
+        return [dimensionLabel(d.dimension), d.status, top?.label ?? null, top?.share ?? null];
+      }),
+    });
+  }
+  const coverageSection: Section = { title: "Coverage", sheet: "Coverage", blocks: coverageBlocks };
+
+  const sourcesSection: Section = {
+    title: "Sources",
+    sheet: "Sources",
+    blocks:
+      (a.grounding?.sources.length ?? 0) > 0
+        ? [groundingSourcesTable(a)]
+        : [{ type: "paragraph", text: "No grounding sources recorded." }],
+  };
+
+  return {
+    kind: "brief",
+    title: a.name,
+    subtitle: "Audience brief",
+    audienceId: a.id,
+    audienceName: a.name,
+    generatedAt: input.generatedAt,
+    sections: [
+      overview,
+      brief,
+      sourceSection,
+      membersSection,
+      groundingSection,
+      coverageSection,
+      sourcesSection,
+    ],
+  };
+}
