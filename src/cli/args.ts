@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { scenarios } from "../../scenarios/index.ts";
+import { LIMITS } from "../contract/limits.ts";
 import type { ClockMode } from "../core/clock.ts";
 import { parseCorsOrigin } from "../node/cors.ts";
 
@@ -52,7 +53,7 @@ ${scenarios.map((s) => `                           ${s.name}`).join("\n")}
                          manual: time moves only through POST /__sim/clock/advance
   --no-control           turn the control plane (/__sim/...) off
   --control-token T      require the header x-sim-control-token: T on control-plane requests
-  --rate-limit N         requests per account per minute (default: 300)
+  --rate-limit N         requests per account per minute (default: ${LIMITS.rateLimitPerMinute}, the contract's)
   --latency MS           add MS milliseconds to every API response; MIN-MAX draws from that range
   --log pretty|json      request log format: one line per request (default: pretty)
   --quiet                no request log
@@ -126,7 +127,7 @@ export function parseCli(
 
   const rateLimitPerMinute =
     values["rate-limit"] === undefined
-      ? 300
+      ? LIMITS.rateLimitPerMinute
       : integer("--rate-limit", values["rate-limit"], 1, 1_000_000_000);
 
   const latencyMs = values.latency === undefined ? 0 : latency(values.latency);

@@ -1,4 +1,5 @@
 import type { Scenario } from "../../scenarios/builder.ts";
+import { LIMITS } from "../contract/limits.ts";
 import { type Operation, operations } from "../contract/operations.ts";
 import { authenticate, type Caller } from "./auth.ts";
 import { type BodyResult, DEFAULT_MAX_BODY_BYTES, isJsonType, parseJson, readCapped } from "./body.ts";
@@ -111,7 +112,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
   const scenarios = options.scenarios;
   const defaultScenario = scenarios[0]?.name ?? "default";
   const config: SimConfig = {
-    rateLimitPerMinute: options.rateLimitPerMinute ?? 300,
+    rateLimitPerMinute: options.rateLimitPerMinute ?? LIMITS.rateLimitPerMinute,
     latencyMs: options.latencyMs ?? 0,
   };
   const control = { enabled: options.control ?? true, token: options.controlToken ?? null };

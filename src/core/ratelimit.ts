@@ -1,7 +1,9 @@
 /**
- * Per-account fixed one-minute windows on the virtual clock. A window starts at the first request of an
- * account and lasts 60 s; `Retry-After` is the whole seconds until it ends.
+ * Per-account fixed windows on the virtual clock, as long as the contract's `x-rate-limit` says (a minute).
+ * A window starts at the first request of an account; `Retry-After` is the whole seconds until it ends.
  */
+import { LIMITS } from "../contract/limits.ts";
+
 export interface RateDecision {
   allowed: boolean;
   limit: number;
@@ -9,7 +11,7 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
-const WINDOW_MS = 60_000;
+const WINDOW_MS = LIMITS.rateLimitWindowSeconds * 1000;
 
 export class RateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();

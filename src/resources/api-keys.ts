@@ -4,13 +4,12 @@
  * creation, and stored only as hashes.
  */
 
+import { LIMITS } from "../contract/limits.ts";
 import type { ValidationIssue } from "../contract/validate.ts";
 import { badRequest, forbidden, notFound } from "../core/errors.ts";
 import type { RequestContext, ResourceModule } from "../core/route.ts";
 import type { ApiKeyRecord } from "../core/state.ts";
 import { iso, isoOrNull } from "./time.ts";
-
-const MAX_NAME = 100;
 
 function requireSubscription(ctx: RequestContext): void {
   const u = ctx.caller;
@@ -24,7 +23,7 @@ function summary(k: ApiKeyRecord) {
 /** The description's messages for a bad `name`; anything else about the body is not a JSON object. */
 function invalidName(issues: ValidationIssue[]) {
   if (issues.some((i) => i.path === "/name" && i.code === "x-max-trimmed-length")) {
-    return badRequest(`name must be ${MAX_NAME} characters or fewer`);
+    return badRequest(`name must be ${LIMITS.apiKeyName} characters or fewer`);
   }
   if (issues.some((i) => i.path === "/name")) return badRequest("name must be a string");
   return badRequest("Request body must be a JSON object");

@@ -7,6 +7,7 @@
  * public Audiences only. Callers with no role always get 404, so existence is never revealed.
  */
 
+import { LIMITS } from "../contract/limits.ts";
 import type { ValidationIssue } from "../contract/validate.ts";
 import { ApiError, badRequest, forbidden, notFound, planLimit } from "../core/errors.ts";
 import { memberCap, mindCap } from "../core/plans.ts";
@@ -20,8 +21,8 @@ export const COVER_IMAGE_JOB = "audiences.coverImage";
 /** Virtual time a queued cover image takes to render. */
 export const COVER_IMAGE_DELAY_MS = 2_000;
 export const IDEMPOTENCY_HEADER = "x-service-idempotency-key";
-export const MAX_IDEMPOTENCY_KEY = 128;
-export const MAX_DUPLICATE_NAME = 200;
+export const MAX_IDEMPOTENCY_KEY = LIMITS.idempotencyKey;
+export const MAX_DUPLICATE_NAME = LIMITS.duplicateName;
 /** The copy marker appended to the original name when a duplicate is not named. */
 export const COPY_SUFFIX = " (copy)";
 
@@ -146,7 +147,7 @@ function invalidDuplicateBody(issues: ValidationIssue[]): ApiError {
   return badRequest("Request body must be a JSON object");
 }
 
-/** The key when it counts: blank keys and keys over 128 characters are ignored, not rejected. */
+/** The key when it counts: blank keys and keys over the contract's length are ignored, not rejected. */
 function idempotencyKey(ctx: RequestContext): string | null {
   const raw = ctx.headers.get(IDEMPOTENCY_HEADER);
   if (raw === null || raw.trim() === "" || raw.length > MAX_IDEMPOTENCY_KEY) return null;

@@ -18,34 +18,23 @@ import {
   type FilterAttributeKey,
   type FilterAttributes,
 } from "../../fixtures/index.ts";
-import { resolvePointer } from "../contract/document.ts";
+import { LIMITS } from "../contract/limits.ts";
 import { validatorFor } from "../contract/validate.ts";
 import { type ApiError, badRequest } from "../core/errors.ts";
 import type { ResourceModule } from "../core/route.ts";
 import type { MindRecord, State } from "../core/state.ts";
 import { viewable } from "./access.ts";
 
-const OPERATION = "#/paths/~1audiences~1{audienceId}~1filter-attributes/get";
 const SELECTION_SCHEMA = "#/components/schemas/FilterSelection";
 
-function contractNumber(pointer: string): number {
-  const v = resolvePointer(pointer);
-  if (typeof v !== "number") throw new Error(`The contract sets no number at ${pointer}`);
-  return v;
-}
-
 /** Minds read per request; a larger Audience is `truncated`. */
-export const MAX_MINDS_READ = contractNumber(`${OPERATION}/x-max-minds-read`);
+export const MAX_MINDS_READ = LIMITS.mindsRead;
 /** Characters of the `filters` value. */
-export const MAX_FILTERS_CHARS = contractNumber(`${OPERATION}/parameters/0/schema/maxLength`);
+export const MAX_FILTERS_CHARS = LIMITS.filtersChars;
 /** Values selected per attribute. */
-export const MAX_VALUES_PER_ATTRIBUTE = contractNumber(
-  `${SELECTION_SCHEMA}/additionalProperties/oneOf/0/maxItems`,
-);
+export const MAX_VALUES_PER_ATTRIBUTE = LIMITS.filterValuesPerAttribute;
 /** Values returned per facet. */
-export const MAX_FACET_VALUES = contractNumber(
-  "#/components/schemas/FilterAttributes/properties/facets/items/properties/values/maxItems",
-);
+export const MAX_FACET_VALUES = LIMITS.facetValues;
 
 /** Per attribute: the accepted values, or null for "no value". Attributes absent from the map are free. */
 export type FilterSelection = Map<FilterAttributeKey, ReadonlySet<string> | null>;

@@ -27,6 +27,7 @@
 
 import Negotiator from "negotiator";
 import { FILTER_ATTRIBUTE_KEYS, type FilterAttributeKey } from "../../fixtures/index.ts";
+import { LIMITS } from "../contract/limits.ts";
 import type { ValidationIssue } from "../contract/validate.ts";
 import { ApiError, badRequest } from "../core/errors.ts";
 import { hashSeed } from "../core/prng.ts";
@@ -48,8 +49,8 @@ export const PROPOSAL_FAILED = "Failed to propose subgroups";
 /** The documented trigger of a failed proposal. */
 export const FAIL_MARKER = "[[fail]]";
 /** `softWarn` from this many members (contract `x-soft-warn-from`). */
-export const SOFT_WARN_FROM = 50;
-export const MAX_SUBGROUPS = 15;
+export const SOFT_WARN_FROM = LIMITS.previewSoftWarnFrom;
+export const MAX_SUBGROUPS = LIMITS.subgroupsMax;
 const DEFAULT_REQUEST = "Split the audience into meaningful subgroups";
 
 export type PreviewMode = "ndjson" | "json";

@@ -9,6 +9,7 @@
  * other viewers only their own private ones. Anything else is the same 404 as a missing Formation.
  */
 
+import { LIMITS } from "../contract/limits.ts";
 import { badRequest, notFound, withCode } from "../core/errors.ts";
 import type { RequestContext, ResourceModule } from "../core/route.ts";
 import type { AudienceRecord, FormationRecord, State } from "../core/state.ts";
@@ -31,12 +32,12 @@ import {
 export const FORMATION_NOT_FOUND = "Formation not found";
 export const INVALID_FORMATION_INPUT = "Invalid Formation input";
 export const NO_MEMBERS = "Audience has no members to categorize";
-/** Formation create and preview work on 1 to 1000 members (contract `x-member-limits`). */
-export const MAX_FORMATION_MEMBERS = 1000;
+/** Formation create and preview work on at most this many members (contract `x-member-limits`). */
+export const MAX_FORMATION_MEMBERS = LIMITS.formationMembersMax;
 export const FORMATION_CAP_MESSAGE = `Formations support at most ${MAX_FORMATION_MEMBERS} members`;
-export const DEFAULT_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = LIMITS.formationPage;
 /** Stalled builds re-queued per listing at offset 0 (contract `x-background-recovery-limit`). */
-export const RECOVERY_LIMIT = 100;
+export const RECOVERY_LIMIT = LIMITS.backgroundRecovery;
 /** Longest default name, ellipsis included. */
 export const NAME_MAX = 60;
 

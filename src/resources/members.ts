@@ -9,6 +9,7 @@
  * members follow on the virtual clock.
  */
 
+import { LIMITS } from "../contract/limits.ts";
 import { validatorFor } from "../contract/validate.ts";
 import { type ApiError, badRequest, notFound, planLimit } from "../core/errors.ts";
 import { memberCap } from "../core/plans.ts";
@@ -18,8 +19,8 @@ import { owned } from "./access.ts";
 import { placeIntoReadyFormations, removeFromFormations, seedDefaultFormations } from "./formation-builds.ts";
 import { retrainFailed } from "./training.ts";
 
-/** The 1000-ID limit, counted before deduplication. */
-export const MAX_MIND_IDS = 1000;
+/** The ID limit, counted before deduplication. */
+export const MAX_MIND_IDS = LIMITS.mindIdsBeforeDeduplication;
 /** Virtual time after which the background effects of a membership change run. */
 export const MEMBERS_EFFECTS_MS = 500;
 

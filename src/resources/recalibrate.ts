@@ -63,6 +63,7 @@ import {
   type StandardDimension,
   UPLOADED_FILE_URL_PREFIX,
 } from "../../fixtures/index.ts";
+import { LIMITS } from "../contract/limits.ts";
 import { ApiError, badRequest, notFound, planLimit } from "../core/errors.ts";
 import { memberCap, mindCap } from "../core/plans.ts";
 import type { Rng } from "../core/prng.ts";
@@ -77,7 +78,7 @@ import { scheduleTraining } from "./training.ts";
 
 // ------------------------------------------------------------------------------------------ constants
 
-export const MAX_PENDING = 10;
+export const MAX_PENDING = LIMITS.pendingRecalibrations;
 export const DEFAULT_GROWTH = 5;
 export const MAX_TOPICS = 20;
 export const MAX_TOPIC_LENGTH = 200;
