@@ -3,6 +3,7 @@
  * visibility, redaction, facets, pagination arithmetic, the NDJSON stream, checkout and idempotent replays.
  */
 import fc from "fast-check";
+import { LIMITS } from "../../src/contract/limits.ts";
 import type { CheckContext, CheckDef } from "../lib/context.ts";
 import { validate } from "../lib/contract.ts";
 import {
@@ -739,11 +740,10 @@ function checkShape(ctx: CheckContext, ex: Exchange, rule: string): void {
 
 export const largeAudience: CheckDef = {
   name: "domain/filter-truncation",
-  title: "filter attributes read at most 5000 Minds; `truncated` says when an Audience has more",
+  title: `filter attributes read at most ${LIMITS.mindsRead} Minds; \`truncated\` says when an Audience has more`,
   needs: { roles: ["outsider"], audiences: ["large", "main"] },
   async run(ctx) {
-    const rule =
-      "API description: at most 5000 Minds are read per request; truncated is true for a larger Audience";
+    const rule = `API description: at most ${LIMITS.mindsRead} Minds are read per request; truncated is true for a larger Audience`;
     for (const handle of ["large", "main"]) {
       const audienceId = ctx.target.audience(handle);
       const role: Role = handle === "large" ? "outsider" : "owner";
@@ -752,7 +752,7 @@ export const largeAudience: CheckDef = {
       const d = ex.body?.data;
       if (!d) continue;
       ctx.expect(
-        d.truncated === d.totalMinds > 5000,
+        d.truncated === d.totalMinds > LIMITS.mindsRead,
         rule,
         `totalMinds ${d.totalMinds} with truncated ${d.truncated}`,
         ex,
@@ -936,17 +936,21 @@ export const previewStream: CheckDef = {
 };
 
 function checkMeta(ctx: CheckContext, ex: Exchange, d: Record<string, unknown>, size: number): void {
-  const rule =
-    "API description: meta { memberCount, softWarn (true from 50 members), hardCapExceeded (true above 1000 members) }";
+  const rule = `API description: meta { memberCount, softWarn (true from ${LIMITS.previewSoftWarnFrom} members), hardCapExceeded (true above ${LIMITS.previewHardCap} members) }`;
   ctx.expect(
     d.memberCount === size,
     rule,
     `memberCount ${d.memberCount}, the Audience has ${size} members`,
     ex,
   );
-  ctx.expect(d.softWarn === size >= 50, rule, `softWarn ${d.softWarn} for ${size} members`, ex);
   ctx.expect(
-    d.hardCapExceeded === size > 1000,
+    d.softWarn === size >= LIMITS.previewSoftWarnFrom,
+    rule,
+    `softWarn ${d.softWarn} for ${size} members`,
+    ex,
+  );
+  ctx.expect(
+    d.hardCapExceeded === size > LIMITS.previewHardCap,
     rule,
     `hardCapExceeded ${d.hardCapExceeded} for ${size} members`,
     ex,
@@ -997,7 +1001,7 @@ function checkStream(ctx: CheckContext, ex: Exchange, size: number, label: strin
 
 export const largePreview: CheckDef = {
   name: "domain/preview-hard-cap",
-  title: "preview of an Audience over 1000 members reports hardCapExceeded",
+  title: `preview of an Audience over ${LIMITS.previewHardCap} members reports hardCapExceeded`,
   needs: { roles: ["outsider"], audiences: ["large"] },
   async run(ctx) {
     const audienceId = ctx.target.audience("large");
@@ -1199,8 +1203,7 @@ export const duplicateReplay: CheckDef = {
   },
 };
 
-const ACP_RULE =
-  "API description, hosted checkout: Idempotency-Key required (max 128, ^[a-zA-Z0-9_-]+$); API-Version optional, only 2026-04-17; body has no additional properties, exactly 1 line item; 201 session requiring buyer continuation; sessions only of their owner (404)";
+const ACP_RULE = `API description, hosted checkout: Idempotency-Key required (max ${LIMITS.acpIdempotencyKey}, ^[a-zA-Z0-9_-]+$); API-Version optional, only 2026-04-17; body has no additional properties, exactly 1 line item; 201 session requiring buyer continuation; sessions only of their owner (404)`;
 
 export const checkout: CheckDef = {
   name: "domain/checkout",
@@ -1254,8 +1257,18 @@ export const checkout: CheckDef = {
         created,
       );
     }
-    await expectStatus("Idempotency-Key of 128 characters", body, { "idempotency-key": k(128) }, 201);
-    await expectStatus("Idempotency-Key of 129 characters", body, { "idempotency-key": k(129) }, 400);
+    await expectStatus(
+      `Idempotency-Key of ${LIMITS.acpIdempotencyKey} characters`,
+      body,
+      { "idempotency-key": k(LIMITS.acpIdempotencyKey) },
+      201,
+    );
+    await expectStatus(
+      `Idempotency-Key of ${LIMITS.acpIdempotencyKey + 1} characters`,
+      body,
+      { "idempotency-key": k(LIMITS.acpIdempotencyKey + 1) },
+      400,
+    );
     await expectStatus("Idempotency-Key with a dot", body, { "idempotency-key": "conformance.key" }, 400);
     await expectStatus("no Idempotency-Key", body, {}, 400);
     await expectStatus(
@@ -1423,12 +1436,12 @@ export const audienceDelete: CheckDef = {
 
 export const pendingRecalibrations: CheckDef = {
   name: "limits/pending-recalibrations",
-  title: "recalibrate: ten edits may wait; the eleventh is 409 RECALIBRATION_IN_PROGRESS",
+  title: `recalibrate: ${LIMITS.pendingRecalibrations} edits may wait; one more is 409 RECALIBRATION_IN_PROGRESS`,
   needs: { roles: ["teammate"], audiences: ["main"] },
   mutates: true,
   async run(ctx) {
     const rule =
-      "API description, recalibrate: 409 when ten edits of this Audience are already waiting; data.code RECALIBRATION_IN_PROGRESS (openapi.json x-max-pending 10)";
+      "API description, recalibrate: 409 when ten edits of this Audience are already waiting; data.code RECALIBRATION_IN_PROGRESS (openapi.json x-max-pending)";
     const copy = await ctx.call({
       op: "duplicateAudience",
       params: { audienceId: ctx.target.audience("main") },
@@ -1439,7 +1452,7 @@ export const pendingRecalibrations: CheckDef = {
     const audienceId = copy.body.data.id as string;
     deleteAudienceLater(ctx, audienceId, "teammate");
     const answers: Exchange[] = [];
-    for (let i = 0; i < 11; i++) {
+    for (let i = 0; i <= LIMITS.pendingRecalibrations; i++) {
       answers.push(
         await ctx.call({
           op: "recalibrateAudience",
@@ -1453,9 +1466,9 @@ export const pendingRecalibrations: CheckDef = {
     const accepted = answers.filter((a) => a.status === 202).length;
     const last = answers.at(-1) as Exchange;
     ctx.expect(
-      accepted === 10,
+      accepted === LIMITS.pendingRecalibrations,
       rule,
-      `${accepted} of 11 immediate recalibrations were accepted, not 10`,
+      `${accepted} of ${LIMITS.pendingRecalibrations + 1} immediate recalibrations were accepted, not ${LIMITS.pendingRecalibrations}`,
       answers.find((a) => a.status !== 202) ?? last,
     );
     ctx.expect(

@@ -3,6 +3,7 @@
  * (before deduplication), body sizes, reserved values, pagination bounds and idempotency keys.
  */
 import fc from "fast-check";
+import { LIMITS } from "../../src/contract/limits.ts";
 import type { CheckContext, CheckDef } from "../lib/context.ts";
 import { operations } from "../lib/contract.ts";
 import {
@@ -18,15 +19,25 @@ import {
   removeMemberLater,
 } from "../lib/helpers.ts";
 
+// Every number below is the contract's (src/contract/limits.ts): change the contract and the checks follow.
+const NAME = LIMITS.apiKeyName;
+const IDS = LIMITS.mindIdsBeforeDeduplication;
+const SUB_MIN = LIMITS.subgroupsMin;
+const SUB_MAX = LIMITS.subgroupsMax;
+const INPUT = LIMITS.userInput;
+const FILTERS = LIMITS.filtersChars;
+const VALUES = LIMITS.filterValuesPerAttribute;
+const PAGE = LIMITS.formationPage;
+const DUP_NAME = LIMITS.duplicateName;
+const KEY = LIMITS.idempotencyKey;
+
 export const keyName: CheckDef = {
   name: "limits/api-key-name",
-  title:
-    "API key names: 100 characters after trimming accepted, 101 refused; empty, null or missing store null",
+  title: `API key names: ${NAME} characters after trimming accepted, ${NAME + 1} refused; empty, null or missing store null`,
   needs: { roles: ["owner"] },
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description: POST /api-keys name max 100 chars after trimming; empty, null or missing name stores null; empty body accepted";
+    const rule = `API description: POST /api-keys name max ${NAME} chars after trimming; empty, null or missing name stores null; empty body accepted`;
     const create = async (
       label: string,
       spec: { json?: unknown; body?: string },
@@ -45,11 +56,15 @@ export const keyName: CheckDef = {
           ex,
         );
     };
-    const a100 = "k".repeat(100);
-    await create("100 characters", { json: { name: a100 } }, 201, a100);
-    await create("100 characters inside whitespace", { json: { name: `  ${a100}\t ` } }, 201, a100);
-    await create("101 characters", { json: { name: "k".repeat(101) } }, 400);
-    await create("101 characters inside whitespace", { json: { name: ` ${"k".repeat(101)} ` } }, 400);
+    const longest = "k".repeat(NAME);
+    await create(`${NAME} characters`, { json: { name: longest } }, 201, longest);
+    await create(`${NAME} characters inside whitespace`, { json: { name: `  ${longest}\t ` } }, 201, longest);
+    await create(`${NAME + 1} characters`, { json: { name: "k".repeat(NAME + 1) } }, 400);
+    await create(
+      `${NAME + 1} characters inside whitespace`,
+      { json: { name: ` ${"k".repeat(NAME + 1)} ` } },
+      400,
+    );
     await create("empty name", { json: { name: "" } }, 201, null);
     await create("null name", { json: { name: null } }, 201, null);
     await create("no name", { json: {} }, 201, null);
@@ -60,36 +75,34 @@ export const keyName: CheckDef = {
 
 export const memberIdCount: CheckDef = {
   name: "limits/member-ids",
-  title:
-    "1000 Mind IDs (counted before deduplication) accepted, 1001 refused with nothing added, none refused",
+  title: `${IDS} Mind IDs (counted before deduplication) accepted, ${IDS + 1} refused with nothing added, none refused`,
   needs: { roles: ["owner"], changeable: ["main"], minds: ["ownLoose"] },
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description: mindIds 1 to 1000; the 1000 limit applies before deduplication; `added` is the number of distinct IDs; errors add nothing";
+    const rule = `API description: mindIds 1 to ${IDS}; the ${IDS} limit applies before deduplication; \`added\` is the number of distinct IDs; errors add nothing`;
     const audienceId = ctx.target.audience("main");
     const mind = ctx.target.mind("ownLoose");
     const wasMember = (await memberIds(ctx, audienceId)).includes(mind);
     if (!wasMember) removeMemberLater(ctx, audienceId, mind);
     const add = (mindIds: string[]) =>
       ctx.call({ op: "addMembers", params: { audienceId }, as: ctx.as("owner"), json: { mindIds } });
-    const past = await add(Array(1001).fill(mind));
-    ctx.expect(past.status === 400, rule, `1001 IDs answered ${past.status}, not 400`, past);
+    const past = await add(Array(IDS + 1).fill(mind));
+    ctx.expect(past.status === 400, rule, `${IDS + 1} IDs answered ${past.status}, not 400`, past);
     if (!wasMember)
       ctx.expect(
         !(await memberIds(ctx, audienceId)).includes(mind),
         rule,
-        "a refused request of 1001 IDs added the Mind",
+        `a refused request of ${IDS + 1} IDs added the Mind`,
         past,
       );
     const none = await add([]);
     ctx.expect(none.status === 400, rule, `an empty mindIds answered ${none.status}, not 400`, none);
-    const at = await add(Array(1000).fill(mind));
-    if (ctx.expect(at.status === 200, rule, `1000 IDs answered ${at.status}, not 200`, at))
+    const at = await add(Array(IDS).fill(mind));
+    if (ctx.expect(at.status === 200, rule, `${IDS} IDs answered ${at.status}, not 200`, at))
       ctx.expect(
         at.body?.data?.added === 1,
         rule,
-        `1000 copies of one ID reported added ${JSON.stringify(at.body?.data?.added)}, not 1`,
+        `${IDS} copies of one ID reported added ${JSON.stringify(at.body?.data?.added)}, not 1`,
         at,
       );
     ctx.coverage.limit("addMembers:body.mindIds:maxItems");
@@ -151,12 +164,11 @@ export const bodySizes: CheckDef = {
 
 export const subgroupCounts: CheckDef = {
   name: "limits/subgroups",
-  title: "hypotheses: 2 and 15 subgroups accepted; 1 and 16, reserved ids, duplicates and blanks refused",
+  title: `hypotheses: ${SUB_MIN} and ${SUB_MAX} subgroups accepted; ${SUB_MIN - 1} and ${SUB_MAX + 1}, reserved ids, duplicates and blanks refused`,
   needs: { roles: ["owner"], changeable: ["main"] },
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description, FormationHypothesis: 2 to 15 subgroups; id, label, definition non-empty trimmed strings; ids unique and labels unique; ids `unanswered`, `__unanswered`, `__other` are reserved and refused";
+    const rule = `API description, FormationHypothesis: ${SUB_MIN} to ${SUB_MAX} subgroups; id, label, definition non-empty trimmed strings; ids unique and labels unique; ids \`unanswered\`, \`__unanswered\`, \`__other\` are reserved and refused`;
     const audienceId = ctx.target.audience("main");
     const create = async (label: string, h: unknown, expected: number) => {
       const ex = await ctx.call({
@@ -169,10 +181,10 @@ export const subgroupCounts: CheckDef = {
         deleteFormationLater(ctx, audienceId, ex.body.data.id);
       ctx.expect(ex.status === expected, rule, `${label}: answered ${ex.status}, not ${expected}`, ex);
     };
-    await create("2 subgroups", hypothesis(2), 200);
-    await create("15 subgroups", hypothesis(15), 200);
-    await create("16 subgroups", hypothesis(16), 400);
-    await create("1 subgroup", hypothesis(1), 400);
+    await create(`${SUB_MIN} subgroups`, hypothesis(SUB_MIN), 200);
+    await create(`${SUB_MAX} subgroups`, hypothesis(SUB_MAX), 200);
+    await create(`${SUB_MAX + 1} subgroups`, hypothesis(SUB_MAX + 1), 400);
+    await create(`${SUB_MIN - 1} subgroup(s)`, hypothesis(SUB_MIN - 1), 400);
     for (const reserved of ["unanswered", "__unanswered", "__other"]) {
       const h = hypothesis(3);
       (h.subgroups[1] as { id: string }).id = reserved;
@@ -193,8 +205,8 @@ export const subgroupCounts: CheckDef = {
     await create("blank intent", { ...hypothesis(3), intent: " \t " }, 400);
     // The same rules hold for a prior hypothesis sent to preview.
     for (const [n, expected] of [
-      [15, 200],
-      [16, 400],
+      [SUB_MAX, 200],
+      [SUB_MAX + 1, 400],
     ] as const) {
       const ex = await ctx.call({
         op: "previewFormation",
@@ -218,11 +230,10 @@ export const subgroupCounts: CheckDef = {
 
 export const userInput: CheckDef = {
   name: "limits/user-input",
-  title: "preview userInput: at most 2000 characters after trimming",
+  title: `preview userInput: at most ${INPUT} characters after trimming`,
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    const rule =
-      "API description: preview userInput max 2000 trimmed characters (openapi.json x-max-trimmed-length 2000)";
+    const rule = `API description: preview userInput max ${INPUT} trimmed characters (openapi.json x-max-trimmed-length)`;
     const audienceId = ctx.target.audience("main");
     const send = (input: string) =>
       ctx.call({
@@ -233,21 +244,21 @@ export const userInput: CheckDef = {
         json: { userInput: input },
       });
     const cases: [string, string, number][] = [
-      ["2000 characters", "u".repeat(2000), 200],
-      ["2000 characters inside whitespace", `   ${"u".repeat(2000)}\n  `, 200],
-      ["2001 characters", "u".repeat(2001), 400],
+      [`${INPUT} characters`, "u".repeat(INPUT), 200],
+      [`${INPUT} characters inside whitespace`, `   ${"u".repeat(INPUT)}\n  `, 200],
+      [`${INPUT + 1} characters`, "u".repeat(INPUT + 1), 400],
     ];
     for (const [label, input, expected] of cases) {
       const ex = await send(input);
       ctx.expect(ex.status === expected, rule, `${label}: answered ${ex.status}, not ${expected}`, ex);
     }
-    const around = fc.tuple(fc.integer({ min: 1990, max: 2010 }), fc.integer({ min: 0, max: 5 }));
+    const around = fc.tuple(fc.integer({ min: INPUT - 10, max: INPUT + 10 }), fc.integer({ min: 0, max: 5 }));
     await ctx.property(
-      "length around 2000",
+      `length around ${INPUT}`,
       around,
       async ([n, pad]) => {
         const ex = await send(`${" ".repeat(pad)}${"w".repeat(n)}${" ".repeat(pad)}`);
-        const expected = n <= 2000 ? 200 : 400;
+        const expected = n <= INPUT ? 200 : 400;
         ctx.expect(
           ex.status === expected,
           rule,
@@ -263,12 +274,10 @@ export const userInput: CheckDef = {
 
 export const filterLimits: CheckDef = {
   name: "limits/filters",
-  title:
-    "filters: 8192 characters and 50 values per attribute accepted, one more refused; malformed filters refused",
+  title: `filters: ${FILTERS} characters and ${VALUES} values per attribute accepted, one more refused; malformed filters refused`,
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    const rule =
-      "API description: filters is a JSON object of attribute keys to arrays of values or null; max 8192 characters; max 50 values per attribute; 400 for not JSON, unknown attribute, wrong value type, too long";
+    const rule = `API description: filters is a JSON object of attribute keys to arrays of values or null; max ${FILTERS} characters; max ${VALUES} values per attribute; 400 for not JSON, unknown attribute, wrong value type, too long`;
     const audienceId = ctx.target.audience("main");
     const send = (filters: string) =>
       ctx.call({
@@ -284,10 +293,10 @@ export const filterLimits: CheckDef = {
     };
     const values = (n: number) => JSON.stringify({ country: Array.from({ length: n }, (_, i) => `C${i}`) });
     const cases: [string, string, number][] = [
-      ["8192 characters", ofLength(8192), 200],
-      ["8193 characters", ofLength(8193), 400],
-      ["50 values", values(50), 200],
-      ["51 values", values(51), 400],
+      [`${FILTERS} characters`, ofLength(FILTERS), 200],
+      [`${FILTERS + 1} characters`, ofLength(FILTERS + 1), 400],
+      [`${VALUES} values`, values(VALUES), 200],
+      [`${VALUES + 1} values`, values(VALUES + 1), 400],
       ["null selects Minds without a value", '{"country":null}', 200],
       ["not JSON", "{country:[DE]}", 400],
       ["unknown attribute", '{"favouriteColour":["blue"]}', 400],
@@ -307,18 +316,18 @@ export const filterLimits: CheckDef = {
 
 export const pagination: CheckDef = {
   name: "limits/pagination",
-  title: "listFormations limit 1..100 (default 100) and offset >= 0",
+  title: `listFormations limit 1..${PAGE} (default ${PAGE}) and offset >= 0`,
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    const rule = "API description: limit integer 1 to 100, default 100; offset integer >= 0, default 0";
+    const rule = `API description: limit integer 1 to ${PAGE}, default ${PAGE}; offset integer >= 0, default 0`;
     const audienceId = ctx.target.audience("main");
     const list = (query: Record<string, string | number>) =>
       ctx.call({ op: "listFormations", params: { audienceId }, as: ctx.as("owner"), query });
     for (const [query, expected] of [
       [{ limit: 1 }, 200],
-      [{ limit: 100 }, 200],
+      [{ limit: PAGE }, 200],
       [{ limit: 0 }, 400],
-      [{ limit: 101 }, 400],
+      [{ limit: PAGE + 1 }, 400],
       [{ offset: 0 }, 200],
       [{ offset: -1 }, 400],
     ] as const) {
@@ -344,9 +353,9 @@ export const pagination: CheckDef = {
     }
     const plain = await list({});
     ctx.expect(
-      plain.body?.pagination?.limit === 100,
+      plain.body?.pagination?.limit === PAGE,
       rule,
-      `no limit: pagination.limit is ${plain.body?.pagination?.limit}, not the default 100`,
+      `no limit: pagination.limit is ${plain.body?.pagination?.limit}, not the default ${PAGE}`,
       plain,
     );
     for (const k of ["minimum", "maximum"]) ctx.coverage.limit(`listFormations:query:limit:${k}`);
@@ -356,7 +365,7 @@ export const pagination: CheckDef = {
 
 export const duplicateLimits: CheckDef = {
   name: "limits/duplicate",
-  title: "duplicate: name 1..200; idempotency keys of 128 characters replay, longer ones are ignored",
+  title: `duplicate: name 1..${DUP_NAME}; idempotency keys of ${KEY} characters replay, longer ones are ignored`,
   needs: { roles: ["publisher"], audiences: ["public"] },
   mutates: true,
   async run(ctx) {
@@ -375,11 +384,11 @@ export const duplicateLimits: CheckDef = {
         deleteAudienceLater(ctx, ex.body.data.id, who.role);
       return ex;
     };
-    const nameRule = "API description: duplicate body name?: string, min 1, max 200";
+    const nameRule = `API description: duplicate body name?: string, min 1, max ${DUP_NAME}`;
     for (const [label, name, expected] of [
       ["1 character", "d", 201],
-      ["200 characters", "d".repeat(200), 201],
-      ["201 characters", "d".repeat(201), 400],
+      [`${DUP_NAME} characters`, "d".repeat(DUP_NAME), 201],
+      [`${DUP_NAME + 1} characters`, "d".repeat(DUP_NAME + 1), 400],
       ["empty", "", 400],
     ] as const) {
       const ex = await dup({ name });
@@ -390,16 +399,15 @@ export const duplicateLimits: CheckDef = {
         ex,
       );
     }
-    const keyRule =
-      "API description: x-service-idempotency-key max 128; blank or longer keys are ignored; 201 new copy, 200 idempotent replay of the same copy";
-    const k128 = fresh("k").padEnd(128, "k");
+    const keyRule = `API description: x-service-idempotency-key max ${KEY}; blank or longer keys are ignored; 201 new copy, 200 idempotent replay of the same copy`;
+    const k128 = fresh("k").padEnd(KEY, "k");
     const first = await dup({}, k128);
     const again = await dup({}, k128);
     if (
       ctx.expect(
         first.status === 201 && again.status === 200,
         keyRule,
-        `a 128-character key answered ${first.status} then ${again.status}, not 201 then 200`,
+        `a ${KEY}-character key answered ${first.status} then ${again.status}, not 201 then 200`,
         again,
       )
     )
@@ -409,13 +417,13 @@ export const duplicateLimits: CheckDef = {
         "the replay named a different copy",
         again,
       );
-    const k129 = fresh("k").padEnd(129, "k");
+    const k129 = fresh("k").padEnd(KEY + 1, "k");
     const a = await dup({}, k129);
     const b = await dup({}, k129);
     ctx.expect(
       a.status === 201 && b.status === 201 && a.body?.data?.id !== b.body?.data?.id,
       keyRule,
-      `a 129-character key (ignored) answered ${a.status} then ${b.status}${a.body?.data?.id === b.body?.data?.id ? " with the same copy" : ""}`,
+      `a ${KEY + 1}-character key (ignored) answered ${a.status} then ${b.status}${a.body?.data?.id === b.body?.data?.id ? " with the same copy" : ""}`,
       b,
     );
     ctx.coverage.limit("duplicateAudience:body.name:maxLength");
