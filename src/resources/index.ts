@@ -16,7 +16,7 @@ import { identity } from "./identity.ts";
 import { members } from "./members.ts";
 import { meta } from "./meta.ts";
 import { progress } from "./progress.ts";
-import { recalibration } from "./recalibrate.ts";
+import { recalibration } from "./recalibration/routes.ts";
 import { training } from "./training.ts";
 
 export const resourceModules: readonly ResourceModule[] = [

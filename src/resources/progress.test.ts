@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { TRAINING_COUNTS } from "../../scenarios/training.ts";
 import { type Harness, harness } from "../testing/harness.ts";
 import { type MemberUpdate, type Readiness, readinessOf } from "./progress.ts";
-import { RESEARCH_MS, RESEARCH_START_MS, RESEARCH_STEP_MS } from "./recalibrate.ts";
+import { RESEARCH_MS, RESEARCH_START_MS, RESEARCH_STEP_MS } from "./recalibration/records.ts";
 import { QUEUE_MS, RUN_MS } from "./training.ts";
 
 const done: MemberUpdate = { readyToChat: true, learningInBackground: false, trainingStatus: "completed" };

@@ -1,8 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { memberCap, mindCap } from "../core/plans.ts";
-import { type CallOptions, type Harness, harness } from "../testing/harness.ts";
+import { memberCap, mindCap } from "../../core/plans.ts";
+import { type CallOptions, type Harness, harness } from "../../testing/harness.ts";
 import {
-  classifyInstruction,
   DEFAULT_GROWTH,
   MAX_PENDING,
   OPERATION_MS,
@@ -10,7 +9,8 @@ import {
   OPERATION_STEP_MS,
   RESEARCH_MS,
   RUNS_POLL_MS,
-} from "./recalibrate.ts";
+} from "./records.ts";
+import { classifyInstruction } from "./request.ts";
 
 const KEY = "x-service-idempotency-key";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
