@@ -1,0 +1,60 @@
+/**
+ * Exports: the kinds and formats offered, a validation report only with a scored validation.
+ */
+import type { CheckDef } from "../lib/context.ts";
+
+export const exportsRules: CheckDef = {
+  name: "domain/exports",
+  title:
+    "exports: formats by kind, 409 VALIDATION_REPORT_UNAVAILABLE and status `unavailable` without a scored validation",
+  needs: { roles: ["owner"], audiences: ["main", "private"] },
+  mutates: true,
+  async run(ctx) {
+    const rule =
+      "API description, exports: brief offers pdf, md, docx, pptx; validation_report offers pdf, md, docx, xlsx (400 for a format the kind does not offer); 409 VALIDATION_REPORT_UNAVAILABLE and export-status `unavailable` without a scored validation";
+    const main = ctx.target.audience("main");
+    const priv = ctx.target.audience("private");
+    for (const [kind, format, expected] of [
+      ["brief", "xlsx", 400],
+      ["validation_report", "pptx", 400],
+      ["brief", "md", 200],
+    ] as const) {
+      const ex = await ctx.call({
+        op: "exportAudience",
+        params: { audienceId: main },
+        as: ctx.as("owner"),
+        json: { kind, format },
+      });
+      ctx.expect(
+        ex.status === expected,
+        rule,
+        `${kind} as ${format} answered ${ex.status}, not ${expected}`,
+        ex,
+      );
+    }
+    const none = await ctx.call({
+      op: "exportAudience",
+      params: { audienceId: priv },
+      as: ctx.as("owner"),
+      json: { kind: "validation_report", format: "pdf" },
+    });
+    ctx.expect(
+      none.status === 409 && none.body?.data?.code === "VALIDATION_REPORT_UNAVAILABLE",
+      rule,
+      `a validation report without a scored validation answered ${none.status} ${none.body?.data?.code ?? ""}`,
+      none,
+    );
+    const status = await ctx.call({
+      op: "getExportStatus",
+      params: { audienceId: priv },
+      as: ctx.as("owner"),
+      query: { kind: "validation_report" },
+    });
+    ctx.expect(
+      status.status === 200 && status.body?.data?.status === "unavailable",
+      rule,
+      `export-status answered ${status.status} with status ${JSON.stringify(status.body?.data?.status)}`,
+      status,
+    );
+  },
+};

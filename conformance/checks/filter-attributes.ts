@@ -1,0 +1,135 @@
+/**
+ * Filter attributes: facets that agree with `mindIds` and `matchCount`, and `truncated` for a large Audience.
+ */
+import fc from "fast-check";
+import { LIMITS } from "../../src/contract/limits.ts";
+import type { CheckContext, CheckDef } from "../lib/context.ts";
+import type { Exchange } from "../lib/http.ts";
+import type { Role } from "../lib/target.ts";
+import { sortedAsc } from "./ordering.ts";
+
+export const facets: CheckDef = {
+  name: "domain/filter-facets",
+  title:
+    "filter attributes: mindIds sorted and counted by matchCount; facets count the other attributes' selection",
+  needs: { roles: ["owner"], audiences: ["main"] },
+  async run(ctx) {
+    const rule =
+      "API description, filter-attributes: mindIds sorted by ID; values of one attribute are alternatives (OR), attributes combine (AND), null selects Minds without a value; each facet counts the Minds matching every other attribute's selection";
+    const audienceId = ctx.target.audience("main");
+    const get = (filters?: unknown) =>
+      ctx.call({
+        op: "getFilterAttributes",
+        params: { audienceId },
+        as: ctx.as("owner"),
+        query: filters === undefined ? {} : { filters: JSON.stringify(filters) },
+      });
+    const base = await get();
+    const data = base.body?.data;
+    if (!data || data.truncated) return;
+    checkShape(ctx, base, rule);
+    // Attributes with one value per Mind: their facet (plus unknown) partitions the matches exactly.
+    const single = (data.facets as Facet[]).filter(
+      (f) =>
+        f.values.length < 200 &&
+        f.values.reduce((s, v) => s + v.count, 0) + f.unknownCount === data.matchCount,
+    );
+    if (single.length === 0) return;
+    const selection = fc
+      .subarray(single, { minLength: 1, maxLength: 2 })
+      .chain((fs) =>
+        fc.tuple(
+          ...fs.map((f) =>
+            fc.tuple(
+              fc.constant(f),
+              fc.subarray([...f.values.map((v) => v.value), null], { minLength: 1, maxLength: 3 }),
+            ),
+          ),
+        ),
+      );
+    await ctx.property(
+      "selections of facet values",
+      selection,
+      async (picks) => {
+        const filters = Object.fromEntries(
+          picks.map(([f, vals]) => [
+            f.key,
+            vals.includes(null) && vals.length === 1 ? null : vals.filter((v) => v !== null),
+          ]),
+        );
+        const ex = await get(filters);
+        if (!ctx.expect(ex.status === 200, rule, `a selection of existing values answered ${ex.status}`, ex))
+          return;
+        checkShape(ctx, ex, rule);
+        const d = ex.body.data;
+        for (const [f] of picks) {
+          const sel = filters[f.key] as string[] | null;
+          const facet = (d.facets as Facet[]).find((x) => x.key === f.key);
+          if (!facet) continue;
+          const counted =
+            sel === null
+              ? facet.unknownCount
+              : facet.values.filter((v) => sel.includes(v.value)).reduce((s, v) => s + v.count, 0);
+          ctx.expect(
+            counted === d.matchCount,
+            rule,
+            `facet ${f.key} counts ${counted} for the selected values, matchCount is ${d.matchCount}`,
+            ex,
+          );
+        }
+      },
+      { numRuns: 8 },
+    );
+  },
+};
+
+export interface Facet {
+  key: string;
+  values: { value: string; count: number }[];
+  unknownCount: number;
+}
+
+export function checkShape(ctx: CheckContext, ex: Exchange, rule: string): void {
+  const d = ex.body?.data;
+  if (!d) return;
+  ctx.expect(sortedAsc(d.mindIds), rule, "mindIds are not sorted by ID", ex);
+  ctx.expect(new Set(d.mindIds).size === d.mindIds.length, rule, "mindIds repeat an ID", ex);
+  if (!d.truncated)
+    ctx.expect(
+      d.mindIds.length === d.matchCount,
+      rule,
+      `matchCount ${d.matchCount} but ${d.mindIds.length} mindIds`,
+      ex,
+    );
+  ctx.expect(
+    d.matchCount <= d.totalMinds && d.attributedMinds <= d.totalMinds,
+    rule,
+    "matchCount or attributedMinds exceed totalMinds",
+    ex,
+  );
+}
+
+export const largeAudience: CheckDef = {
+  name: "domain/filter-truncation",
+  title: `filter attributes read at most ${LIMITS.mindsRead} Minds; \`truncated\` says when an Audience has more`,
+  needs: { roles: ["outsider"], audiences: ["large", "main"] },
+  async run(ctx) {
+    const rule = `API description: at most ${LIMITS.mindsRead} Minds are read per request; truncated is true for a larger Audience`;
+    for (const handle of ["large", "main"]) {
+      const audienceId = ctx.target.audience(handle);
+      const role: Role = handle === "large" ? "outsider" : "owner";
+      if (!ctx.target.has(role)) continue;
+      const ex = await ctx.call({ op: "getFilterAttributes", params: { audienceId }, as: ctx.as(role) });
+      const d = ex.body?.data;
+      if (!d) continue;
+      ctx.expect(
+        d.truncated === d.totalMinds > LIMITS.mindsRead,
+        rule,
+        `totalMinds ${d.totalMinds} with truncated ${d.truncated}`,
+        ex,
+      );
+      ctx.expect(d.mindIds.length <= 5000, rule, `${d.mindIds.length} mindIds returned`, ex);
+      ctx.coverage.limit("getFilterAttributes:x-max-minds-read");
+    }
+  },
+};

@@ -1,0 +1,268 @@
+/**
+ * Formations: pagination arithmetic, shared and private visibility, and the preview's NDJSON stream
+ * (order, framing, negotiation, the soft warning and the hard cap).
+ */
+import fc from "fast-check";
+import { LIMITS } from "../../src/contract/limits.ts";
+import type { CheckContext, CheckDef } from "../lib/context.ts";
+import { validate } from "../lib/contract.ts";
+import { memberIds } from "../lib/helpers.ts";
+import type { Exchange } from "../lib/http.ts";
+
+export const formationPages: CheckDef = {
+  name: "domain/formation-pagination",
+  title:
+    "Formation pages: total, hasMore and nextOffset agree with the rows; walking the pages lists each Formation once",
+  needs: { roles: ["owner"], audiences: ["main"] },
+  async run(ctx) {
+    const rule =
+      "API description: pagination { total, limit, offset, hasMore, nextOffset (integer or null) }; follow nextOffset while hasMore is true; newest first (ID breaks ties)";
+    const audienceId = ctx.target.audience("main");
+    const list = (limit: number, offset: number) =>
+      ctx.call({
+        op: "listFormations",
+        params: { audienceId },
+        as: ctx.as("owner"),
+        query: { limit, offset },
+      });
+    const first = await list(100, 0);
+    const total = first.body?.pagination?.total;
+    if (typeof total !== "number") return;
+    const rows = (first.body.data ?? []) as { createdAt?: string; id: string }[];
+    if (rows.every((r) => typeof r.createdAt === "string"))
+      ctx.expect(
+        rows.every(
+          (r, i) =>
+            i === 0 || ((rows[i - 1] as { createdAt: string }).createdAt ?? "") >= (r.createdAt ?? ""),
+        ),
+        rule,
+        "Formations are not newest first",
+        first,
+      );
+    await ctx.property(
+      "page arithmetic",
+      fc.tuple(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 0, max: total + 3 })),
+      async ([limit, offset]) => {
+        const ex = await list(limit, offset);
+        const p = ex.body?.pagination;
+        const n = (ex.body?.data ?? []).length;
+        if (!p) return;
+        const expectedRows = Math.max(0, Math.min(limit, p.total - offset));
+        const hasMore = offset + n < p.total;
+        const problems = [
+          p.limit !== limit && `limit ${p.limit}`,
+          p.offset !== offset && `offset ${p.offset}`,
+          n !== expectedRows && `${n} rows (expected ${expectedRows})`,
+          p.hasMore !== hasMore && `hasMore ${p.hasMore}`,
+          p.nextOffset !== (hasMore ? offset + n : null) && `nextOffset ${p.nextOffset}`,
+        ].filter(Boolean);
+        ctx.expect(
+          problems.length === 0,
+          rule,
+          `limit ${limit} offset ${offset} of ${p.total}: ${problems.join(", ")}`,
+          ex,
+        );
+      },
+      { numRuns: 8 },
+    );
+    const seen: string[] = [];
+    let offset: number | null = 0;
+    for (let i = 0; offset !== null && i < 50; i++) {
+      const ex: Exchange = await list(2, offset);
+      seen.push(...((ex.body?.data ?? []) as { id: string }[]).map((r) => r.id));
+      offset = ex.body?.pagination?.hasMore ? ex.body.pagination.nextOffset : null;
+    }
+    ctx.expect(
+      seen.length === total && new Set(seen).size === total,
+      rule,
+      `walking pages of 2 gave ${seen.length} rows (${new Set(seen).size} distinct) for total ${total}`,
+      first,
+    );
+  },
+};
+
+export const formationVisibility: CheckDef = {
+  name: "domain/formation-visibility",
+  title: "a private Formation is visible and mutable only by its creator (404 for others)",
+  needs: { roles: ["owner", "teammate"], formations: ["teammatePrivate"] },
+  async run(ctx) {
+    const rule =
+      "API description: Formation GET visible to any Audience viewer for shared Formations and to the creator for private ones; delete and recompute otherwise 404";
+    const f = ctx.target.formation("teammatePrivate");
+    const params = { audienceId: ctx.target.audience(f.audience), formationId: f.id };
+    const mine = await ctx.call({ op: "getFormation", params, as: ctx.as("teammate") });
+    ctx.expect(mine.status === 200, rule, `the creator reading it answered ${mine.status}`, mine);
+    const theirs = await ctx.call({ op: "getFormation", params, as: ctx.as("owner") });
+    ctx.expect(
+      theirs.status === 404,
+      rule,
+      `another collaborator reading it answered ${theirs.status}, not 404`,
+      theirs,
+    );
+    const listed = await ctx.call({
+      op: "listFormations",
+      params: { audienceId: params.audienceId },
+      as: ctx.as("owner"),
+    });
+    ctx.expect(
+      !listed.text.includes(f.id),
+      rule,
+      "another collaborator's listing shows the private Formation",
+      listed,
+    );
+    if (ctx.info.readOnly) return;
+    const del = await ctx.call({ op: "deleteFormation", params, as: ctx.as("owner") });
+    ctx.expect(
+      del.status === 404,
+      rule,
+      `another collaborator deleting it answered ${del.status}, not 404`,
+      del,
+    );
+  },
+};
+
+export const NDJSON_RULE =
+  "API description, Events: application/x-ndjson, one JSON object per line: meta first, status second, subgroups (or error) third, done last, always; Accept application/json gives one document; no Accept preference gives the stream; nothing acceptable is 406";
+
+export const previewStream: CheckDef = {
+  name: "domain/preview-stream",
+  title:
+    "preview: NDJSON framing and order, JSON mode, 406 negotiation, meta counts, proposals satisfy the creation rules",
+  needs: { roles: ["owner"], audiences: ["main"] },
+  async run(ctx) {
+    const audienceId = ctx.target.audience("main");
+    const size = (await memberIds(ctx, audienceId)).length;
+    const preview = (accept: string | null, json: unknown = { userInput: "Split them by country" }) =>
+      ctx.call({
+        op: "previewFormation",
+        params: { audienceId },
+        as: ctx.as("owner"),
+        json,
+        headers: accept === null ? {} : { accept },
+        timeoutMs: 20_000,
+      });
+    for (const accept of [
+      "application/x-ndjson",
+      null,
+      "*/*",
+      "application/json;q=0.1, application/x-ndjson",
+    ]) {
+      const ex = await preview(accept);
+      checkStream(ctx, ex, size, `Accept ${accept ?? "(none)"}`);
+    }
+    for (const accept of ["application/json", "application/x-ndjson;q=0.2, application/json"]) {
+      const ex = await preview(accept);
+      const media = (ex.header("content-type") ?? "").split(";")[0];
+      if (
+        !ctx.expect(
+          ex.status === 200 && media === "application/json",
+          NDJSON_RULE,
+          `Accept ${accept}: ${ex.status} ${media}`,
+          ex,
+        )
+      )
+        continue;
+      const d = ex.body?.data ?? {};
+      ctx.expect(ex.body?.success === true, NDJSON_RULE, "success is not true", ex);
+      checkMeta(ctx, ex, d, size);
+      ctx.coverage.limit("previewFormation:x-soft-warn-from");
+      ctx.coverage.limit("previewFormation:x-hard-cap");
+      ctx.expect(
+        validate("#/components/schemas/FormationHypothesis", d.hypothesis).length === 0,
+        "API description: returned proposals satisfy the creation input rules",
+        "the proposal breaks FormationHypothesis",
+        ex,
+      );
+    }
+    for (const accept of ["text/html", "application/xml", "application/json;q=0, application/x-ndjson;q=0"]) {
+      const ex = await preview(accept);
+      ctx.expect(ex.status === 406, NDJSON_RULE, `Accept ${accept} answered ${ex.status}, not 406`, ex);
+    }
+  },
+};
+
+export function checkMeta(ctx: CheckContext, ex: Exchange, d: Record<string, unknown>, size: number): void {
+  const rule = `API description: meta { memberCount, softWarn (true from ${LIMITS.previewSoftWarnFrom} members), hardCapExceeded (true above ${LIMITS.previewHardCap} members) }`;
+  ctx.expect(
+    d.memberCount === size,
+    rule,
+    `memberCount ${d.memberCount}, the Audience has ${size} members`,
+    ex,
+  );
+  ctx.expect(
+    d.softWarn === size >= LIMITS.previewSoftWarnFrom,
+    rule,
+    `softWarn ${d.softWarn} for ${size} members`,
+    ex,
+  );
+  ctx.expect(
+    d.hardCapExceeded === size > LIMITS.previewHardCap,
+    rule,
+    `hardCapExceeded ${d.hardCapExceeded} for ${size} members`,
+    ex,
+  );
+}
+
+export function checkStream(ctx: CheckContext, ex: Exchange, size: number, label: string): void {
+  const media = (ex.header("content-type") ?? "").split(";")[0];
+  if (
+    !ctx.expect(
+      ex.status === 200 && media === "application/x-ndjson",
+      NDJSON_RULE,
+      `${label}: ${ex.status} ${media}, not a 200 stream`,
+      ex,
+    )
+  )
+    return;
+  const lines = ex.text.split("\n").filter((l) => l.trim() !== "");
+  const events: { type?: string; data?: Record<string, unknown> }[] = [];
+  for (const line of lines) {
+    try {
+      events.push(JSON.parse(line));
+    } catch {
+      ctx.expect(false, NDJSON_RULE, `${label}: a line is not JSON: ${line.slice(0, 80)}`, ex);
+      return;
+    }
+  }
+  for (const e of events)
+    ctx.expect(
+      validate("#/components/schemas/PreviewEvent", e).length === 0,
+      NDJSON_RULE,
+      `${label}: event ${JSON.stringify(e).slice(0, 120)} breaks PreviewEvent`,
+      ex,
+    );
+  const types = events.map((e) => e.type);
+  const shape = types.join(",");
+  const okOrder = shape === "meta,status,subgroups,done" || shape === "meta,status,error,done";
+  ctx.expect(okOrder, NDJSON_RULE, `${label}: events ${shape}`, ex);
+  ctx.expect(
+    ex.text.endsWith("\n") || lines.length === 0 || ex.text.trimEnd() === ex.text,
+    NDJSON_RULE,
+    `${label}: framing`,
+    ex,
+  );
+  const meta = events.find((e) => e.type === "meta")?.data;
+  if (meta) checkMeta(ctx, ex, meta, size);
+}
+
+export const largePreview: CheckDef = {
+  name: "domain/preview-hard-cap",
+  title: `preview of an Audience over ${LIMITS.previewHardCap} members reports hardCapExceeded`,
+  needs: { roles: ["outsider"], audiences: ["large"] },
+  async run(ctx) {
+    const audienceId = ctx.target.audience("large");
+    const det = await ctx.call({ op: "getFilterAttributes", params: { audienceId }, as: ctx.as("outsider") });
+    const size = det.body?.data?.totalMinds;
+    if (typeof size !== "number") return;
+    const ex = await ctx.call({
+      op: "previewFormation",
+      params: { audienceId },
+      as: ctx.as("outsider"),
+      headers: { accept: "application/json" },
+      json: {},
+      timeoutMs: 30_000,
+    });
+    if (ex.status !== 200) return;
+    checkMeta(ctx, ex, ex.body?.data ?? {}, size);
+  },
+};
