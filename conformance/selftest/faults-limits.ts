@@ -1,0 +1,197 @@
+/**
+ * Faults against the limit checks and the stateful models.
+ */
+import { pendingRecalibrations } from "../checks/domain.ts";
+import {
+  bodySizes,
+  duplicateLimits,
+  filterLimits,
+  keyName,
+  memberIdCount,
+  pagination,
+  subgroupCounts,
+  userInput,
+} from "../checks/limits.ts";
+import { checkoutModel, formationsModel, keysModel, membersModel } from "../checks/stateful.ts";
+import { bodyOf, type FaultCase, is, withBody } from "./fault-kit.ts";
+import { editJson, envelope, pathOf, withStatus } from "./harness.ts";
+
+export const LIMITS_FAULTS: FaultCase[] = [
+  {
+    name: "an eleventh pending recalibration accepted",
+    checks: [pendingRecalibrations],
+    reportedBy: "limits/pending-recalibrations",
+    fault: async (req, next) => {
+      const res = await next(req);
+      if (res.status !== 409 || !is(req, "POST", /\/recalibrate$/)) return res;
+      return editJson(withStatus(res, 202), () => ({
+        data: {
+          operation: {
+            id: "op-fake",
+            requestKey: "rk",
+            status: "queued",
+            progress: 0,
+            statusUrl: "/x",
+            result: null,
+            error: null,
+          },
+        },
+      }));
+    },
+  },
+  {
+    name: "a deleted key keeps authenticating",
+    checks: [keysModel],
+    reportedBy: "stateful/api-keys",
+    fault: async (req, next) =>
+      is(req, "DELETE", /\/api-keys\/c[a-z0-9]{24}$/)
+        ? new Response(null, {
+            status: 204,
+            headers: { "ratelimit-limit": "300", "ratelimit-remaining": "299" },
+          })
+        : next(req),
+  },
+  {
+    name: "1001 member IDs accepted",
+    checks: [memberIdCount],
+    reportedBy: "limits/member-ids",
+    fault: async (req, next) => {
+      if (!is(req, "POST", /\/members$/)) return next(req);
+      const { req: copy, json } = await bodyOf(req);
+      const b = json as { mindIds?: string[] } | undefined;
+      if (b?.mindIds && b.mindIds.length > 1000)
+        return next(withBody(copy, { mindIds: b.mindIds.slice(0, 1000) }));
+      return next(copy);
+    },
+  },
+  {
+    name: "reserved subgroup id accepted",
+    checks: [subgroupCounts],
+    reportedBy: "limits/subgroups",
+    fault: async (req, next) => {
+      if (!is(req, "POST", /\/formations$/)) return next(req);
+      const { req: copy, json } = await bodyOf(req);
+      const h = (json as { hypothesis?: { subgroups?: { id: string }[] } })?.hypothesis;
+      if (h?.subgroups?.some((s) => s.id === "__other")) {
+        for (const s of h.subgroups) if (s.id === "__other") s.id = "other-renamed";
+        return next(withBody(copy, json));
+      }
+      return next(copy);
+    },
+  },
+  {
+    name: "userInput of 2001 characters accepted",
+    checks: [userInput],
+    reportedBy: "limits/user-input",
+    fault: async (req, next) => {
+      if (!is(req, "POST", /\/preview$/)) return next(req);
+      const { req: copy, json } = await bodyOf(req);
+      const b = json as { userInput?: string } | undefined;
+      if (b?.userInput && b.userInput.trim().length > 2000)
+        return next(withBody(copy, { ...b, userInput: b.userInput.trim().slice(0, 2000) }));
+      return next(copy);
+    },
+  },
+  {
+    name: "API key name of 101 characters accepted",
+    checks: [keyName],
+    reportedBy: "limits/api-key-name",
+    fault: async (req, next) => {
+      if (!is(req, "POST", /\/api-keys$/)) return next(req);
+      const { req: copy, json } = await bodyOf(req);
+      const b = json as { name?: unknown } | undefined;
+      if (typeof b?.name === "string" && b.name.trim().length > 100)
+        return next(withBody(copy, { name: b.name.trim().slice(0, 100) }));
+      return next(copy);
+    },
+  },
+  {
+    name: "a body of exactly 64 KiB refused with 413",
+    checks: [bodySizes],
+    reportedBy: "limits/body-size",
+    fault: async (req, next) => {
+      if (Number(req.headers.get("content-length")) === 65536)
+        return envelope(413, "Payload Too Large", pathOf(req));
+      return next(req);
+    },
+  },
+  {
+    name: "pagination limit 0 accepted",
+    checks: [pagination],
+    reportedBy: "limits/pagination",
+    fault: async (req, next) => {
+      const url = new URL(req.url);
+      if (url.searchParams.get("limit") === "0") url.searchParams.set("limit", "1");
+      return next(new Request(url, { method: req.method, headers: req.headers }));
+    },
+  },
+  {
+    name: "a removed member stays in Formation subgroups",
+    checks: [membersModel],
+    reportedBy: "stateful/members",
+    fault: async (req, next, env) => {
+      const removed = (env.memory.get("removed") as Set<string> | undefined) ?? new Set<string>();
+      env.memory.set("removed", removed);
+      const m = /\/members\/([0-9a-f-]{36})$/.exec(pathOf(req));
+      if (req.method === "DELETE" && m) removed.add(m[1] as string);
+      const res = await next(req);
+      if (req.method === "GET" && /\/formations\/[0-9a-f-]{36}$/.test(pathOf(req)) && removed.size > 0)
+        return editJson(res, (b) => {
+          b?.data?.subgroups?.[0]?.members?.push(
+            ...[...removed].map((mindId) => ({ mindId, confidence: 0.5 })),
+          );
+        });
+      return res;
+    },
+  },
+  {
+    name: "filters of 51 values accepted",
+    checks: [filterLimits],
+    reportedBy: "limits/filters",
+    fault: async (req, next) => {
+      const url = new URL(req.url);
+      const f = url.searchParams.get("filters");
+      if (f?.includes('"C50"')) url.searchParams.set("filters", f.replace(',"C50"', ""));
+      return next(new Request(url, { method: req.method, headers: req.headers }));
+    },
+  },
+  {
+    name: "129-character idempotency key honoured (not ignored)",
+    checks: [duplicateLimits],
+    reportedBy: "limits/duplicate",
+    fault: async (req, next) => {
+      const key = req.headers.get("x-service-idempotency-key");
+      if (!key || key.length <= 128) return next(req);
+      const headers = new Headers(req.headers);
+      headers.set("x-service-idempotency-key", key.slice(0, 128));
+      return next(new Request(req.url, { method: req.method, headers, body: await req.text() }));
+    },
+  },
+  {
+    name: "a deleted Formation is still readable",
+    checks: [formationsModel],
+    reportedBy: "stateful/formations",
+    fault: async (req, next) => {
+      if (req.method === "DELETE" && /\/formations\/[0-9a-f-]{36}$/.test(pathOf(req)))
+        return new Response(null, {
+          status: 204,
+          headers: {
+            "ratelimit-limit": "300",
+            "ratelimit-remaining": "299",
+            "cache-control": "private, no-store",
+          },
+        });
+      return next(req);
+    },
+  },
+  {
+    name: "cancelling a checkout session leaves it open",
+    checks: [checkoutModel],
+    reportedBy: "stateful/checkout",
+    fault: async (req, next) => {
+      if (is(req, "POST", /\/cancel$/))
+        return next(new Request(req.url.replace(/\/cancel$/, ""), { method: "GET", headers: req.headers }));
+      return next(req);
+    },
+  },
+];
