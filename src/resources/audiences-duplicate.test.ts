@@ -1,23 +1,18 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PRIVATE_MEMBERS } from "../../scenarios/default.ts";
-import type { Harness } from "../testing/harness.ts";
 import {
   audience,
   freshWorldEachTest,
+  h,
   MAIN_MEMBERS,
   mind,
   ownedBy,
   path,
   refused,
   user,
-  world,
 } from "./audiences.testkit.ts";
 
-let h: Harness;
 freshWorldEachTest();
-beforeEach(() => {
-  h = world.h;
-});
 
 describe("POST /audiences/{audienceId}/duplicate", () => {
   const KEY = "x-service-idempotency-key";

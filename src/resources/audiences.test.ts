@@ -1,25 +1,20 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isUploadedFileUrl } from "../../fixtures/index.ts";
 import { table } from "../core/state.ts";
-import type { Harness } from "../testing/harness.ts";
 import {
   audience,
   freshWorldEachTest,
+  h,
   MAIN_MEMBERS,
   mind,
   path,
   refused,
   SHARING,
   user,
-  world,
 } from "./audiences.testkit.ts";
 import { COVER_IMAGE_DELAY_MS } from "./audiences.ts";
 
-let h: Harness;
 freshWorldEachTest();
-beforeEach(() => {
-  h = world.h;
-});
 
 describe("GET /audiences/{audienceId}", () => {
   it.each([

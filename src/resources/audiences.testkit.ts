@@ -10,6 +10,9 @@ import { type Harness, harness } from "../testing/harness.ts";
 /** The world of the test that is running. */
 export const world: { h: Harness } = { h: undefined as unknown as Harness };
 
+/** The running test's harness: every read goes to the world its `beforeEach` made. */
+export const h: Harness = new Proxy({} as Harness, { get: (_target, key) => Reflect.get(world.h, key) });
+
 export function freshWorldEachTest(): void {
   beforeEach(async () => {
     world.h = await harness();

@@ -1,15 +1,10 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BUYING_ROLE_HYPOTHESIS } from "../../scenarios/default.ts";
-import type { Harness } from "../testing/harness.ts";
 import { BUILD_TOTAL_MS } from "./formation-builds.ts";
-import { base, create, freshWorldEachTest, hypothesis, one, record, world } from "./formations.testkit.ts";
+import { base, create, freshWorldEachTest, h, hypothesis, one, record } from "./formations.testkit.ts";
 import { compactName, NAME_MAX } from "./formations.ts";
 
-let h: Harness;
 freshWorldEachTest();
-beforeEach(() => {
-  h = world.h;
-});
 
 describe("POST /audiences/{id}/formations", () => {
   it("creates a shared Formation that builds on the clock", async () => {

@@ -1,6 +1,5 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BUYING_ROLE_HYPOTHESIS, FAILED_HYPOTHESIS } from "../../scenarios/default.ts";
-import type { Harness } from "../testing/harness.ts";
 import { BUILD_TOTAL_MS } from "./formation-builds.ts";
 import { GENERIC_FAILURE_REASON } from "./formation-view.ts";
 import {
@@ -8,6 +7,7 @@ import {
   create,
   fid,
   freshWorldEachTest,
+  h,
   hypothesis,
   insert,
   listAll,
@@ -15,14 +15,9 @@ import {
   pendingBuild,
   record,
   stall,
-  world,
 } from "./formations.testkit.ts";
 
-let h: Harness;
 freshWorldEachTest();
-beforeEach(() => {
-  h = world.h;
-});
 
 describe("GET /audiences/{id}/formations: access and visibility", () => {
   it("answers 404 Formation not found when the Audience is missing or not viewable", async () => {

@@ -1,24 +1,7 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { memberCap, mindCap } from "../../core/plans.ts";
-import type { Harness } from "../../testing/harness.ts";
-import {
-  audience,
-  detail,
-  withSimulator as freshWorld,
-  ownedBy,
-  recalibrate,
-  snapshot,
-  world,
-} from "./recalibrate.testkit.ts";
+import { audience, detail, h, ownedBy, recalibrate, snapshot, withSimulator } from "./recalibrate.testkit.ts";
 import { OPERATION_MS } from "./records.ts";
-
-let h: Harness;
-const withSimulator = () => {
-  freshWorld();
-  beforeEach(() => {
-    h = world.h;
-  });
-};
 
 describe("POST /audiences/{id}/recalibrate: refusals", () => {
   withSimulator();

@@ -1,15 +1,14 @@
-import { beforeEach, describe, expect, it } from "vitest";
-import type { Harness } from "../../testing/harness.ts";
+import { describe, expect, it } from "vitest";
 import {
   audience,
   detail,
-  withSimulator as freshWorld,
+  h,
   progress,
   recalibrate,
   replay,
   snapshot,
   UUID,
-  world,
+  withSimulator,
 } from "./recalibrate.testkit.ts";
 import {
   DEFAULT_GROWTH,
@@ -21,14 +20,6 @@ import {
   RUNS_POLL_MS,
 } from "./records.ts";
 import { classifyInstruction } from "./request.ts";
-
-let h: Harness;
-const withSimulator = () => {
-  freshWorld();
-  beforeEach(() => {
-    h = world.h;
-  });
-};
 
 describe("classifyInstruction", () => {
   it.each([

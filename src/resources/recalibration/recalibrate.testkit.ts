@@ -9,6 +9,9 @@ import { type CallOptions, type Harness, harness } from "../../testing/harness.t
 /** The world of the test that is running. */
 export const world: { h: Harness } = { h: undefined as unknown as Harness };
 
+/** The running test's harness: every read goes to the world its `beforeEach` made. */
+export const h: Harness = new Proxy({} as Harness, { get: (_target, key) => Reflect.get(world.h, key) });
+
 /** HTTP tests start from a fresh default scenario; the pure ones need none. */
 export const withSimulator = () =>
   beforeEach(async () => {
