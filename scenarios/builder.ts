@@ -30,7 +30,7 @@ import type {
   UserRecord,
 } from "../src/core/state.ts";
 import { table } from "../src/core/state.ts";
-import { classify, populatedPrimaryBuckets } from "../src/resources/formation-classifier.ts";
+import { classify, populatedPrimaryBuckets } from "../src/resources/formations/formation-classifier.ts";
 import { COMPLETED_TRAINING, mindFromPersona } from "../src/resources/minds.ts";
 
 export interface Scenario {

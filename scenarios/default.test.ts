@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { FILTER_ATTRIBUTE_KEYS, isUploadedFileUrl } from "../fixtures/index.ts";
 import { memberCap, mindCap } from "../src/core/plans.ts";
 import type { AudienceRecord, FormationRecord, MindRecord, UserRecord } from "../src/core/state.ts";
-import { OTHER_BUCKET } from "../src/resources/formation-classifier.ts";
+import { OTHER_BUCKET } from "../src/resources/formations/formation-classifier.ts";
 import type { ScenarioBuilder } from "./builder.ts";
 import { PRICE_CATALOGUE } from "./catalogue.ts";
 import { defaultScenario } from "./default.ts";

@@ -1,6 +1,6 @@
 /** Helpers shared by the scenario tests. */
 import type { FormationRecord, MindRecord, State } from "../src/core/state.ts";
-import { OTHER_BUCKET, words } from "../src/resources/formation-classifier.ts";
+import { OTHER_BUCKET, words } from "../src/resources/formations/formation-classifier.ts";
 
 function mindWords(m: MindRecord): Set<string> {
   return words(`${m.headline} ${m.bio} ${Object.values(m.attributes).join(" ")}`);

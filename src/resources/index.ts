@@ -3,21 +3,21 @@
  * background jobs by kind; adding a module here is all it takes to serve more of the contract.
  */
 import type { ResourceModule } from "../core/route.ts";
-import { apiKeys } from "./api-keys.ts";
-import { audiences } from "./audiences.ts";
-import { checkout } from "./checkout.ts";
-import { checkoutPage } from "./checkout-page.ts";
-import { collaborators } from "./collaborators.ts";
+import { apiKeys } from "./api-keys/api-keys.ts";
+import { identity } from "./api-keys/identity.ts";
+import { audiences } from "./audiences/audiences.ts";
+import { checkout } from "./checkout/checkout.ts";
+import { checkoutPage } from "./checkout/checkout-page.ts";
+import { collaborators } from "./collaborators/collaborators.ts";
 import { exportsModule } from "./exports/routes.ts";
-import { filterAttributes } from "./filter-attributes.ts";
-import { formationPreview } from "./formation-preview.ts";
-import { formations } from "./formations.ts";
-import { identity } from "./identity.ts";
-import { members } from "./members.ts";
+import { filterAttributes } from "./filter-attributes/filter-attributes.ts";
+import { formationPreview } from "./formations/formation-preview.ts";
+import { formations } from "./formations/formations.ts";
+import { members } from "./members/members.ts";
 import { meta } from "./meta.ts";
-import { progress } from "./progress.ts";
+import { progress } from "./progress/progress.ts";
+import { training } from "./progress/training.ts";
 import { recalibration } from "./recalibration/routes.ts";
-import { training } from "./training.ts";
 
 export const resourceModules: readonly ResourceModule[] = [
   identity,

@@ -18,7 +18,7 @@ import { badRequest, conflict, notFound } from "../../core/errors.ts";
 import type { RequestContext, ResourceModule, Services } from "../../core/route.ts";
 import { type AudienceRecord, type State, table } from "../../core/state.ts";
 import { isCollaborator, viewable } from "../access.ts";
-import { membersOf } from "../audience-view.ts";
+import { membersOf } from "../audiences/audience-view.ts";
 import { iso } from "../time.ts";
 import {
   CONTENT_TYPES,

@@ -5,7 +5,7 @@
 import { generateChart, STANDARD_DIMENSIONS } from "../../../fixtures/index.ts";
 import type { JobHandler, Services } from "../../core/route.ts";
 import type { AudienceRecord, State } from "../../core/state.ts";
-import { coverageCounts } from "../progress.ts";
+import { coverageCounts } from "../progress/progress.ts";
 import { addResearchSource, findChart, refreshCoverage, resolveTopic, statusOf } from "./grounding.ts";
 import {
   type DeepenJob,

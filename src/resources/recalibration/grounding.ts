@@ -17,7 +17,7 @@ import type { Rng } from "../../core/prng.ts";
 import type { Services } from "../../core/route.ts";
 import type { AudienceRecord, State } from "../../core/state.ts";
 import { mindFromPersona, UNTRAINED } from "../minds.ts";
-import { scheduleTraining } from "../training.ts";
+import { scheduleTraining } from "../progress/training.ts";
 import { MARKERS, REBUILD_SHARE, type SourcesInput, type TopicResult } from "./records.ts";
 
 /** `Company size`, `company_size` and `companySize` name the same dimension. */

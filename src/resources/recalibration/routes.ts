@@ -52,7 +52,7 @@ import { memberCap, mindCap } from "../../core/plans.ts";
 import type { RequestContext, ResourceModule } from "../../core/route.ts";
 import type { AudienceRecord, State } from "../../core/state.ts";
 import { viewable } from "../access.ts";
-import { IDEMPOTENCY_HEADER, MAX_IDEMPOTENCY_KEY } from "../audiences.ts";
+import { IDEMPOTENCY_HEADER, MAX_IDEMPOTENCY_KEY } from "../audiences/audiences.ts";
 import { queuedResearch, stepResearch } from "./deepen.ts";
 import { hasCharts, joinSources, ownedMinds } from "./grounding.ts";
 import { enqueueOperation, isTerminal, receipt, stepOperation } from "./operations.ts";

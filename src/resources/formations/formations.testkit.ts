@@ -1,0 +1,102 @@
+/**
+ * What the Formation tests share: a fresh default world for every test, paths and records by handle,
+ * hypotheses of any size, and Formations put straight into state for shapes the API cannot make.
+ */
+import { beforeEach, expect } from "vitest";
+import type { FormationRecord } from "../../core/state.ts";
+import { type CallResult, type Harness, harness } from "../../testing/harness.ts";
+import { JOB_COMPLETE, JOB_STEP } from "./formation-builds.ts";
+
+/** The world of the test that is running. */
+export const world: { h: Harness } = { h: undefined as unknown as Harness };
+
+/** The running test's harness: every read goes to the world its `beforeEach` made. */
+export const h: Harness = new Proxy({} as Harness, { get: (_target, key) => Reflect.get(world.h, key) });
+
+export function freshWorldEachTest(): void {
+  beforeEach(async () => {
+    world.h = await harness();
+  });
+}
+
+export const base = (audience: string): string =>
+  `/api/v1/audiences/${world.h.id("audiences", audience)}/formations`;
+export const one = (audience: string, formation: string): string => `${base(audience)}/${formation}`;
+export const fid = (handle: string): string => world.h.id("formations", handle);
+export const record = (id: string): FormationRecord => {
+  const f = world.h.sim.state.formations.get(id);
+  if (!f) throw new Error(`no formation ${id}`);
+  return f;
+};
+
+export function hypothesis(n: number, intent = "Split by favourite season") {
+  return {
+    intent,
+    subgroups: Array.from({ length: n }, (_, i) => ({
+      id: `g${i + 1}`,
+      label: `Group ${i + 1}`,
+      definition: `Members of group ${i + 1}`,
+    })),
+  };
+}
+
+/** Every row of a listing, following `nextOffset`. */
+export async function listAll(as: string, audience: string, limit = 100) {
+  const rows: { id: string; status: string; createdAt: string }[] = [];
+  let offset: number | null = 0;
+  let total: number | null = null;
+  while (offset !== null) {
+    const r: CallResult = await world.h.call("GET", `${base(audience)}?limit=${limit}&offset=${offset}`, {
+      as,
+    });
+    expect(r.status).toBe(200);
+    total ??= r.body.pagination.total;
+    expect(r.body.pagination.total).toBe(total);
+    rows.push(...r.body.data);
+    offset = r.body.pagination.nextOffset;
+  }
+  return { rows, total: total ?? 0 };
+}
+
+/** A Formation put straight into state, for shapes the API cannot create (auto dimensions, legacy data). */
+export function insert(audience: string, over: Partial<FormationRecord>): FormationRecord {
+  const now = world.h.sim.clock.now();
+  const f: FormationRecord = {
+    id: crypto.randomUUID(),
+    audienceId: world.h.id("audiences", audience),
+    creatorId: world.h.id("users", "owner"),
+    name: "Inserted",
+    visibility: "shared",
+    status: "ready",
+    autoDimension: null,
+    hypothesis: hypothesis(2),
+    subgroups: [],
+    progress: null,
+    failureReason: null,
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+    buildSeq: 1,
+    ...over,
+  };
+  world.h.sim.state.formations.set(f.id, f);
+  return f;
+}
+
+/** Drops the queued build jobs of a Formation: it is `building` with nothing left to finish it. */
+export function stall(id: string): void {
+  world.h.sim.clock.cancel(
+    (j) =>
+      (j.kind === JOB_STEP || j.kind === JOB_COMPLETE) &&
+      (j.payload as { formationId: string }).formationId === id,
+  );
+}
+
+export const pendingBuild = (id: string): boolean =>
+  world.h.sim.clock
+    .pending()
+    .some((j) => j.kind === JOB_COMPLETE && (j.payload as { formationId: string }).formationId === id);
+
+export async function create(audience: string, body: unknown, as = "owner") {
+  return world.h.call("POST", base(audience), { as, body });
+}

@@ -1,0 +1,128 @@
+/**
+ * Audience progress (description, "Audiences: progress"): every member's training, the Audience's
+ * readiness, its background research and its coverage, as of the virtual clock's now.
+ *
+ * Any viewer may read it (owner, collaborators, team members, public and Study-cascade viewers); the ID is
+ * read as a plain string, so an unknown or malformed ID names nothing and answers 404 `Audience not found`.
+ *
+ * Readiness is computed from the members' public `update` objects only (`readinessOf`), so the summary can
+ * never disagree with the rows above it. Simulator decisions where the description is silent:
+ * - `ready` counts members that can chat now: `readyToChat` and training `completed`. A member that is
+ *   queued, running or being repaired counts in `training` (as the contract's example does), and a member
+ *   that failed for good counts in neither (`failed` is always 0).
+ * - `leftOut` is the members still being prepared (the `training` count): a Study started now runs
+ *   without them and they join when ready.
+ * - `isReady` and `fullyTrained` are false for an Audience without members; so is `startsNow`.
+ * - `research` is present once the Audience has research state (Go deeper has run or is queued) and
+ *   omitted before; `coverage` is always present and null when the Audience has none.
+ */
+
+import type { components } from "../../contract/types.gen.ts";
+import type { RequestContext, ResourceModule } from "../../core/route.ts";
+import type { AudienceRecord, ResearchState, State } from "../../core/state.ts";
+import { viewable } from "../access.ts";
+import { isoOrNull } from "../time.ts";
+import { type TrainingView, trainingView } from "./training.ts";
+
+/** The contract's readiness object (generated from openapi.json). */
+export type Readiness = components["schemas"]["Readiness"];
+
+/** What readiness reads from each member: its progress `update` object. */
+export type MemberUpdate = Pick<TrainingView, "readyToChat" | "learningInBackground" | "trainingStatus">;
+
+/**
+ * Pure: the readiness summary of members' `update` objects.
+ *
+ * - training: `queued` or `running` (a member being repaired is reported as `queued`, so it counts here);
+ * - ready: can chat now (`readyToChat` and `completed`);
+ * - failed for good: `failed` (no automatic retrain is left), left out of Studies;
+ * - startsNow: nothing is training, at least one member answers, and at least half of them do.
+ */
+export function readinessOf(updates: readonly MemberUpdate[]): Readiness {
+  const total = updates.length;
+  let ready = 0;
+  let training = 0;
+  let learning = 0;
+  for (const u of updates) {
+    if (u.trainingStatus === "queued" || u.trainingStatus === "running") training++;
+    else if (u.trainingStatus === "completed" && u.readyToChat) {
+      ready++;
+      if (u.learningInBackground) learning++;
+    }
+  }
+  const isReady = total > 0 && ready === total;
+  return {
+    total,
+    ready,
+    training,
+    failed: 0,
+    isReady,
+    startsNow: training === 0 && ready >= 1 && ready * 2 >= total,
+    leftOut: training,
+    learning,
+    fullyTrained: isReady && learning === 0,
+  };
+}
+
+export function researchView(r: ResearchState) {
+  return {
+    phase: r.phase,
+    status: r.status,
+    stage: r.stage,
+    progress: r.progress,
+    startedAt: isoOrNull(r.startedAt),
+    completedAt: isoOrNull(r.completedAt),
+    outcome: r.outcome === null ? null : structuredClone(r.outcome),
+  };
+}
+
+export type CoverageCounts = { sourced: number; proxy: number; assumed: number; missing: number };
+
+export function coverageCounts(rows: NonNullable<AudienceRecord["coverage"]>): CoverageCounts {
+  const counts: CoverageCounts = { sourced: 0, proxy: 0, assumed: 0, missing: 0 };
+  for (const row of rows) counts[row.status]++;
+  return counts;
+}
+
+export function coverageView(audience: AudienceRecord) {
+  if (audience.coverage === null) return null;
+  return {
+    dimensions: audience.coverage.map((row) => ({
+      dimension: row.dimension,
+      status: row.status,
+      distribution: structuredClone(row.distribution),
+    })),
+    counts: coverageCounts(audience.coverage),
+  };
+}
+
+/** The progress document of an Audience at virtual time `now`. */
+export function progressOf(state: State, audience: AudienceRecord, now: number) {
+  const members = audience.memberIds.flatMap((mindId) => {
+    const mind = state.minds.get(mindId);
+    return mind ? [{ mindId, update: trainingView(mind) }] : [];
+  });
+  return {
+    audienceId: audience.id,
+    members,
+    readiness: readinessOf(members.map((m) => m.update)),
+    ...(audience.research !== null ? { research: researchView(audience.research) } : {}),
+    coverage: coverageView(audience),
+    reconciledAt: now,
+  };
+}
+
+const viewableAudience = (ctx: RequestContext): AudienceRecord =>
+  viewable(ctx.state, ctx.params.audienceId ?? "", ctx.caller).audience;
+
+export const progress: ResourceModule = {
+  routes: {
+    getAudienceProgress: {
+      authorize: (ctx) => void viewableAudience(ctx),
+      handler: (ctx) => ({
+        status: 200,
+        body: { data: progressOf(ctx.state, viewableAudience(ctx), ctx.clock.now()) },
+      }),
+    },
+  },
+};
