@@ -327,14 +327,7 @@ export const invalidBodies: CheckDef = {
   needs: { roles: ["owner"], changeable: ["main"] },
   mutates: true,
   async run(ctx) {
-    for (const o of operations.filter((x) => x.bodySchemaRef && x.authenticated)) {
-      const params = realParams(o, ctx.target);
-      if (typeof params === "string") continue;
-      const probes = probesFor(o);
-      const before = await probe(ctx, probes, params);
-      const sent: Exchange[] = [];
-      const caller = BODY_CALLER[o.operationId] ?? "owner";
-      if (!ctx.target.has(caller)) continue;
+    await refusedBodies(ctx, INVALID_BODY_RULE, "rejected requests", async (o, params, caller, sent) => {
       const send = async (rule: string, text: string) => {
         const ex = await ctx.call({
           op: o.operationId,
@@ -362,17 +355,40 @@ export const invalidBodies: CheckDef = {
         },
         { numRuns: 2 },
       );
-      const after = await probe(ctx, probes, params);
-      if (before !== after) {
-        ctx.report({
-          rule: INVALID_BODY_RULE,
-          message: `${o.operationId}: state read through ${probes.map((p) => p.operationId).join(", ")} changed after ${sent.length} rejected requests (first difference: ${firstDifference(before, after)})`,
-          exchange: sent.find((e) => e.status < 300) ?? sent[0] ?? null,
-        });
-      }
-    }
+    });
   },
 };
+
+/**
+ * For every authenticated operation that takes a JSON body, on a real resource and as a caller it would
+ * otherwise serve: runs `send`, which makes requests that must all be refused, and reports if what the
+ * operation could change (read before and after) changed.
+ */
+async function refusedBodies(
+  ctx: CheckContext,
+  rule: string,
+  what: string,
+  send: (o: Operation, params: PathParams, caller: Role, sent: Exchange[]) => Promise<void>,
+): Promise<void> {
+  for (const o of operations.filter((x) => x.bodySchemaRef && x.authenticated)) {
+    const params = realParams(o, ctx.target);
+    if (typeof params === "string") continue;
+    const caller = BODY_CALLER[o.operationId] ?? "owner";
+    if (!ctx.target.has(caller)) continue;
+    const probes = probesFor(o);
+    const before = await probe(ctx, probes, params);
+    const sent: Exchange[] = [];
+    await send(o, params, caller, sent);
+    const after = await probe(ctx, probes, params);
+    if (before !== after) {
+      ctx.report({
+        rule,
+        message: `${o.operationId}: state read through ${probes.map((p) => p.operationId).join(", ")} changed after ${sent.length} ${what} (first difference: ${firstDifference(before, after)})`,
+        exchange: sent.find((e) => e.status < 300) ?? sent[0] ?? null,
+      });
+    }
+  }
+}
 
 const MEDIA_TYPE_RULE =
   "API description, Status codes: 415 wrong Content-Type; DESIGN.md: malformed input (a wrong Content-Type included) gets a 4xx envelope and changes nothing";
@@ -386,15 +402,8 @@ export const mediaTypes: CheckDef = {
   needs: { roles: ["owner"], changeable: ["main"] },
   mutates: true,
   async run(ctx) {
-    for (const o of operations.filter((x) => x.bodySchemaRef && x.authenticated)) {
-      const params = realParams(o, ctx.target);
-      if (typeof params === "string") continue;
-      const caller = BODY_CALLER[o.operationId] ?? "owner";
-      if (!ctx.target.has(caller)) continue;
-      const probes = probesFor(o);
-      const before = await probe(ctx, probes, params);
+    await refusedBodies(ctx, MEDIA_TYPE_RULE, "bodies of the wrong type", async (o, params, caller, sent) => {
       const text = JSON.stringify(sampleBody(o, ctx.info.seed) ?? {});
-      const sent: Exchange[] = [];
       for (const [i, type] of [...NOT_JSON_TYPES, null].entries()) {
         const ex = await ctx.call({
           op: o.operationId,
@@ -415,15 +424,7 @@ export const mediaTypes: CheckDef = {
           ex,
         );
       }
-      const after = await probe(ctx, probes, params);
-      if (before !== after) {
-        ctx.report({
-          rule: MEDIA_TYPE_RULE,
-          message: `${o.operationId}: state read through ${probes.map((p) => p.operationId).join(", ")} changed after bodies of the wrong type (first difference: ${firstDifference(before, after)})`,
-          exchange: sent.find((e) => e.status < 300) ?? sent[0] ?? null,
-        });
-      }
-    }
+    });
   },
 };
 
