@@ -19,6 +19,7 @@ import {
   type FilterAttributes,
 } from "../../../fixtures/index.ts";
 import { LIMITS } from "../../contract/limits.ts";
+import type { components } from "../../contract/types.gen.ts";
 import { validatorFor } from "../../contract/validate.ts";
 import { type ApiError, badRequest } from "../../core/errors.ts";
 import type { ResourceModule } from "../../core/route.ts";
@@ -39,20 +40,9 @@ export const MAX_FACET_VALUES = LIMITS.facetValues;
 /** Per attribute: the accepted values, or null for "no value". Attributes absent from the map are free. */
 export type FilterSelection = Map<FilterAttributeKey, ReadonlySet<string> | null>;
 
-export interface FacetView {
-  key: FilterAttributeKey;
-  values: { value: string; count: number }[];
-  unknownCount: number;
-}
-
-export interface FilterAttributesView {
-  totalMinds: number;
-  attributedMinds: number;
-  matchCount: number;
-  mindIds: string[];
-  truncated: boolean;
-  facets: FacetView[];
-}
+/** The answer's shape is the contract's. */
+export type FilterAttributesView = components["schemas"]["FilterAttributes"];
+export type FacetView = FilterAttributesView["facets"][number];
 
 const KNOWN_KEYS: ReadonlySet<string> = new Set(FILTER_ATTRIBUTE_KEYS);
 

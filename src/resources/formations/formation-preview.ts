@@ -28,6 +28,7 @@
 import Negotiator from "negotiator";
 import { FILTER_ATTRIBUTE_KEYS, type FilterAttributeKey } from "../../../fixtures/index.ts";
 import { LIMITS } from "../../contract/limits.ts";
+import type { components } from "../../contract/types.gen.ts";
 import type { ValidationIssue } from "../../contract/validate.ts";
 import { ApiError, badRequest } from "../../core/errors.ts";
 import { hashSeed } from "../../core/prng.ts";
@@ -225,18 +226,9 @@ function previewInput(ctx: RequestContext): PreviewInput {
   return { userInput: text === "" ? null : text, prior };
 }
 
-interface Meta {
-  memberCount: number;
-  softWarn: boolean;
-  hardCapExceeded: boolean;
-}
-
-type PreviewEvent =
-  | { type: "meta"; data: Meta }
-  | { type: "status"; data: { phase: "hypothesizing" } }
-  | { type: "subgroups"; data: FormationHypothesisRecord }
-  | { type: "error"; error: string }
-  | { type: "done" };
+/** One line of the NDJSON stream, as the contract defines it. */
+type PreviewEvent = components["schemas"]["PreviewEvent"];
+type Meta = Extract<PreviewEvent, { type: "meta" }>["data"];
 
 /** The stream's lines, made one at a time: the proposal only when the third line is asked for. */
 function* previewEvents(
