@@ -785,7 +785,7 @@ export interface components {
         };
         /** @description The stored grounding (evidence-based distributions or charts); null when none is stored. Its fields beyond `sources` are not shown. For public and Study-cascade viewers uploaded-file URLs in `sources` are redacted. */
         Grounding: {
-            sources?: Record<string, never>[];
+            sources?: Record<string, unknown>[];
         } | null;
         /** @description The Audience as `GET` returns it: member Minds with their cohort profiles, the caller's role, stored grounding, the source bundle, member-derived baseline distributions and the transient recalibration state. Formations are not embedded. `isSharedWithTeam`, `isLinkSharingEnabled` and `publicShareId` are returned only to collaborators (owner, direct member, team member). Further fields are not shown by the description. */
         AudienceDetail: {
@@ -835,7 +835,7 @@ export interface components {
             };
         };
         /** @description The body of a follow or unfollow answer is not shown by the description. */
-        FollowResponse: Record<string, never>;
+        FollowResponse: Record<string, unknown>;
         Collaborator: {
             /** Format: uuid */
             userId: string;
@@ -913,11 +913,11 @@ export interface components {
             name: string;
             status: components["schemas"]["FormationStatus"];
             /** @description Live build progress; null once ready, and null when the stored progress is malformed. */
-            progress: Record<string, never> | null;
+            progress: Record<string, unknown> | null;
             /** @description The stored hypothesis; an invalid legacy proposal is returned as an empty object. While building, `hypothesis.subgroups` describes the proposed buckets. */
-            hypothesis: components["schemas"]["FormationHypothesis"] | Record<string, never>;
+            hypothesis: components["schemas"]["FormationHypothesis"] | Record<string, unknown>;
             /** @description Subgroups with member assignments and confidences; may be empty while building. */
-            subgroups: Record<string, never>[];
+            subgroups: Record<string, unknown>[];
         };
         /** @description The list item form, carrying subgroups and membership counts; its fields beyond `id` are not shown. */
         FormationSummary: {
@@ -925,7 +925,7 @@ export interface components {
             id: string;
             name?: string;
             status?: components["schemas"]["FormationStatus"];
-            subgroups?: Record<string, never>[];
+            subgroups?: Record<string, unknown>[];
         };
         Pagination: {
             total: number;
@@ -1178,9 +1178,9 @@ export interface components {
             force?: boolean;
         };
         /** @description A cached artifact or a queued export job; its fields are not shown by the description. */
-        ExportResult: Record<string, never>;
+        ExportResult: Record<string, unknown>;
         /** @description The export status; fields beyond a status value (which may be `unavailable` for a validation report of an Audience with no scored validation) are not shown. */
-        ExportStatus: Record<string, never>;
+        ExportStatus: Record<string, unknown>;
         CheckoutLineItemInput: {
             id: string;
             name?: string;
@@ -1203,7 +1203,7 @@ export interface components {
             line_items: components["schemas"]["CheckoutLineItemInput"][];
             /** @enum {string} */
             currency: "usd" | "eur";
-            capabilities: Record<string, never>;
+            capabilities: Record<string, unknown>;
             metadata?: components["schemas"]["CheckoutMetadata"];
         };
         /** @description An ACP checkout session. The buyer completes checkout at `continue_url`; payment credentials are collected by the processor. Fields beyond those the description names follow the Agentic Commerce Protocol and are not guaranteed by this description. */
@@ -1212,7 +1212,7 @@ export interface components {
             status: string;
             /** @enum {string} */
             currency: "usd" | "eur";
-            line_items: Record<string, never>[];
+            line_items: Record<string, unknown>[];
             /** Format: uri */
             continue_url?: string;
         };

@@ -17,17 +17,20 @@ async function generate(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "contract-types-"));
   try {
     const out = join(dir, "types.gen.ts");
-    // Same arguments as the npm script, including the Redocly config it lints with first.
-    await promisify(execFile)(
-      process.execPath,
-      [CLI, "openapi.json", "--redocly", ".redocly.yaml", "-o", out],
-      { cwd: REPO },
-    ).catch((error: { stderr?: string }) => {
-      // openapi-typescript lints the document with .redocly.yaml first and stops on any lint error.
-      throw new Error(
-        `openapi-typescript could not generate types from openapi.json:\n${error.stderr ?? error}`,
-      );
-    });
+    // The npm script's own arguments (the Redocly config it lints with first included), its output moved.
+    const script = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")).scripts[
+      "generate:types"
+    ] as string;
+    const args = script.split(/\s+/).slice(1);
+    args[args.indexOf("-o") + 1] = out;
+    await promisify(execFile)(process.execPath, [CLI, ...args], { cwd: REPO }).catch(
+      (error: { stderr?: string }) => {
+        // openapi-typescript lints the document with .redocly.yaml first and stops on any lint error.
+        throw new Error(
+          `openapi-typescript could not generate types from openapi.json:\n${error.stderr ?? error}`,
+        );
+      },
+    );
     return await readFile(out, "utf8");
   } finally {
     await rm(dir, { recursive: true, force: true });

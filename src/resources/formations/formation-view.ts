@@ -40,12 +40,13 @@ export function normalizeHypothesis(h: FormationHypothesisRecord): FormationHypo
   };
 }
 
-export interface ProgressView {
+// A type, not an interface: the contract's progress is an open object, which only a type alias fits.
+export type ProgressView = {
   phase: string;
   done: number;
   total: number;
   percent: number;
-}
+};
 
 const isCount = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
 

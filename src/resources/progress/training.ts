@@ -15,8 +15,9 @@
  * scenarios, other modules and tests make an attempt fail.
  */
 
+import type { components } from "../../contract/types.gen.ts";
 import type { JobHandler, ResourceModule, Services } from "../../core/route.ts";
-import type { AudienceRecord, MindRecord, MindTraining, TrainingStatus } from "../../core/state.ts";
+import type { AudienceRecord, MindRecord, MindTraining } from "../../core/state.ts";
 import { table } from "../../core/state.ts";
 
 /** Virtual time a run waits in the queue before it starts. */
@@ -42,14 +43,8 @@ interface RunRecord {
 
 const runs = (s: Services) => table<RunRecord>(s.state, "training.runs");
 
-/** The progress endpoint's `update` object for one member. */
-export interface TrainingView {
-  readyToChat: boolean;
-  beingRepaired?: true;
-  learningInBackground: boolean;
-  fullyTrained: boolean;
-  trainingStatus: TrainingStatus;
-}
+/** The progress endpoint's `update` object for one member, as the contract defines it. */
+export type TrainingView = components["schemas"]["MemberProgress"]["update"];
 
 /** Pure: how a Mind's training is reported (a member being repaired reads as `queued`). */
 export function trainingView(mind: Pick<MindRecord, "training">): TrainingView {
