@@ -98,6 +98,16 @@ describe("the change log", () => {
     await log.close();
   });
 
+  it("asks for a snapshot after a reset, which makes everything logged before it moot", async () => {
+    let full = 0;
+    const log = new ChangeLog(join(dir, "reset.json"), 0, { onFatal: fatal, onFull: () => full++ });
+    log.record(advance(1), false);
+    expect(full).toBe(0);
+    await log.record({ kind: "reset", scenario: "default", seed: 2 }, true);
+    expect(full).toBe(1);
+    await log.close();
+  });
+
   it("refuses a log whose snapshot is gone, and reads a torn tail with a notice", async () => {
     const orphan = join(dir, "orphan.json");
     await writeFile(`${orphan}.log.1`, encodeRecord(advance(1)));

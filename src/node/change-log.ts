@@ -179,7 +179,9 @@ export class ChangeLog implements ChangeSink {
     this.records++;
     this.bytes += line.length;
     const options = this.options;
+    // After a reset nothing before it matters: a snapshot now spares a restart the replay and the rebuild.
     if (
+      change.kind === "reset" ||
       this.records >= (options.compactAfterRecords ?? COMPACT_AFTER_RECORDS) ||
       this.bytes >= (options.compactAfterBytes ?? COMPACT_AFTER_BYTES)
     ) {
