@@ -3,22 +3,28 @@
  * it serves every request the contract allows however its characters encode. Sent on raw sockets
  * (conformance/lib/wire.ts), since no client library sends a request without Host.
  */
+import { LIMITS } from "../../src/contract/limits.ts";
 import { MAX_REQUEST_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "../../src/contract/request-size.ts";
 import type { CheckContext, CheckDef } from "../lib/context.ts";
+import { envelopeProblems } from "../lib/contract.ts";
 import { sendRaw, type WireAnswer } from "../lib/wire.ts";
 
+const MAX = LIMITS.filtersChars;
 const ENVELOPE_RULE =
   "DESIGN.md, Errors: malformed input of any kind, what the HTTP layer itself rejects included (a bad Expect, no Host, an oversized head), gets a 4xx in the envelope { statusCode, statusMessage, message, url, error: true }";
-const SIZE_RULE =
-  "openapi.json: every request the contract allows is served (filters up to 8192 characters, percent-encoded in the worst case); a longer target is 414 (UriTooLong), a larger head 431 (HeaderFieldsTooLarge), in the envelope";
+const SIZE_RULE = `openapi.json: every request the contract allows is served (filters up to ${MAX} characters, percent-encoded in the worst case); a longer target is 414 (UriTooLong), a larger head 431 (HeaderFieldsTooLarge), in the envelope`;
 
-/** Reports unless `res` is `status` with the error envelope; `label` says what was sent. */
+/**
+ * Reports unless `res` is `status` with the error envelope; `label` says what was sent, `path` what its
+ * `url` may say (the HTTP layer may not know the path: an empty `url` is allowed too).
+ */
 function expectEnvelope(
   ctx: CheckContext,
   rule: string,
   label: string,
   res: WireAnswer | null,
   status: number,
+  path = "",
 ) {
   if (res === null) {
     ctx.report({ rule, message: `${label}: no HTTP answer came back`, exchange: null });
@@ -29,22 +35,21 @@ function expectEnvelope(
     ctx.report({ rule, message: `${label}: answered ${shown}, not ${status}`, exchange: null });
     return;
   }
-  let env: Record<string, unknown> | null = null;
+  let body: unknown;
   try {
-    env = JSON.parse(res.text) as Record<string, unknown>;
+    body = JSON.parse(res.text);
   } catch {
-    env = null;
+    body = undefined;
   }
-  const ok =
-    (res.headers.get("content-type") ?? "").startsWith("application/json") &&
-    env !== null &&
-    env.statusCode === status &&
-    typeof env.statusMessage === "string" &&
-    typeof env.message === "string" &&
-    typeof env.url === "string" &&
-    env.error === true;
-  if (!ok)
-    ctx.report({ rule, message: `${label}: ${status} is not in the envelope: ${shown}`, exchange: null });
+  const problems = envelopeProblems(body, status, ["", path]);
+  if (!(res.headers.get("content-type") ?? "").startsWith("application/json"))
+    problems.unshift("its Content-Type is not application/json");
+  if (problems.length > 0)
+    ctx.report({
+      rule,
+      message: `${label}: ${status} is not in the envelope (${problems.join("; ")}): ${shown}`,
+      exchange: null,
+    });
 }
 
 export const httpLayer: CheckDef = {
@@ -57,23 +62,25 @@ export const httpLayer: CheckDef = {
     const host = new URL(base).host;
     const me = `${ctx.info.prefix}/auth/me`;
     const auth = `Authorization: Bearer ${ctx.as("owner").key}\r\n`;
-    const cases: [string, string, number][] = [
+    const cases: [string, string, number, string?][] = [
       [
         "an unknown Expect",
         `GET ${me} HTTP/1.1\r\nHost: ${host}\r\nExpect: nonsense\r\n${auth}Connection: close\r\n\r\n`,
         417,
+        me,
       ],
-      ["HTTP/1.1 without Host", `GET ${me} HTTP/1.1\r\n${auth}Connection: close\r\n\r\n`, 400],
+      ["HTTP/1.1 without Host", `GET ${me} HTTP/1.1\r\n${auth}Connection: close\r\n\r\n`, 400, me],
       [
         "two Host headers",
         `GET ${me} HTTP/1.1\r\nHost: ${host}\r\nHost: other.invalid\r\n${auth}Connection: close\r\n\r\n`,
         400,
+        me,
       ],
       ["a request line that is not HTTP", "GARBAGE\r\n\r\n", 400],
       ["a header line without a colon", `GET ${me} HTTP/1.1\r\nHost: ${host}\r\nNoColonHere\r\n\r\n`, 400],
     ];
-    for (const [label, head, status] of cases)
-      expectEnvelope(ctx, ENVELOPE_RULE, label, await sendRaw(base, head), status);
+    for (const [label, head, status, path] of cases)
+      expectEnvelope(ctx, ENVELOPE_RULE, label, await sendRaw(base, head), status, path);
   },
 };
 
@@ -101,17 +108,24 @@ export const requestSize: CheckDef = {
       ["four-byte characters", "😀"],
       ["two-byte characters", "ß"],
     ] as const) {
-      const res = await get(at + encodeURIComponent(filters(8192, ch)));
+      const res = await get(at + encodeURIComponent(filters(MAX, ch)));
       if (res === null || res.status !== 200) {
         ctx.report({
           rule: SIZE_RULE,
-          message: `filters of 8192 ${label} (valid) answered ${res ? `${res.status} ${res.text.slice(0, 160)}` : "nothing"}, not 200`,
+          message: `filters of ${MAX} ${label} (valid) answered ${res ? `${res.status} ${res.text.slice(0, 160)}` : "nothing"}, not 200`,
           exchange: null,
         });
       }
     }
-    const over = await get(at + encodeURIComponent(filters(8193, "😀")));
-    expectEnvelope(ctx, SIZE_RULE, "filters of 8193 characters (one past the maximum)", over, 400);
+    const over = await get(at + encodeURIComponent(filters(MAX + 1, "😀")));
+    expectEnvelope(
+      ctx,
+      SIZE_RULE,
+      `filters of ${MAX + 1} characters (one past the maximum)`,
+      over,
+      400,
+      at.split("?")[0],
+    );
     const long = await get(`${ctx.info.prefix}/auth/me?pad=${"a".repeat(MAX_REQUEST_TARGET_BYTES)}`);
     expectEnvelope(ctx, SIZE_RULE, "a target longer than any the contract allows", long, 414);
     const big = await get(`${ctx.info.prefix}/auth/me`, `X-Pad: ${"h".repeat(MAX_REQUEST_HEAD_BYTES)}\r\n`);

@@ -96,29 +96,32 @@ export function responseViolations(ex: Exchange): Violation[] {
 }
 
 export function envelopeViolations(ex: Exchange, o: Operation): Violation[] {
-  const problems: string[] = [];
+  const path = ex.pathname;
+  const problems = envelopeProblems(ex.json, ex.status, [path, path + new URL(ex.url).search]);
   const b = ex.json as Record<string, unknown> | undefined;
-  if (!b || typeof b !== "object" || Array.isArray(b)) problems.push("the body is not a JSON object");
-  else {
-    if (b.statusCode !== ex.status)
-      problems.push(`statusCode is ${JSON.stringify(b.statusCode)}, not ${ex.status}`);
-    const path = ex.pathname;
-    const search = new URL(ex.url).search;
-    if (b.url !== path && b.url !== path + search)
-      problems.push(`url is ${JSON.stringify(b.url)}, not the request path ${path}`);
-    if (b.error !== true) problems.push(`error is ${JSON.stringify(b.error)}, not true`);
-    if (typeof b.statusMessage !== "string") problems.push("statusMessage is not a string");
-    if (typeof b.message !== "string") problems.push("message is not a string");
-    if (b.data !== undefined && (typeof b.data !== "object" || b.data === null || Array.isArray(b.data)))
-      problems.push("data is present but not an object");
-    if (isV1(o) && ex.status < 500 && typeof b.message === "string" && b.message !== b.statusMessage)
-      problems.push(
-        `message ${JSON.stringify(b.message)} differs from statusMessage (same content for v1 errors)`,
-      );
-  }
+  if (isV1(o) && ex.status < 500 && typeof b?.message === "string" && b.message !== b.statusMessage)
+    problems.push(
+      `message ${JSON.stringify(b.message)} differs from statusMessage (same content for v1 errors)`,
+    );
   return problems.map((p) =>
     violation({ check: "response/error-envelope", rule: ENVELOPE_RULE, message: p, exchange: ex }),
   );
+}
+
+/** What keeps `body` from being the error envelope of a `status` answer; `urls` are the values `url` may take. */
+export function envelopeProblems(body: unknown, status: number, urls: readonly string[]): string[] {
+  const problems: string[] = [];
+  const b = body as Record<string, unknown> | undefined;
+  if (!b || typeof b !== "object" || Array.isArray(b)) return ["the body is not a JSON object"];
+  if (b.statusCode !== status) problems.push(`statusCode is ${JSON.stringify(b.statusCode)}, not ${status}`);
+  if (!urls.includes(b.url as string))
+    problems.push(`url is ${JSON.stringify(b.url)}, not the request path ${urls.filter(Boolean)[0] ?? '""'}`);
+  if (b.error !== true) problems.push(`error is ${JSON.stringify(b.error)}, not true`);
+  if (typeof b.statusMessage !== "string") problems.push("statusMessage is not a string");
+  if (typeof b.message !== "string") problems.push("message is not a string");
+  if (b.data !== undefined && (typeof b.data !== "object" || b.data === null || Array.isArray(b.data)))
+    problems.push("data is present but not an object");
+  return problems;
 }
 
 export function rateLimitHeaderViolations(ex: Exchange): Violation[] {
