@@ -2,7 +2,7 @@
  * Faults against the generic, response, rate-limit and wire checks: what every operation of the contract
  * owes, from the HTTP layer up.
  */
-import { keySecrets, planLimit } from "../checks/domain.ts";
+import { keySecrets } from "../checks/api-keys.ts";
 import {
   authCheck,
   hiddenReads,
@@ -17,6 +17,7 @@ import {
   unknownWrites,
   validReads,
 } from "../checks/generic.ts";
+import { planLimit } from "../checks/members.ts";
 import { rateLimit } from "../checks/ratelimit.ts";
 import { httpLayer, requestSize } from "../checks/wire.ts";
 import { bodyOf, type FaultCase, is, isV1, withBody } from "./fault-kit.ts";

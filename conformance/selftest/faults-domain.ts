@@ -1,30 +1,23 @@
 /**
  * Faults against the domain checks: rules of the API description that no schema states.
  */
+import { identity, keyAccess, keySecrets, selfDelete } from "../checks/api-keys.ts";
 import {
   audienceDelete,
-  checkout,
-  collaborators,
   duplicateReplay,
-  exportsRules,
-  facets,
   fileRedaction,
   followRules,
-  formationPages,
-  formationVisibility,
-  identity,
-  keyAccess,
-  keySecrets,
-  largeAudience,
-  largePreview,
-  membersRules,
-  previewStream,
-  progressRules,
-  recalibrateReplay,
-  selfDelete,
   updateRules,
   visibility,
-} from "../checks/domain.ts";
+} from "../checks/audiences.ts";
+import { checkout } from "../checks/checkout.ts";
+import { collaborators } from "../checks/collaborators.ts";
+import { exportsRules } from "../checks/exports.ts";
+import { facets, largeAudience } from "../checks/filter-attributes.ts";
+import { formationPages, formationVisibility, largePreview, previewStream } from "../checks/formations.ts";
+import { membersRules } from "../checks/members.ts";
+import { progressRules } from "../checks/progress.ts";
+import { recalibrateReplay } from "../checks/recalibrate.ts";
 import { recalibrationStatus } from "../checks/recalibration.ts";
 import { AUD, bodyOf, type FaultCase, is, withBody } from "./fault-kit.ts";
 import { callerOf, editJson, envelope, keyOf, pathOf, withStatus } from "./harness.ts";

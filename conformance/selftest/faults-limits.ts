@@ -1,7 +1,7 @@
 /**
  * Faults against the limit checks and the stateful models.
  */
-import { pendingRecalibrations } from "../checks/domain.ts";
+
 import {
   bodySizes,
   duplicateLimits,
@@ -12,6 +12,7 @@ import {
   subgroupCounts,
   userInput,
 } from "../checks/limits.ts";
+import { pendingRecalibrations } from "../checks/recalibrate.ts";
 import { checkoutModel, formationsModel, keysModel, membersModel } from "../checks/stateful.ts";
 import { bodyOf, type FaultCase, is, withBody } from "./fault-kit.ts";
 import { editJson, envelope, pathOf, withStatus } from "./harness.ts";

@@ -167,7 +167,7 @@ export class ChangeLog implements ChangeSink {
   }
 
   record(change: Change, durable: boolean): Promise<void> | undefined {
-    if (this.failed !== null) return Promise.reject(this.failed);
+    if (this.failed !== null) return durable ? Promise.reject(this.failed) : undefined;
     const line = encodeRecord(change);
     let batch = this.queue.at(-1);
     if (batch === undefined || batch.generation !== this.generation) {
