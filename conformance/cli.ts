@@ -3,6 +3,7 @@
  * conformance vitest project against it. Exit 0: every check held; 1: at least one violation; 2: bad
  * usage, bad config, or target unreachable.
  */
+import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -33,6 +34,7 @@ Options:
                          NAME=FILE writes that reporter to FILE (e.g. junit=reports/junit.xml)
   --shard I/N            run only shard I of N (vitest sharding, for CI)
   -t, --test PATTERN     run only checks whose name matches PATTERN (e.g. "generic/auth")
+  --replay FILE          re-run one saved failing sequence (reports/sequence-*.json) against the target
   -h, --help             this text
 
 Exit status: 0 every check held; 1 at least one violation; 2 bad usage, bad config or target unreachable.
@@ -47,6 +49,7 @@ interface Options extends Omit<RunSettings, "runId"> {
   outputFile: Record<string, string>;
   shard: string | null;
   testPattern: string | null;
+  replay: string | null;
 }
 
 function integer(name: string, raw: string | undefined, min: number): number | null {
@@ -74,6 +77,7 @@ function parse(argv: string[]): Options | "help" {
         reporter: { type: "string", multiple: true },
         shard: { type: "string" },
         test: { type: "string", short: "t" },
+        replay: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -101,10 +105,14 @@ function parse(argv: string[]): Options | "help" {
     reporters.push(name);
     if (file) outputFile[name] = file;
   }
+  const replay = values.replay ? readReplay(resolve(values.replay as string)) : null;
   return {
     target,
     config: config ? resolve(config) : null,
-    seed: integer("seed", values.seed as string | undefined, 0) ?? Math.floor(Math.random() * 2 ** 31),
+    seed:
+      integer("seed", values.seed as string | undefined, 0) ??
+      replay?.seed ??
+      Math.floor(Math.random() * 2 ** 31),
     runs: integer("runs", values.runs as string | undefined, 1),
     readOnly: Boolean(values["read-only"]),
     noReset: Boolean(values["no-reset"]),
@@ -112,8 +120,25 @@ function parse(argv: string[]): Options | "help" {
     reporters: reporters.length ? reporters : ["default"],
     outputFile,
     shard,
-    testPattern: (values.test as string | undefined) ?? null,
+    // A replay runs the one check that saved the sequence.
+    testPattern: replay
+      ? `${replay.check.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&")}:`
+      : ((values.test as string | undefined) ?? null),
+    replay: replay?.file ?? null,
   };
+}
+
+/** A sequence file saved by a failing model run: which check, which seed, which steps. */
+function readReplay(file: string): { file: string; check: string; seed: number | null } {
+  let parsed: { check?: unknown; seed?: unknown; steps?: unknown };
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new UsageError(`--replay ${file}: ${(e as Error).message}`);
+  }
+  if (typeof parsed.check !== "string" || !Array.isArray(parsed.steps))
+    throw new UsageError(`--replay ${file}: not a saved sequence (no check name or steps)`);
+  return { file, check: parsed.check, seed: typeof parsed.seed === "number" ? parsed.seed : null };
 }
 
 /** Reaches the target before vitest starts, so a wrong URL or file is exit 2, not a wall of failures. */
@@ -158,7 +183,7 @@ async function main(): Promise<number> {
     throw e;
   }
   process.stdout.write(
-    `conformance: target ${where}; seed ${o.seed}${o.runs ? `; runs ${o.runs}` : ""}${o.readOnly ? "; read-only" : ""}\n`,
+    `conformance: target ${where}; seed ${o.seed}${o.runs ? `; runs ${o.runs}` : ""}${o.readOnly ? "; read-only" : ""}${o.replay ? `; replaying ${o.replay}` : ""}\n`,
   );
   Object.assign(process.env, {
     CONFORMANCE_TARGET: o.target ?? "",
@@ -168,6 +193,7 @@ async function main(): Promise<number> {
     CONFORMANCE_READ_ONLY: o.readOnly ? "1" : "",
     CONFORMANCE_NO_RESET: o.noReset ? "1" : "",
     CONFORMANCE_CONTROL_TOKEN: o.controlToken ?? "",
+    CONFORMANCE_REPLAY: o.replay ?? "",
   });
   const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
   const { startVitest } = await import("vitest/node");

@@ -216,6 +216,28 @@ export class CheckContext {
     this.cleanups.unshift(fn);
   }
 
+  /** The fast-check seed of a property of this check: the run's seed mixed with the property's label. */
+  propertySeed(label: string): number {
+    return (this.info.seed ^ hash(`${this.checkName}:${label}`)) >>> 0;
+  }
+
+  /** Runs `body` with what it finds kept apart and returned (a model run judges its own sequence). */
+  async isolate(body: () => Promise<void>): Promise<Violation[]> {
+    const sink: Violation[] = [];
+    this.sinks.push(sink);
+    try {
+      await body();
+    } finally {
+      this.sinks.splice(this.sinks.lastIndexOf(sink), 1);
+    }
+    return sink;
+  }
+
+  /** Adds findings of an isolated run to what the check reports. */
+  adopt(found: readonly Violation[]): void {
+    this.found.push(...found);
+  }
+
   numRuns(defaultRuns: number): number {
     return this.info.runs ?? defaultRuns;
   }
@@ -231,7 +253,7 @@ export class CheckContext {
     body: (value: T) => Promise<void>,
     options: PropertyOptions,
   ): Promise<void> {
-    const seed = (this.info.seed ^ hash(`${this.checkName}:${label}`)) >>> 0;
+    const seed = this.propertySeed(label);
     let failing: Violation[] = [];
     const result = await fc.check(
       fc.asyncProperty(arb, async (value) => {

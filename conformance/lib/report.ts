@@ -19,6 +19,8 @@ export interface Violation {
   propertySeed?: number;
   path?: string;
   curl: string | null;
+  /** For a model run: the shrunk sequence of steps, the file that replays it, and its requests as curl lines. */
+  sequence?: { steps: string[]; replayFile: string | null; script: string[]; shrunk: boolean };
 }
 
 export interface ViolationInput {
@@ -112,6 +114,11 @@ export function formatViolation(v: Violation, index: number): string {
         ? `; fast-check seed ${v.propertySeed}, path ${JSON.stringify(v.path ?? "")}`
         : "";
     lines.push(`  replay: --seed ${v.seed}${prop}`);
+  }
+  if (v.sequence) {
+    lines.push(`  sequence (${v.sequence.steps.length} steps${v.sequence.shrunk ? ", shrunk" : ""}):`);
+    for (const [i, step] of v.sequence.steps.entries()) lines.push(`    ${i + 1}. ${step}`);
+    if (v.sequence.replayFile) lines.push(`  replay the sequence: --replay ${v.sequence.replayFile}`);
   }
   if (v.curl) lines.push(`  curl: ${v.curl.length > 600 ? `${v.curl.slice(0, 600)}…` : v.curl}`);
   return lines.join("\n");

@@ -1,5 +1,5 @@
 /**
- * Faults against the limit checks and the stateful models.
+ * Faults against the limit checks.
  */
 
 import {
@@ -13,7 +13,6 @@ import {
   userInput,
 } from "../checks/limits.ts";
 import { pendingRecalibrations } from "../checks/recalibrate.ts";
-import { checkoutModel, formationsModel, keysModel, membersModel } from "../checks/stateful.ts";
 import { bodyOf, type FaultCase, is, withBody } from "./fault-kit.ts";
 import { editJson, envelope, pathOf, withStatus } from "./harness.ts";
 
@@ -39,18 +38,6 @@ export const LIMITS_FAULTS: FaultCase[] = [
         },
       }));
     },
-  },
-  {
-    name: "a deleted key keeps authenticating",
-    checks: [keysModel],
-    reportedBy: "stateful/api-keys",
-    fault: async (req, next) =>
-      is(req, "DELETE", /\/api-keys\/c[a-z0-9]{24}$/)
-        ? new Response(null, {
-            status: 204,
-            headers: { "ratelimit-limit": "300", "ratelimit-remaining": "299" },
-          })
-        : next(req),
   },
   {
     name: "1001 member IDs accepted",
@@ -127,25 +114,6 @@ export const LIMITS_FAULTS: FaultCase[] = [
     },
   },
   {
-    name: "a removed member stays in Formation subgroups",
-    checks: [membersModel],
-    reportedBy: "stateful/members",
-    fault: async (req, next, env) => {
-      const removed = (env.memory.get("removed") as Set<string> | undefined) ?? new Set<string>();
-      env.memory.set("removed", removed);
-      const m = /\/members\/([0-9a-f-]{36})$/.exec(pathOf(req));
-      if (req.method === "DELETE" && m) removed.add(m[1] as string);
-      const res = await next(req);
-      if (req.method === "GET" && /\/formations\/[0-9a-f-]{36}$/.test(pathOf(req)) && removed.size > 0)
-        return editJson(res, (b) => {
-          b?.data?.subgroups?.[0]?.members?.push(
-            ...[...removed].map((mindId) => ({ mindId, confidence: 0.5 })),
-          );
-        });
-      return res;
-    },
-  },
-  {
     name: "filters of 51 values accepted",
     checks: [filterLimits],
     reportedBy: "limits/filters",
@@ -166,33 +134,6 @@ export const LIMITS_FAULTS: FaultCase[] = [
       const headers = new Headers(req.headers);
       headers.set("x-service-idempotency-key", key.slice(0, 128));
       return next(new Request(req.url, { method: req.method, headers, body: await req.text() }));
-    },
-  },
-  {
-    name: "a deleted Formation is still readable",
-    checks: [formationsModel],
-    reportedBy: "stateful/formations",
-    fault: async (req, next) => {
-      if (req.method === "DELETE" && /\/formations\/[0-9a-f-]{36}$/.test(pathOf(req)))
-        return new Response(null, {
-          status: 204,
-          headers: {
-            "ratelimit-limit": "300",
-            "ratelimit-remaining": "299",
-            "cache-control": "private, no-store",
-          },
-        });
-      return next(req);
-    },
-  },
-  {
-    name: "cancelling a checkout session leaves it open",
-    checks: [checkoutModel],
-    reportedBy: "stateful/checkout",
-    fault: async (req, next) => {
-      if (is(req, "POST", /\/cancel$/))
-        return next(new Request(req.url.replace(/\/cancel$/, ""), { method: "GET", headers: req.headers }));
-      return next(req);
     },
   },
 ];

@@ -27,7 +27,7 @@ const SLICE = [
   "domain/members",
   "domain/filter-facets",
   "domain/preview-stream",
-  "stateful/api-keys",
+  "stateful/world",
 ];
 const byName = new Map([...genericChecks, ...domainChecks, ...statefulChecks].map((c) => [c.name, c]));
 const checks: CheckDef[] = SLICE.map((name) => {

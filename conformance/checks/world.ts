@@ -1,0 +1,105 @@
+/**
+ * The whole API as one model (conformance/world/): keys of two accounts, one Audience seen by every role,
+ * its members, Formations and checkout sessions, changed in any order and re-read wherever each change
+ * shows. `--replay FILE` runs a saved failing sequence instead of drawing new ones.
+ */
+import type { CheckContext, CheckDef } from "../lib/context.ts";
+import type { Role } from "../lib/target.ts";
+import { loadSequence, WorldRunner } from "../world/run.ts";
+import type { Cast, Step } from "../world/steps.ts";
+
+function castOf(ctx: CheckContext): Cast {
+  const has = (r: Role) => ctx.target.has(r);
+  const second = (["solo", "publisher", "teammate"] as Role[]).find(has);
+  const minds = ["ownLoose", "publicMind", "mainMember", "foreignMind"].filter((h) => ctx.info.minds[h]);
+  return {
+    accounts: ["owner", ...(second ? [second] : [])],
+    viewers: (["owner", "admin", "member", "teammate", "studyViewer", "outsider"] as Role[]).filter(has),
+    minds: minds.map((h) => ctx.target.mind(h)),
+    addable: minds.filter((h) => h !== "foreignMind").length,
+    prefixes: ctx.target.v1Prefixes(),
+    simulator: ctx.target.isSimulator,
+  };
+}
+
+/** One sequence that takes every kind of step, in an order where each rule of the model shows. */
+function script(cast: Cast, sessions: boolean): Step[] {
+  const other = cast.accounts[1] ?? "owner";
+  const steps: Step[] = [
+    { k: "createKey", as: "owner", prefix: 0 },
+    { k: "createKey", as: other, prefix: 1 },
+    { k: "listKeys", as: other },
+    { k: "deleteKey", as: other, key: 0, prefix: 0 },
+    { k: "deleteKey", as: "owner", key: 0, prefix: 1 },
+    { k: "useKey", key: 0 },
+    { k: "deleteKey", as: "owner", key: 0, prefix: 0 },
+    { k: "listKeys", as: "owner" },
+    { k: "put", as: "owner", isPublic: true, prefix: 0 },
+    { k: "follow", as: "outsider", undo: false },
+    { k: "createFormation", as: "outsider", subgroups: 2 },
+    { k: "createFormation", as: "member", subgroups: 3 },
+    { k: "put", as: "admin", isSharedWithTeam: false, prefix: 1 },
+    { k: "put", as: "owner", isSharedWithTeam: false, isPublic: "string", prefix: 1 },
+    { k: "view", as: "teammate", prefix: 1, preview: true },
+    { k: "createFormation", as: "teammate", subgroups: 2 },
+    { k: "put", as: "owner", isPublic: false, isSharedWithTeam: true, prefix: 0 },
+    { k: "formation", as: "outsider", f: 0, op: "get" },
+    { k: "formation", as: "studyViewer", f: 1, op: "delete" },
+    { k: "formation", as: "teammate", f: 2, op: "recompute" },
+    { k: "formation", as: "admin", f: 1, op: "delete" },
+    { k: "listFormations", as: "member", limit: 2 },
+    { k: "follow", as: "outsider", undo: true },
+    { k: "deleteAudience", as: "admin" },
+    { k: "deleteAudience", as: "studyViewer" },
+    { k: "deleteAudience", as: "teammate" },
+    { k: "addMembers", as: "admin", minds: [0], repeat: false },
+    { k: "addMembers", as: "owner", minds: [0, 1], repeat: true },
+    { k: "addMembers", as: "owner", minds: [0, 3], repeat: false },
+    { k: "removeMember", as: "member", mind: 2 },
+    { k: "removeMember", as: "owner", mind: 2 },
+    { k: "settle" },
+    { k: "removeMember", as: "owner", mind: 0 },
+    { k: "view", as: "owner", prefix: 1, preview: false },
+  ];
+  if (sessions)
+    steps.push(
+      { k: "createSession", as: "owner" },
+      { k: "session", as: other, s: 0, op: "cancel" },
+      { k: "replaySession", s: 0, sameBody: true },
+      { k: "replaySession", s: 0, sameBody: false },
+      { k: "session", as: "owner", s: 0, op: "complete" },
+      { k: "session", as: "owner", s: 0, op: "cancel" },
+      { k: "session", as: "owner", s: 0, op: "refresh" },
+    );
+  const known = new Set<string>([...cast.viewers, ...cast.accounts]);
+  return steps.filter((s) => !("as" in s) || known.has(s.as));
+}
+
+/** How long a failure may be shrunk: every try re-runs a sequence, so a deployment gets longer. */
+function shrinkBudget(ctx: CheckContext): number {
+  const set = Number(process.env.CONFORMANCE_SHRINK_MS);
+  if (Number.isFinite(set) && process.env.CONFORMANCE_SHRINK_MS) return set;
+  return ctx.target.isSimulator ? 20_000 : 120_000;
+}
+
+export const world: CheckDef = {
+  name: "stateful/world",
+  title:
+    "keys, sharing, follows, members, Formations and checkout sessions changed in any order, by every role, on every prefix: each answer and each re-read agree with one model",
+  needs: { roles: ["owner"], changeable: ["main"] },
+  mutates: true,
+  async run(ctx) {
+    const cast = castOf(ctx);
+    const sessions = Boolean(ctx.info.prices.credits);
+    const runner = new WorldRunner(ctx, cast, ctx.target.audience("main"));
+    const replay = process.env.CONFORMANCE_REPLAY;
+    if (replay) {
+      const outcome = await runner.runSequence(loadSequence(replay));
+      if (outcome.found.length) runner.report(outcome, null, false);
+      return;
+    }
+    const scripted = await runner.runSequence(script(cast, sessions));
+    if (scripted.found.length) return runner.report(await runner.shrink(scripted, shrinkBudget(ctx)), null);
+    await runner.explore("world sequences", ctx.numRuns(25), 12, shrinkBudget(ctx));
+  },
+};

@@ -1,0 +1,338 @@
+/**
+ * Faults that only show across requests: each answer alone is valid, and only a second call (another
+ * prefix, another role, a re-read, a replay) shows that the server forgot or leaked something. One or
+ * more per rule of the world model.
+ */
+import { world } from "../checks/world.ts";
+import { bodyOf, type FaultCase, is, withBody } from "./fault-kit.ts";
+import { callerOf, editJson, envelope, type FaultEnv, keyOf, pathOf } from "./harness.ts";
+
+/** Per-server memory of a fault, created on first use. */
+function remember<T>(env: FaultEnv, name: string, make: () => T): T {
+  if (!env.memory.has(name)) env.memory.set(name, make());
+  return env.memory.get(name) as T;
+}
+
+function keyFor(env: FaultEnv, role: string): string {
+  return env.sim.manifest().users[role]?.apiKey as string;
+}
+
+function as(req: Request, key: string): Request {
+  const headers = new Headers(req.headers);
+  headers.set("authorization", `Bearer ${key}`);
+  return new Request(req.url, { method: req.method, headers, body: req.body, duplex: "half" } as RequestInit);
+}
+
+const ok200 = (body: unknown) =>
+  new Response(JSON.stringify(body), {
+    status: 200,
+    headers: { "content-type": "application/json", "ratelimit-limit": "300", "ratelimit-remaining": "299" },
+  });
+
+const removedMembers = (env: FaultEnv) => remember(env, "removed", () => new Set<string>());
+
+/** Notes every member the owner removed (the simulator still does the removal). */
+async function noteRemoval(req: Request, next: (r: Request) => Promise<Response>, env: FaultEnv) {
+  const res = await next(req);
+  const m = /\/members\/([0-9a-f-]{36})$/.exec(pathOf(req));
+  if (req.method === "DELETE" && m && res.status === 204) removedMembers(env).add(m[1] as string);
+  return res;
+}
+
+export const WORLD_FAULTS: FaultCase[] = [
+  {
+    name: "a deleted key keeps authenticating",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next) =>
+      is(req, "DELETE", /\/api-keys\/c[a-z0-9]{24}$/)
+        ? new Response(null, {
+            status: 204,
+            headers: { "ratelimit-limit": "300", "ratelimit-remaining": "299" },
+          })
+        : next(req),
+  },
+  {
+    name: "a removed member stays in Formation subgroups",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const removed = (env.memory.get("removed") as Set<string> | undefined) ?? new Set<string>();
+      env.memory.set("removed", removed);
+      const m = /\/members\/([0-9a-f-]{36})$/.exec(pathOf(req));
+      if (req.method === "DELETE" && m) removed.add(m[1] as string);
+      const res = await next(req);
+      if (req.method === "GET" && /\/formations\/[0-9a-f-]{36}$/.test(pathOf(req)) && removed.size > 0)
+        return editJson(res, (b) => {
+          b?.data?.subgroups?.[0]?.members?.push(
+            ...[...removed].map((mindId) => ({ mindId, confidence: 0.5 })),
+          );
+        });
+      return res;
+    },
+  },
+  {
+    name: "a deleted Formation is still readable",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next) => {
+      if (req.method === "DELETE" && /\/formations\/[0-9a-f-]{36}$/.test(pathOf(req)))
+        return new Response(null, {
+          status: 204,
+          headers: {
+            "ratelimit-limit": "300",
+            "ratelimit-remaining": "299",
+            "cache-control": "private, no-store",
+          },
+        });
+      return next(req);
+    },
+  },
+  {
+    name: "cancelling a checkout session leaves it open",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next) => {
+      if (is(req, "POST", /\/cancel$/))
+        return next(new Request(req.url.replace(/\/cancel$/, ""), { method: "GET", headers: req.headers }));
+      return next(req);
+    },
+  },
+  {
+    name: "a deleted key keeps working under /v1",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const secrets = remember(env, "secrets", () => new Map<string, string>());
+      const deleted = remember(env, "deleted", () => new Map<string, string>());
+      const key = keyOf(req) ?? "";
+      const stand = deleted.get(key);
+      if (stand && pathOf(req).startsWith("/v1/")) return next(as(req, stand));
+      const res = await next(req);
+      if (is(req, "POST", /\/api-keys$/) && res.status === 201) {
+        const body = (await res.clone().json()) as { id: string; key: string };
+        secrets.set(body.id, body.key);
+      }
+      const m = /\/api-keys\/(c[a-z0-9]{24})$/.exec(pathOf(req));
+      const gone = m && secrets.get(m[1] as string);
+      if (req.method === "DELETE" && res.status === 204 && gone && gone !== key) deleted.set(gone, key);
+      return res;
+    },
+  },
+  {
+    name: 'PUT reads a flag sent as a string ("false") as a boolean',
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next) => {
+      if (!is(req, "PUT", /\/audiences\/[0-9a-f-]{36}$/)) return next(req);
+      const { req: copy, json } = await bodyOf(req);
+      const body = json as Record<string, unknown>;
+      for (const f of ["isPublic", "isSharedWithTeam"])
+        if (typeof body?.[f] === "string") body[f] = body[f] === "true";
+      return next(withBody(copy, body));
+    },
+  },
+  {
+    name: "an Audience detail served from a per-caller cache (stale after PUT)",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      if (!is(req, "GET", /\/audiences\/[0-9a-f-]{36}$/)) return next(req);
+      const cache = remember(env, "details", () => new Map<string, string>());
+      const id = `${keyOf(req)} ${pathOf(req)}`;
+      const hit = cache.get(id);
+      if (hit) return ok200(JSON.parse(hit));
+      const res = await next(req);
+      if (res.status === 200) cache.set(id, await res.clone().text());
+      return res;
+    },
+  },
+  {
+    name: "following twice answers 409",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      if (!is(req, "POST", /\/follow$/)) return next(req);
+      const seen = remember(env, "follows", () => new Set<string>());
+      const id = `${keyOf(req)} ${pathOf(req)}`;
+      const res = await next(req);
+      if (res.status !== 200) return res;
+      if (seen.has(id)) return envelope(409, "Already following", pathOf(req));
+      seen.add(id);
+      return res;
+    },
+  },
+  {
+    name: "unfollowing an Audience one does not follow answers 404",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const following = remember(env, "following", () => new Set<string>());
+      const id = `${keyOf(req)} ${pathOf(req)}`;
+      if (is(req, "POST", /\/follow$/)) {
+        const res = await next(req);
+        if (res.status === 200) following.add(id);
+        return res;
+      }
+      if (!is(req, "DELETE", /\/follow$/)) return next(req);
+      if (!following.delete(id)) return envelope(404, "Not following", pathOf(req));
+      return next(req);
+    },
+  },
+  {
+    name: "a removed member is still counted in its Formation subgroup",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const res = await noteRemoval(req, next, env);
+      if (!is(req, "GET", /\/formations\/[0-9a-f-]{36}$/) || removedMembers(env).size === 0) return res;
+      return editJson(res, (b) => {
+        const g = b?.data?.subgroups?.find(
+          (x: { memberCount?: number }) => typeof x.memberCount === "number",
+        );
+        if (g) g.memberCount += 1;
+      });
+    },
+  },
+  {
+    name: "filter attributes still count a removed member",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const res = await noteRemoval(req, next, env);
+      if (!is(req, "GET", /\/filter-attributes$/)) return res;
+      return editJson(res, (b) => {
+        if (b?.data) b.data.totalMinds += removedMembers(env).size;
+      });
+    },
+  },
+  {
+    name: "progress still lists a removed member",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const res = await noteRemoval(req, next, env);
+      if (!is(req, "GET", /\/progress$/)) return res;
+      return editJson(res, (b) => {
+        for (const mindId of removedMembers(env))
+          b?.data?.members?.push({
+            mindId,
+            update: {
+              readyToChat: true,
+              learningInBackground: false,
+              fullyTrained: true,
+              trainingStatus: "completed",
+            },
+          });
+      });
+    },
+  },
+  {
+    name: "a Study viewer may delete a shared Formation",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) =>
+      req.method === "DELETE" &&
+      /\/formations\/[0-9a-f-]{36}$/.test(pathOf(req)) &&
+      callerOf(req, env) === "studyViewer"
+        ? next(as(req, keyFor(env, "owner")))
+        : next(req),
+  },
+  {
+    name: "a Study viewer may delete the Audience",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) =>
+      is(req, "DELETE", /\/audiences\/[0-9a-f-]{36}$/) && callerOf(req, env) === "studyViewer"
+        ? new Response(null, {
+            status: 204,
+            headers: { "ratelimit-limit": "300", "ratelimit-remaining": "299" },
+          })
+        : next(req),
+  },
+  {
+    name: "a direct admin may add members",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) =>
+      is(req, "POST", /\/members$/) && callerOf(req, env) === "admin"
+        ? next(as(req, keyFor(env, "owner")))
+        : next(req),
+  },
+  {
+    name: "a private Formation of a public viewer is shown to the owner",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const creators = remember(env, "creators", () => new Map<string, string>());
+      const res = await next(req);
+      if (is(req, "POST", /\/formations$/) && res.status === 200) {
+        const id = ((await res.clone().json()) as { data: { id: string } }).data.id;
+        creators.set(id, keyOf(req) ?? "");
+      }
+      const m = /\/formations\/([0-9a-f-]{36})$/.exec(pathOf(req));
+      const creator = m && creators.get(m[1] as string);
+      if (req.method === "GET" && res.status === 404 && creator && callerOf(req, env) === "owner")
+        return next(as(req, creator));
+      return res;
+    },
+  },
+  {
+    name: "hasMore true on a last page that ends at a multiple of limit",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next) => {
+      const res = await next(req);
+      if (!is(req, "GET", /\/formations$/)) return res;
+      return editJson(res, (b) => {
+        const p = b?.pagination;
+        if (p && p.offset + p.limit === p.total) {
+          p.hasMore = true;
+          p.nextOffset = p.total;
+        }
+      });
+    },
+  },
+  {
+    name: "the same idempotency key with a different purchase makes a second session",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next) => {
+      if (!is(req, "POST", /\/checkout_sessions$/)) return next(req);
+      const text = await req.text();
+      const headers = new Headers(req.headers);
+      if (text.includes("quantity")) headers.set("idempotency-key", `${headers.get("idempotency-key")}q`);
+      return next(new Request(req.url, { method: "POST", headers, body: text }));
+    },
+  },
+  {
+    name: "an idempotency key replays another account's session",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      if (!is(req, "POST", /\/checkout_sessions$/)) return next(req);
+      const first = remember(env, "sessionsByKey", () => new Map<string, string>());
+      const k = req.headers.get("idempotency-key") ?? "";
+      const hit = first.get(k);
+      if (hit) return new Response(hit, { status: 201, headers: { "content-type": "application/json" } });
+      const res = await next(req);
+      if (res.status === 201) first.set(k, await res.clone().text());
+      return res;
+    },
+  },
+  {
+    name: "another account may cancel a session",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const owners = remember(env, "sessionOwners", () => new Map<string, string>());
+      const res = await next(req);
+      if (is(req, "POST", /\/checkout_sessions$/) && res.status === 201)
+        owners.set(((await res.clone().json()) as { id: string }).id, keyOf(req) ?? "");
+      const m = /\/checkout_sessions\/([^/]+)\/cancel$/.exec(pathOf(req));
+      const owner = m && owners.get(m[1] as string);
+      if (req.method === "POST" && res.status === 404 && owner) return next(as(req, owner));
+      return res;
+    },
+  },
+];

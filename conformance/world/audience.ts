@@ -1,0 +1,335 @@
+/**
+ * One Audience seen by every role: its sharing flags (PUT), who may read, edit, follow and delete it, and
+ * its members. After every change the model re-reads the Audience where the change shows: each role's
+ * view under both prefixes, the member list, the counts, the filter attributes, progress and Formations.
+ */
+import type { CheckContext } from "../lib/context.ts";
+import type { Exchange } from "../lib/http.ts";
+import type { Role } from "../lib/target.ts";
+import { canEdit, canView, isCollaborator, memberRole, pick, type World } from "./model.ts";
+import type { Cast, Flag, Step } from "./steps.ts";
+
+type S<K extends Step["k"]> = Extract<Step, { k: K }>;
+
+const VIEW_RULE =
+  "API description, GET audience: readable by the owner, direct members, team members when team-shared, anyone when public, and Study members (404 otherwise); currentMemberRole is the caller's role (public_viewer for public and Study viewers); isSharedWithTeam, isLinkSharingEnabled and publicShareId are returned only to collaborators";
+const PUT_RULE =
+  "API description, PUT audience: collaborators only (404 otherwise); isPublic and isSharedWithTeam apply only when sent as booleans, otherwise unchanged; only the owner may change isSharedWithTeam (403 TEAM_SHARE_OWNER_ONLY); isLinkSharingEnabled is echoed";
+const FOLLOW_RULE =
+  "API description, follow: POST 200 for a public Audience (404 `public Audience not found` otherwise), twice as well; DELETE always 200, twice as well";
+const DELETE_RULE =
+  "API description, DELETE audience: owner only; anyone else gets 404 and nothing is deleted";
+const MEMBERS_RULE =
+  "API description, members: owner only (others 404); POST adds Minds owned by the caller or public (404 and nothing added otherwise; `added` = distinct IDs); DELETE removes the Mind from the Audience and from every Formation subgroup (204, also for non-members); counts follow";
+
+const sent = (f: Flag | undefined, now: boolean): unknown => (f === "string" ? String(!now) : f);
+
+/** Each role's view of the Audience, against the model. */
+async function observeViews(c: CheckContext, w: World, cast: Cast, prefixIndex: number): Promise<void> {
+  for (const [i, role] of cast.viewers.entries())
+    await observeView(c, w, role, pick(cast.prefixes, prefixIndex + i), false);
+}
+
+async function observeView(c: CheckContext, w: World, role: Role, prefix: string, preview: boolean) {
+  const ex = await c.call({
+    op: "getAudience",
+    params: { audienceId: w.audienceId },
+    as: c.as(role),
+    prefix,
+    ...(preview ? { query: { members: "preview" } } : {}),
+  });
+  const expected = canView(w, role) ? 200 : 404;
+  const state = `(isPublic ${w.isPublic}, isSharedWithTeam ${w.isSharedWithTeam})`;
+  if (
+    !c.expect(
+      ex.status === expected,
+      VIEW_RULE,
+      `${role} reading under ${prefix} ${state} answered ${ex.status}, not ${expected}`,
+      ex,
+    )
+  )
+    return;
+  if (expected !== 200) return;
+  const d = ex.body?.data ?? {};
+  c.expect(
+    d.currentMemberRole === memberRole(w, role),
+    VIEW_RULE,
+    `${role} ${state} sees currentMemberRole ${JSON.stringify(d.currentMemberRole)}, not ${memberRole(w, role)}`,
+    ex,
+  );
+  const collaborator = isCollaborator(w, role);
+  for (const field of ["isSharedWithTeam", "isLinkSharingEnabled", "publicShareId"])
+    c.expect(
+      field in d === collaborator,
+      VIEW_RULE,
+      `${field} is ${field in d ? "shown" : "missing"} for ${role} ${state}, a ${collaborator ? "collaborator" : "non-collaborator"}`,
+      ex,
+    );
+  if (collaborator) {
+    c.expect(
+      d.isSharedWithTeam === w.isSharedWithTeam,
+      VIEW_RULE,
+      `${role} reads isSharedWithTeam ${JSON.stringify(d.isSharedWithTeam)}, the model has ${w.isSharedWithTeam}`,
+      ex,
+    );
+    c.expect(
+      d.isLinkSharingEnabled === w.isLinkSharingEnabled,
+      VIEW_RULE,
+      `${role} reads isLinkSharingEnabled ${JSON.stringify(d.isLinkSharingEnabled)}, the model has ${w.isLinkSharingEnabled}`,
+      ex,
+    );
+  }
+  if ("isPublic" in d)
+    c.expect(
+      d.isPublic === w.isPublic,
+      VIEW_RULE,
+      `${role} reads isPublic ${JSON.stringify(d.isPublic)}, the model has ${w.isPublic}`,
+      ex,
+    );
+  if (role === "owner") checkMembers(c, w, ex, "detail");
+}
+
+function checkMembers(c: CheckContext, w: World, ex: Exchange, where: string): void {
+  const minds = ex.body?.data?.minds;
+  if (!Array.isArray(minds)) return;
+  const ids = new Set(minds.map((m: { id: string }) => m.id));
+  const missing = [...w.members].filter((id) => !ids.has(id));
+  const extra = [...ids].filter((id) => !w.members.has(id));
+  c.expect(
+    missing.length === 0 && extra.length === 0,
+    MEMBERS_RULE,
+    `the ${where} lists ${ids.size} members; the model has ${w.members.size} (missing ${missing.join(",") || "none"}, extra ${extra.join(",") || "none"})`,
+    ex,
+  );
+  const count = ex.body?.data?.mindCount;
+  if (count !== undefined)
+    c.expect(
+      count === w.members.size,
+      MEMBERS_RULE,
+      `the ${where} says mindCount ${count}, the model has ${w.members.size}`,
+      ex,
+    );
+}
+
+export async function put(c: CheckContext, w: World, cast: Cast, s: S<"put">): Promise<void> {
+  const json: Record<string, unknown> = { name: w.name };
+  if (s.isPublic !== undefined) json.isPublic = sent(s.isPublic, w.isPublic);
+  if (s.isSharedWithTeam !== undefined) json.isSharedWithTeam = sent(s.isSharedWithTeam, w.isSharedWithTeam);
+  const prefix = pick(cast.prefixes, s.prefix);
+  const ex = await c.call({
+    op: "updateAudience",
+    params: { audienceId: w.audienceId },
+    as: c.as(s.as),
+    json,
+    prefix,
+  });
+  const nextTeam = typeof json.isSharedWithTeam === "boolean" ? json.isSharedWithTeam : w.isSharedWithTeam;
+  const expected = !canEdit(w, s.as) ? 404 : s.as !== "owner" && nextTeam !== w.isSharedWithTeam ? 403 : 200;
+  if (
+    !c.expect(
+      ex.status === expected,
+      PUT_RULE,
+      `${s.as} PUT ${JSON.stringify(json)} answered ${ex.status}, not ${expected}`,
+      ex,
+    )
+  )
+    return observeViews(c, w, cast, s.prefix);
+  if (expected === 403)
+    c.expect(
+      ex.body?.data?.code === "TEAM_SHARE_OWNER_ONLY",
+      PUT_RULE,
+      `403 without data.code TEAM_SHARE_OWNER_ONLY`,
+      ex,
+    );
+  if (expected === 200) {
+    if (typeof json.isPublic === "boolean") w.isPublic = json.isPublic;
+    w.isSharedWithTeam = nextTeam;
+    const d = ex.body?.data ?? {};
+    for (const [field, value] of [
+      ["isPublic", w.isPublic],
+      ["isSharedWithTeam", w.isSharedWithTeam],
+      ["isLinkSharingEnabled", w.isLinkSharingEnabled],
+    ] as const)
+      c.expect(
+        d[field] === value,
+        PUT_RULE,
+        `PUT ${JSON.stringify(json)} answered ${field} ${JSON.stringify(d[field])}, the model has ${value}`,
+        ex,
+      );
+    c.expect(
+      d.currentMemberRole === memberRole(w, s.as),
+      PUT_RULE,
+      `PUT by ${s.as} answered currentMemberRole ${d.currentMemberRole}`,
+      ex,
+    );
+    checkMembers(c, w, ex, "PUT answer");
+  }
+  await observeViews(c, w, cast, s.prefix + 1);
+}
+
+export async function view(c: CheckContext, w: World, cast: Cast, s: S<"view">): Promise<void> {
+  await observeView(c, w, s.as, pick(cast.prefixes, s.prefix), s.preview);
+}
+
+export async function follow(c: CheckContext, w: World, _cast: Cast, s: S<"follow">): Promise<void> {
+  const op = s.undo ? "unfollowAudience" : "followAudience";
+  const expected = s.undo || w.isPublic ? 200 : 404;
+  for (const time of ["once", "twice"]) {
+    const ex = await c.call({ op, params: { audienceId: w.audienceId }, as: c.as(s.as) });
+    c.expect(
+      ex.status === expected,
+      FOLLOW_RULE,
+      `${s.as} ${s.undo ? "unfollowing" : "following"} (${time}; isPublic ${w.isPublic}) answered ${ex.status}, not ${expected}`,
+      ex,
+    );
+  }
+  if (!s.undo && w.isPublic) w.followers.add(s.as);
+}
+
+export async function deleteAudience(c: CheckContext, w: World, cast: Cast, s: S<"deleteAudience">) {
+  const ex = await c.call({ op: "deleteAudience", params: { audienceId: w.audienceId }, as: c.as(s.as) });
+  c.expect(
+    ex.status === 404,
+    DELETE_RULE,
+    `${s.as} (${canView(w, s.as) ? "who may read it" : "who may not read it"}) deleting the Audience answered ${ex.status}, not 404`,
+    ex,
+  );
+  await observeView(c, w, "owner", pick(cast.prefixes, 0), false);
+}
+
+export async function addMembers(c: CheckContext, w: World, cast: Cast, s: S<"addMembers">): Promise<void> {
+  const ids = [...new Set(s.minds.map((i) => pick(cast.minds, i)))];
+  const foreign = ids.some((id) => cast.minds.indexOf(id) >= cast.addable);
+  const body = s.repeat ? [...ids, ...ids] : ids;
+  const ex = await c.call({
+    op: "addMembers",
+    params: { audienceId: w.audienceId },
+    as: c.as(s.as),
+    json: body.length === 1 ? { mindId: body[0] } : { mindIds: body },
+  });
+  const expected = s.as !== "owner" || foreign ? 404 : 200;
+  if (
+    c.expect(
+      ex.status === expected,
+      MEMBERS_RULE,
+      `${s.as} adding ${ids.length} Mind(s)${foreign ? " (one not accessible)" : ""} answered ${ex.status}, not ${expected}`,
+      ex,
+    ) &&
+    expected === 200
+  ) {
+    c.expect(
+      ex.body?.data?.added === ids.length,
+      MEMBERS_RULE,
+      `added is ${ex.body?.data?.added} for ${ids.length} distinct IDs`,
+      ex,
+    );
+    for (const id of ids) w.members.add(id);
+  }
+  await observeMembers(c, w);
+}
+
+export async function removeMember(c: CheckContext, w: World, _cast: Cast, s: S<"removeMember">) {
+  const id = pick(_cast.minds, s.mind);
+  const ex = await c.call({
+    op: "removeMember",
+    params: { audienceId: w.audienceId, mindId: id },
+    as: c.as(s.as),
+  });
+  const expected = s.as === "owner" ? 204 : 404;
+  if (
+    c.expect(
+      ex.status === expected,
+      MEMBERS_RULE,
+      `${s.as} removing ${w.members.has(id) ? "a member" : "a non-member"} answered ${ex.status}, not ${expected}`,
+      ex,
+    ) &&
+    expected === 204
+  )
+    w.members.delete(id);
+  await observeMembers(c, w, id);
+}
+
+/** Where members show: the detail, filter attributes, progress, and every Formation's assignments. */
+export async function observeMembers(c: CheckContext, w: World, removed?: string): Promise<void> {
+  const owner = c.as("owner");
+  const params = { audienceId: w.audienceId };
+  checkMembers(c, w, await c.call({ op: "getAudience", params, as: owner }), "detail");
+  const filters = await c.call({ op: "getFilterAttributes", params, as: owner });
+  const total = filters.body?.data?.totalMinds;
+  if (filters.status === 200 && !filters.body?.data?.truncated)
+    c.expect(
+      total === w.members.size,
+      MEMBERS_RULE,
+      `filter attributes count totalMinds ${total}; the model has ${w.members.size} members`,
+      filters,
+    );
+  const progress = await c.call({ op: "getAudienceProgress", params, as: owner });
+  if (progress.status === 200) {
+    const listed = new Set(
+      ((progress.body?.data?.members ?? []) as { mindId: string }[]).map((m) => m.mindId),
+    );
+    const same = listed.size === w.members.size && [...w.members].every((id) => listed.has(id));
+    c.expect(
+      same,
+      MEMBERS_RULE,
+      `progress lists ${listed.size} members; the model has ${w.members.size}`,
+      progress,
+    );
+    const readiness = progress.body?.data?.readiness?.total;
+    c.expect(
+      readiness === w.members.size,
+      MEMBERS_RULE,
+      `progress readiness.total is ${readiness}; the model has ${w.members.size} members`,
+      progress,
+    );
+  }
+  await observeAssignments(c, w, removed);
+}
+
+/** No Formation assigns a Mind that is not a member; each subgroup's count agrees with its assignments. */
+async function observeAssignments(c: CheckContext, w: World, removed?: string): Promise<void> {
+  const owner = c.as("owner");
+  const list = await c.call({ op: "listFormations", params: { audienceId: w.audienceId }, as: owner });
+  const rows = (list.body?.data ?? []) as {
+    id: string;
+    status?: string;
+    subgroups?: { id: string; memberCount?: number }[];
+  }[];
+  for (const row of rows.filter((r) => r.status === "ready").slice(0, 3)) {
+    const ex = await c.call({
+      op: "getFormation",
+      params: { audienceId: w.audienceId, formationId: row.id },
+      as: owner,
+    });
+    const groups = (ex.body?.data?.subgroups ?? []) as {
+      id: string;
+      memberCount?: number;
+      members?: { mindId: string }[];
+    }[];
+    for (const g of groups) {
+      const ids = (g.members ?? []).map((m) => m.mindId);
+      const strangers = ids.filter((id) => !w.members.has(id));
+      c.expect(
+        strangers.length === 0,
+        MEMBERS_RULE,
+        `Formation ${row.id} subgroup ${g.id} assigns ${strangers.length} non-member(s)${removed && strangers.includes(removed) ? ", the Mind just removed among them" : ""}`,
+        ex,
+      );
+      if (g.members && typeof g.memberCount === "number")
+        c.expect(
+          g.memberCount === ids.length,
+          MEMBERS_RULE,
+          `Formation ${row.id} subgroup ${g.id} counts ${g.memberCount} but assigns ${ids.length}`,
+          ex,
+        );
+      const summary = row.subgroups?.find((x) => x.id === g.id)?.memberCount;
+      if (g.members && typeof summary === "number")
+        c.expect(
+          summary === ids.length,
+          MEMBERS_RULE,
+          `the Formation list counts ${summary} in ${row.id}/${g.id}, the Formation assigns ${ids.length}`,
+          list,
+        );
+    }
+  }
+}

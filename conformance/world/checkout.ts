@@ -1,0 +1,143 @@
+/**
+ * Checkout sessions of two accounts: each operates only on its own sessions (404 for the other's), a
+ * session moves only by cancel and complete, and an idempotency key replays its session, never another's
+ * and never a second one for a different purchase.
+ */
+import type { CheckContext } from "../lib/context.ts";
+import { fresh } from "../lib/helpers.ts";
+import type { SessionRec, World } from "./model.ts";
+import type { Cast, Step } from "./steps.ts";
+
+type S<K extends Step["k"]> = Extract<Step, { k: K }>;
+
+const RULE =
+  "API description, hosted checkout: create 201; GET, refresh, cancel and complete operate only on sessions owned by the caller (404 otherwise); cancel cancels an open session; complete answers requires_escalation with continue_url until the buyer completes";
+const REPLAY_RULE =
+  "Idempotency-Key (API description: ACP create takes a required idempotency key): the same key and body replay the same session; the same key with a different purchase never makes a second session; a key is the caller's own";
+
+export function sessionBody(c: CheckContext, quantity = 1): Record<string, unknown> {
+  const price = c.info.prices.credits as { id: string; currency: string };
+  return {
+    line_items: [{ id: price.id }],
+    currency: price.currency,
+    capabilities: {},
+    ...(quantity > 1 ? { metadata: { quantity } } : {}),
+  };
+}
+
+export async function createSession(c: CheckContext, w: World, _cast: Cast, s: S<"createSession">) {
+  const idempotencyKey = fresh("world").replaceAll(/[^a-zA-Z0-9_-]/g, "");
+  const body = sessionBody(c);
+  const ex = await c.call({
+    op: "createCheckoutSession",
+    as: c.as(s.as),
+    json: body,
+    headers: { "idempotency-key": idempotencyKey },
+  });
+  if (!c.expect(ex.status === 201, RULE, `create answered ${ex.status}, not 201`, ex)) return;
+  w.sessions.push({ id: ex.body?.id, account: s.as, status: ex.body?.status, idempotencyKey, body });
+}
+
+export async function session(c: CheckContext, w: World, cast: Cast, s: S<"session">): Promise<void> {
+  const x = w.sessions[s.s % w.sessions.length];
+  if (!x) return;
+  const op = {
+    get: "getCheckoutSession",
+    refresh: "refreshCheckoutSession",
+    cancel: "cancelCheckoutSession",
+    complete: "completeCheckoutSession",
+  }[s.op];
+  const ex = await c.call({ op, params: { id: x.id }, as: c.as(s.as) });
+  const own = x.account === s.as;
+  if (
+    !c.expect(
+      ex.status === (own ? 200 : 404),
+      RULE,
+      `${s.as} ${s.op} on a session of ${x.account} answered ${ex.status}, not ${own ? 200 : 404}`,
+      ex,
+    )
+  )
+    return;
+  if (!own) return observeSession(c, x);
+  const expected =
+    s.op === "cancel"
+      ? x.status === "completed"
+        ? "completed"
+        : "canceled"
+      : s.op === "complete"
+        ? x.status === "canceled"
+          ? "canceled"
+          : "requires_escalation"
+        : x.status;
+  c.expect(
+    ex.body?.id === x.id && ex.body?.status === expected,
+    RULE,
+    `${s.op} shows ${ex.body?.id} ${ex.body?.status}; the model has ${x.id} ${expected}`,
+    ex,
+  );
+  if (s.op === "complete" && expected === "requires_escalation")
+    c.expect(
+      typeof ex.body?.continue_url === "string",
+      RULE,
+      "complete without buyer checkout gave no continue_url",
+      ex,
+    );
+  x.status = ex.body?.status ?? x.status;
+  void cast;
+}
+
+/** The owner still reads the session as the model has it (after another account touched it). */
+async function observeSession(c: CheckContext, x: SessionRec): Promise<void> {
+  const ex = await c.call({ op: "getCheckoutSession", params: { id: x.id }, as: c.as(x.account) });
+  c.expect(
+    ex.status === 200 && ex.body?.status === x.status,
+    RULE,
+    `after another account's call, ${x.account} reads ${ex.status} ${ex.body?.status}; the model has ${x.status}`,
+    ex,
+  );
+}
+
+export async function replaySession(c: CheckContext, w: World, cast: Cast, s: S<"replaySession">) {
+  const x = w.sessions[s.s % w.sessions.length];
+  if (!x) return;
+  const headers = { "idempotency-key": x.idempotencyKey };
+  const body = s.sameBody ? x.body : sessionBody(c, 2);
+  const ex = await c.call({ op: "createCheckoutSession", as: c.as(x.account), json: body, headers });
+  if (s.sameBody)
+    c.expect(
+      ex.status < 300 && ex.body?.id === x.id,
+      REPLAY_RULE,
+      `the same key and body answered ${ex.status} ${ex.body?.id}, not session ${x.id} again`,
+      ex,
+    );
+  else
+    c.expect(
+      ex.status >= 400 || ex.body?.id === x.id,
+      REPLAY_RULE,
+      `the same key with a different purchase answered ${ex.status} with a new session ${ex.body?.id}`,
+      ex,
+    );
+  // The same key from the other account is that account's own: never the first account's session.
+  const other = cast.accounts.find((a) => a !== x.account);
+  if (!other) return;
+  const theirs = await c.call({ op: "createCheckoutSession", as: c.as(other), json: x.body, headers });
+  c.expect(
+    theirs.body?.id !== x.id,
+    REPLAY_RULE,
+    `${other} replaying ${x.account}'s idempotency key received ${x.account}'s session`,
+    theirs,
+  );
+  if (theirs.status === 201)
+    w.sessions.push({
+      id: theirs.body?.id,
+      account: other,
+      status: theirs.body?.status,
+      idempotencyKey: x.idempotencyKey,
+      body: x.body,
+    });
+}
+
+export async function cleanupSessions(c: CheckContext, w: World): Promise<void> {
+  for (const x of w.sessions.filter((y) => y.status !== "canceled" && y.status !== "completed"))
+    await c.call({ op: "cancelCheckoutSession", params: { id: x.id }, as: c.as(x.account) });
+}

@@ -1,0 +1,176 @@
+/**
+ * Formations made by every kind of viewer: collaborators make shared ones, other viewers private ones.
+ * Who may read, delete and recompute each follows from who made it and who the caller is now (sharing
+ * flags change in the same sequence), and listings page without phantom rows or pages.
+ */
+import type { CheckContext } from "../lib/context.ts";
+import { hypothesis } from "../lib/helpers.ts";
+import {
+  canMutateFormation,
+  canSeeFormation,
+  canView,
+  type FormationRec,
+  isCollaborator,
+  type World,
+} from "./model.ts";
+import type { Cast, Step } from "./steps.ts";
+
+type S<K extends Step["k"]> = Extract<Step, { k: K }>;
+
+const RULE =
+  "API description, Formations: any viewer may create (collaborators make shared Formations, other viewers private ones); shared ones are visible to every viewer, private ones to their creator; collaborators may delete and recompute shared ones and their own private ones, other viewers only their own private ones, otherwise 404; a deleted Formation is 404 and not listed";
+const PAGE_RULE =
+  "API description, list Formations: pagination { total, limit, offset, hasMore, nextOffset }; follow nextOffset while hasMore is true; a last page (also one that ends exactly at a multiple of limit) has hasMore false and nextOffset null";
+
+export async function createFormation(c: CheckContext, w: World, cast: Cast, s: S<"createFormation">) {
+  const ex = await c.call({
+    op: "createFormation",
+    params: { audienceId: w.audienceId },
+    as: c.as(s.as),
+    json: { hypothesis: hypothesis(s.subgroups, `w${w.formations.length}x`) },
+  });
+  const expected = canView(w, s.as) ? 200 : 404;
+  if (
+    !c.expect(
+      ex.status === expected,
+      RULE,
+      `${s.as} creating a Formation answered ${ex.status}, not ${expected}`,
+      ex,
+    )
+  )
+    return;
+  if (expected !== 200) return;
+  const f: FormationRec = {
+    id: ex.body?.data?.id,
+    creator: s.as,
+    shared: isCollaborator(w, s.as),
+    alive: true,
+  };
+  w.formations.push(f);
+  await observeFormation(c, w, cast, f);
+}
+
+/** Every viewer reads the Formation; it answers exactly those the model lets see it. */
+async function observeFormation(c: CheckContext, w: World, cast: Cast, f: FormationRec): Promise<void> {
+  for (const role of cast.viewers) {
+    const ex = await c.call({
+      op: "getFormation",
+      params: { audienceId: w.audienceId, formationId: f.id },
+      as: c.as(role),
+    });
+    const expected = canSeeFormation(w, f, role) ? 200 : 404;
+    const what = `${f.alive ? "" : "deleted "}${f.shared ? "shared" : "private"} Formation of ${f.creator}`;
+    c.expect(
+      ex.status === expected,
+      RULE,
+      `${role} reading a ${what} answered ${ex.status}, not ${expected}`,
+      ex,
+    );
+  }
+}
+
+export async function formation(c: CheckContext, w: World, cast: Cast, s: S<"formation">): Promise<void> {
+  const f = w.formations[s.f % w.formations.length];
+  if (!f) return;
+  const params = { audienceId: w.audienceId, formationId: f.id };
+  const op = { get: "getFormation", delete: "deleteFormation", recompute: "recomputeFormation" }[s.op];
+  const ex = await c.call({ op, params, as: c.as(s.as) });
+  const allowed = s.op === "get" ? canSeeFormation(w, f, s.as) : canMutateFormation(w, f, s.as);
+  const expected = !allowed ? 404 : s.op === "delete" ? 204 : 200;
+  const what = `${f.alive ? "" : "deleted "}${f.shared ? "shared" : "private"} Formation of ${f.creator}`;
+  if (
+    !c.expect(
+      ex.status === expected,
+      RULE,
+      `${s.as} ${s.op} on a ${what} answered ${ex.status}, not ${expected}`,
+      ex,
+    )
+  )
+    return;
+  if (s.op === "recompute" && expected === 200)
+    c.expect(
+      ex.body?.data?.id === f.id,
+      RULE,
+      `recompute answered for ${ex.body?.data?.id}, not ${f.id}`,
+      ex,
+    );
+  if (s.op === "delete" && expected === 204) {
+    f.alive = false;
+    await observeFormation(c, w, cast, f);
+  }
+}
+
+/** Walks every page at the step's limit; the pages add up to the one-page listing, and end where it ends. */
+export async function listFormations(c: CheckContext, w: World, _cast: Cast, s: S<"listFormations">) {
+  const as = c.as(s.as);
+  const params = { audienceId: w.audienceId };
+  const whole = await c.call({ op: "listFormations", params, as, query: { limit: 100 } });
+  const expected = canView(w, s.as) ? 200 : 404;
+  if (
+    !c.expect(
+      whole.status === expected,
+      PAGE_RULE,
+      `${s.as} listing Formations answered ${whole.status}, not ${expected}`,
+      whole,
+    )
+  )
+    return;
+  if (expected !== 200) return;
+  const all = (whole.body?.data ?? []) as { id: string }[];
+  const total = whole.body?.pagination?.total as number;
+  for (const f of w.formations)
+    c.expect(
+      all.some((r) => r.id === f.id) === canSeeFormation(w, f, s.as),
+      RULE,
+      `${s.as}'s listing ${all.some((r) => r.id === f.id) ? "shows" : "lacks"} a ${f.alive ? "" : "deleted "}${f.shared ? "shared" : "private"} Formation of ${f.creator}`,
+      whole,
+    );
+  if (total > 100 || total < 1) return;
+  // Half the time a limit that divides the total, so the last page ends exactly at a multiple of it.
+  const divisors = Array.from({ length: total }, (_, i) => i + 1).filter((d) => total % d === 0);
+  const limit =
+    s.limit % 2 === 0 ? (divisors[(s.limit >> 1) % divisors.length] as number) : 1 + (s.limit % total);
+  const seen: string[] = [];
+  for (let offset = 0, pages = 0; pages <= total; pages++) {
+    const ex = await c.call({ op: "listFormations", params, as, query: { limit, offset } });
+    const p = ex.body?.pagination ?? {};
+    const rows = (ex.body?.data ?? []) as { id: string }[];
+    seen.push(...rows.map((r) => r.id));
+    const last = offset + limit >= total;
+    if (
+      !c.expect(
+        p.hasMore === !last && p.nextOffset === (last ? null : offset + limit) && p.total === total,
+        PAGE_RULE,
+        `page offset ${offset} limit ${limit} of ${total}: hasMore ${p.hasMore}, nextOffset ${p.nextOffset}, total ${p.total}`,
+        ex,
+      )
+    )
+      return;
+    if (last) break;
+    offset += limit;
+  }
+  c.expect(
+    seen.join() === all.map((r) => r.id).join(),
+    PAGE_RULE,
+    `pages of ${limit} list ${seen.length} rows; one page of 100 lists ${all.length} (or another order)`,
+    whole,
+  );
+}
+
+/** Deletes what the sequence made, as whoever may; a private one whose creator lost sight of it needs the Audience public for a moment. */
+export async function cleanupFormations(
+  c: CheckContext,
+  w: World,
+  restorePublic: (on: boolean) => Promise<void>,
+) {
+  for (const f of w.formations.filter((x) => x.alive)) {
+    const by = canMutateFormation(w, f, f.creator) ? f.creator : f.shared ? "owner" : null;
+    const params = { audienceId: w.audienceId, formationId: f.id };
+    if (by) await c.call({ op: "deleteFormation", params, as: c.as(by) });
+    else {
+      await restorePublic(true);
+      await c.call({ op: "deleteFormation", params, as: c.as(f.creator) });
+      await restorePublic(w.isPublic);
+    }
+  }
+}

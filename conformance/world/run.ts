@@ -1,0 +1,281 @@
+/**
+ * Runs world sequences: a scripted one that takes every kind of step, then random ones that fast-check
+ * draws and, on a failure, shrinks to the shortest sequence that still fails. Every sequence starts from
+ * the target as it is and ends by putting back what it changed. A failure is reported with its seed, the
+ * shrunk steps, a file for `--replay` and the failing run's requests as curl lines.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import fc from "fast-check";
+import type { CheckContext } from "../lib/context.ts";
+import type { Exchange } from "../lib/http.ts";
+import { reportsDir } from "../lib/paths.ts";
+import { curlFor, type Violation } from "../lib/report.ts";
+import type { Role } from "../lib/target.ts";
+import { addMembers, deleteAudience, follow, put, removeMember, view } from "./audience.ts";
+import { cleanupSessions, createSession, replaySession, session } from "./checkout.ts";
+import { cleanupFormations, createFormation, formation, listFormations } from "./formations.ts";
+import { cleanupKeys, createKey, deleteKey, listKeys, useKey } from "./keys.ts";
+import type { World } from "./model.ts";
+import { type Cast, describeStep, type Step, type StepKind, stepArbitraries } from "./steps.ts";
+
+type Perform = (c: CheckContext, w: World, cast: Cast, s: never) => Promise<void>;
+
+const PERFORM: Record<StepKind, Perform> = {
+  createKey,
+  useKey,
+  deleteKey,
+  listKeys,
+  put,
+  view,
+  follow,
+  deleteAudience,
+  addMembers,
+  removeMember,
+  createFormation,
+  formation,
+  listFormations,
+  settle: async (c) => c.target.advance(c.target.isSimulator ? 5_000 : 500),
+  createSession,
+  session,
+  replaySession,
+};
+
+/** Steps that need something in the model to act on. */
+function applicable(s: Step, w: World): boolean {
+  if (s.k === "useKey" || s.k === "deleteKey") return w.keys.length > 0;
+  if (s.k === "formation") return w.formations.length > 0;
+  if (s.k === "session" || s.k === "replaySession") return w.sessions.length > 0;
+  return true;
+}
+
+export interface Outcome {
+  found: Violation[];
+  ran: Step[];
+  exchanges: Exchange[];
+  /** What each step of `ran` found. */
+  foundAt: Violation[][];
+}
+
+/** What a shrunk sequence must still show: the same rule broken, found by the same check. */
+type Signature = { check: string; rule: string };
+
+/** The model's own findings come first: a response rule broken on the way is not what the model is about. */
+function signatureOf(found: readonly Violation[], checkName: string): Signature {
+  const v = found.find((x) => x.check === checkName) ?? (found[0] as Violation);
+  return { check: v.check, rule: v.rule };
+}
+
+const shows = (found: readonly Violation[], sig: Signature) =>
+  found.some((v) => v.check === sig.check && v.rule === sig.rule);
+
+/** The steps up to and including the first one that shows the signature. */
+function upTo(o: Outcome, sig: Signature): Step[] {
+  const at = o.foundAt.findIndex((f) => shows(f, sig));
+  return o.ran.slice(0, at + 1);
+}
+
+export class WorldRunner {
+  private initial: {
+    name: string;
+    isPublic: boolean;
+    isSharedWithTeam: boolean;
+    members: Set<string>;
+  } | null = null;
+
+  constructor(
+    readonly ctx: CheckContext,
+    readonly cast: Cast,
+    readonly audienceId: string,
+  ) {}
+
+  /** The world as the target has it now, read through the owner. */
+  async start(): Promise<World> {
+    const c = this.ctx;
+    const params = { audienceId: this.audienceId };
+    const detail = await c.call({ op: "getAudience", params, as: c.as("owner") });
+    const name = detail.body?.data?.name as string;
+    // PUT with the name alone changes nothing and answers every sharing flag.
+    const now = await c.call({ op: "updateAudience", params, as: c.as("owner"), json: { name } });
+    if (detail.status !== 200 || now.status !== 200)
+      throw new Error(`the owner cannot read and update the Audience (${detail.status}, ${now.status})`);
+    const d = now.body.data;
+    const members = new Set<string>(((detail.body.data.minds ?? []) as { id: string }[]).map((m) => m.id));
+    this.initial ??= {
+      name,
+      isPublic: d.isPublic,
+      isSharedWithTeam: d.isSharedWithTeam,
+      members: new Set(members),
+    };
+    return {
+      audienceId: this.audienceId,
+      name,
+      isPublic: d.isPublic,
+      isSharedWithTeam: d.isSharedWithTeam,
+      isLinkSharingEnabled: d.isLinkSharingEnabled,
+      members,
+      keys: [],
+      formations: [],
+      sessions: [],
+      followers: new Set(),
+    };
+  }
+
+  /** Puts back what a sequence changed; what it could not put back is reported by the check's cleanup warning. */
+  async finish(w: World): Promise<void> {
+    const c = this.ctx;
+    const init = this.initial;
+    if (!init) return;
+    const owner = c.as("owner");
+    const params = { audienceId: this.audienceId };
+    const flags = (isPublic: boolean) =>
+      c.call({
+        op: "updateAudience",
+        params,
+        as: owner,
+        json: { name: init.name, isPublic, isSharedWithTeam: w.isSharedWithTeam },
+      });
+    await cleanupFormations(c, w, async (on) => void (await flags(on)));
+    await c.call({
+      op: "updateAudience",
+      params,
+      as: owner,
+      json: { name: init.name, isPublic: init.isPublic, isSharedWithTeam: init.isSharedWithTeam },
+    });
+    for (const id of w.members)
+      if (!init.members.has(id))
+        await c.call({ op: "removeMember", params: { ...params, mindId: id }, as: owner });
+    const back = [...init.members].filter((id) => !w.members.has(id));
+    if (back.length) await c.call({ op: "addMembers", params, as: owner, json: { mindIds: back } });
+    for (const r of w.followers) await c.call({ op: "unfollowAudience", params, as: c.as(r as Role) });
+    await cleanupKeys(c, w);
+    await cleanupSessions(c, w);
+  }
+
+  /** Runs one sequence from a fresh start; returns what it found and the requests it made. */
+  async runSequence(steps: Iterable<Step>): Promise<Outcome> {
+    const ran: Step[] = [];
+    const foundAt: Violation[][] = [];
+    const exchanges: Exchange[] = [];
+    // The failing run's own requests, from its start to its last step (not the cleanup), make the script.
+    let stop: (() => void) | null = this.ctx.client.observe((ex) => exchanges.push(ex));
+    const quiet = () => {
+      stop?.();
+      stop = null;
+    };
+    const found: Violation[] = [];
+    try {
+      const w = await this.start();
+      try {
+        for (const s of steps) {
+          if (!applicable(s, w)) continue;
+          ran.push(s);
+          const perform = PERFORM[s.k] as (c: CheckContext, w: World, cast: Cast, s: Step) => Promise<void>;
+          const seen = await this.ctx.isolate(() => perform(this.ctx, w, this.cast, s));
+          foundAt.push(seen);
+          found.push(...seen);
+        }
+      } finally {
+        quiet();
+        await this.finish(w);
+      }
+    } finally {
+      quiet();
+    }
+      console.error(`[world] ${ran.length} steps, ${exchanges.length} requests, ${found.length} found`);
+    return { found, ran, exchanges, foundAt };
+  }
+
+  /**
+   * Shrinks a failing sequence that fast-check did not draw (the scripted one, a replayed one): cut it after
+   * the first failing step, then drop earlier steps one at a time while it still fails, within `budgetMs`.
+   */
+  async shrink(failing: Outcome, budgetMs: number): Promise<Outcome> {
+    const deadline = Date.now() + budgetMs;
+    const sig = signatureOf(failing.found, this.ctx.checkName);
+    let best = failing;
+    let steps = upTo(failing, sig);
+    if (steps.length < failing.ran.length && Date.now() < deadline) {
+      const again = await this.runSequence(steps);
+      if (shows(again.found, sig)) best = again;
+      else steps = failing.ran;
+    }
+    for (let i = steps.length - 2; i >= 0 && Date.now() < deadline; i--) {
+      const out = await this.runSequence([...steps.slice(0, i), ...steps.slice(i + 1)]);
+      if (!shows(out.found, sig)) continue;
+      best = out;
+      steps = upTo(out, sig);
+      i = Math.min(i, steps.length - 1);
+    }
+    return best;
+  }
+
+  /** Random sequences, shrunk on failure; findings go to the check with the shrunk sequence attached. */
+  async explore(label: string, numRuns: number, maxCommands: number, shrinkMs: number): Promise<void> {
+    const arbs = Object.values(stepArbitraries(this.cast));
+    const seed = this.ctx.propertySeed(label);
+    let last: Outcome | null = null;
+    let shrinkUntil = Number.POSITIVE_INFINITY;
+    let sig: Signature | null = null;
+    const result = await fc.check(
+      fc.asyncProperty(
+        fc.array(fc.oneof(...arbs), { minLength: Math.min(6, maxCommands), maxLength: maxCommands }),
+        async (steps) => {
+          // Past the shrinking budget every candidate "passes" unrun, so fast-check ends on the last failure.
+          if (Date.now() > shrinkUntil) return true;
+          const outcome = await this.runSequence(steps);
+          if (!outcome.found.length) return true;
+          // Shrinking keeps to the first failure's rule, so that it does not wander off to another one.
+          sig ??= signatureOf(outcome.found, this.ctx.checkName);
+          if (!shows(outcome.found, sig)) return true;
+          last = outcome;
+          if (shrinkUntil === Number.POSITIVE_INFINITY) shrinkUntil = Date.now() + shrinkMs;
+          return false;
+        },
+      ),
+      { seed, numRuns },
+    );
+    if (result.failed && !last && result.errorInstance) throw result.errorInstance;
+    if (last) this.report(last, { seed, path: result.counterexamplePath ?? "" });
+  }
+
+  /**
+   * Attaches a failing run's sequence to its findings and saves it twice: as JSON for `--replay`, and as the
+   * run's requests in curl form (keys made during the run show as `$KEY_<ROLE>_NEW`; `--replay` makes fresh ones).
+   */
+  report(outcome: Outcome, property: { seed: number; path: string } | null, shrunk = true): void {
+    const info = this.ctx.info;
+    const base = join(reportsDir(), `sequence-${this.ctx.checkName.replaceAll("/", "-")}-${info.seed}`);
+    const script = outcome.exchanges.map(curlFor);
+    let replayFile: string | null = `${base}.json`;
+    try {
+      mkdirSync(reportsDir(), { recursive: true });
+      const saved = { check: this.ctx.checkName, seed: info.seed, ...property, steps: outcome.ran };
+      writeFileSync(replayFile, `${JSON.stringify(saved, null, 2)}\n`);
+      writeFileSync(
+        `${base}.sh`,
+        `#!/bin/sh\n# ${this.ctx.checkName}, seed ${info.seed}: the failing sequence's requests\n${script.join("\n")}\n`,
+      );
+      const near = relative(process.cwd(), replayFile);
+      if (!near.startsWith("..")) replayFile = near;
+    } catch {
+      replayFile = null;
+    }
+    const sequence = { steps: outcome.ran.map(describeStep), replayFile, script, shrunk };
+    this.ctx.adopt(
+      outcome.found.map((v) => ({
+        ...v,
+        seed: info.seed,
+        ...(property ? { propertySeed: property.seed, path: property.path } : {}),
+        sequence,
+      })),
+    );
+  }
+}
+
+/** Reads a sequence saved by a failing run. */
+export function loadSequence(file: string): Step[] {
+  const parsed = JSON.parse(readFileSync(file, "utf8")) as { steps?: unknown };
+  if (!Array.isArray(parsed.steps)) throw new Error(`${file} holds no steps`);
+  return parsed.steps as Step[];
+}
