@@ -3,7 +3,7 @@
  * unfollow, duplicate and its idempotent replay, delete by the owner only.
  */
 import type { CheckDef } from "../lib/context.ts";
-import { deleteAudienceLater, duplicator, fresh, ok } from "../lib/helpers.ts";
+import { deleteAudienceLater, duplicator, ok } from "../lib/helpers.ts";
 import type { Role } from "../lib/target.ts";
 
 export const visibility: CheckDef = {
@@ -238,73 +238,6 @@ export const followRules: CheckDef = {
   },
 };
 
-export const duplicateReplay: CheckDef = {
-  name: "domain/duplicate-replay",
-  title:
-    "duplicate: 201 a new private copy, 200 the same copy on replay, a new key a new copy; public viewers get 403",
-  needs: { roles: ["publisher"], audiences: ["public"] },
-  mutates: true,
-  async run(ctx) {
-    const rule =
-      "API description, duplicate: 201 new copy; 200 idempotent replay of the same copy; the duplicate is private; 403 when the caller cannot edit";
-    const who = duplicator(ctx);
-    if (!who) return;
-    const audienceId = ctx.target.audience(who.audience);
-    const dup = async (key: string, role: Role = who.role) => {
-      const ex = await ctx.call({
-        op: "duplicateAudience",
-        params: { audienceId },
-        as: ctx.as(role),
-        json: {},
-        headers: { "x-service-idempotency-key": key },
-      });
-      if (ok(ex) && ex.body?.data?.id) deleteAudienceLater(ctx, ex.body.data.id, role);
-      return ex;
-    };
-    const key = fresh("replay");
-    const a = await dup(key);
-    const b = await dup(key);
-    const c = await dup(fresh("other"));
-    if (
-      ctx.expect(
-        a.status === 201 && b.status === 200 && c.status === 201,
-        rule,
-        `answers ${a.status}, ${b.status} (replay), ${c.status} (new key)`,
-        b,
-      )
-    ) {
-      ctx.expect(a.body.data.id === b.body.data.id, rule, "the replay names another copy", b);
-      ctx.expect(a.body.data.id !== c.body.data.id, rule, "a new key returned the earlier copy", c);
-    }
-    if (a.status === 201) {
-      const copy = await ctx.call({
-        op: "getAudience",
-        params: { audienceId: a.body.data.id },
-        as: ctx.as(who.role),
-        query: { members: "preview" },
-      });
-      ctx.expect(copy.body?.data?.isPublic === false, rule, "the copy is public", copy);
-      if (ctx.target.has("outsider")) {
-        const peek = await ctx.call({
-          op: "getAudience",
-          params: { audienceId: a.body.data.id },
-          as: ctx.as("outsider"),
-        });
-        ctx.expect(peek.status === 404, rule, `an outsider reads the private copy (${peek.status})`, peek);
-      }
-    }
-    if (who.audience === "public" && ctx.target.has("outsider")) {
-      const viewer = await dup(fresh("viewer"), "outsider");
-      ctx.expect(
-        viewer.status === 403,
-        rule,
-        `a public viewer duplicating answered ${viewer.status}, not 403`,
-        viewer,
-      );
-    }
-  },
-};
-
 export const audienceDelete: CheckDef = {
   name: "domain/audience-delete",
   title: "DELETE audience: owner only (404 for collaborators); a deleted Audience is gone (404)",
@@ -342,5 +275,56 @@ export const audienceDelete: CheckDef = {
     }
     const gone = await ctx.call({ op: "getAudience", params: { audienceId }, as: ctx.as(who.role) });
     ctx.expect(gone.status === 404, rule, `a deleted Audience still answers ${gone.status}`, gone);
+  },
+};
+
+export const membersPreview: CheckDef = {
+  name: "domain/members-preview",
+  title:
+    "`members=preview`: the same members as the complete detail, as bounded profiles without reviewed-field metadata",
+  needs: { roles: ["owner"], audiences: ["main"] },
+  async run(ctx) {
+    const rule =
+      "API description, GET audience: `members=preview` gives bounded display profiles without reviewed-field metadata; omitted gives the complete detail";
+    const audienceId = ctx.target.audience("main");
+    const read = (preview: boolean) =>
+      ctx.call({
+        op: "getAudience",
+        params: { audienceId },
+        as: ctx.as("owner"),
+        ...(preview ? { query: { members: "preview" } } : {}),
+      });
+    const [full, preview] = [await read(false), await read(true)];
+    type Mind = Record<string, unknown> & { id: string };
+    const minds = (ex: typeof full) => (ex.body?.data?.minds ?? []) as Mind[];
+    const byId = new Map(minds(full).map((m) => [m.id, m]));
+    ctx.expect(
+      minds(preview).length === byId.size && minds(preview).every((m) => byId.has(m.id)),
+      rule,
+      `the preview lists ${minds(preview).length} members, the complete detail ${byId.size} (or others)`,
+      preview,
+    );
+    for (const m of minds(preview)) {
+      const reviewed = Object.keys(m).filter((k) => /reviewed/i.test(k));
+      const extra = Object.keys(m).filter((k) => !(k in (byId.get(m.id) ?? {})));
+      if (
+        !ctx.expect(
+          reviewed.length === 0,
+          rule,
+          `preview member ${m.id} carries ${reviewed.join(", ")}`,
+          preview,
+        )
+      )
+        break;
+      if (
+        !ctx.expect(
+          extra.length === 0,
+          rule,
+          `preview member ${m.id} has ${extra.join(", ")}, which the complete profile lacks`,
+          preview,
+        )
+      )
+        break;
+    }
   },
 };

@@ -81,3 +81,87 @@ export const collaborators: CheckDef = {
     );
   },
 };
+
+/**
+ * Removing a collaborator cannot be undone through the API (invitations are not described), so this runs
+ * on the simulator only, and puts the world back with a reset of the same scenario and seed.
+ */
+export const collaboratorRemoval: CheckDef = {
+  name: "domain/collaborator-removal",
+  title:
+    "a removed collaborator loses access at once (detail, edit, Formations, the list); removing again is 404",
+  needs: { roles: ["owner", "member"], users: ["member"], audiences: ["main"], reset: true },
+  mutates: true,
+  async run(ctx) {
+    const rule =
+      "API description, collaborators: DELETE 200 { data: { success } }; removal revokes the person's access to the Audience (404 for what only collaborators may do, never their old role); 404 when the person is not a collaborator";
+    const audienceId = ctx.target.audience("main");
+    const member = ctx.as("member");
+    const userId = ctx.target.user("member");
+    ctx.defer(async () => {
+      const m = (await ctx.target.control("GET", "/manifest")) as { scenario: string; seed: number };
+      await ctx.target.control("POST", "/reset", { scenario: m.scenario, seed: m.seed });
+    });
+    const before = await ctx.call({ op: "getAudience", params: { audienceId }, as: member });
+    if (
+      !ctx.expect(
+        before.status === 200,
+        rule,
+        `the member could not read main before (${before.status})`,
+        before,
+      )
+    )
+      return;
+    const gone = await ctx.call({
+      op: "removeCollaborator",
+      params: { audienceId, userId },
+      as: ctx.as("owner"),
+    });
+    if (
+      !ctx.expect(
+        gone.status === 200 && gone.body?.data?.success === true,
+        rule,
+        `removal answered ${gone.status}`,
+        gone,
+      )
+    )
+      return;
+    const detail = await ctx.call({ op: "getAudience", params: { audienceId }, as: member });
+    ctx.expect(
+      detail.status === 404 || detail.body?.data?.currentMemberRole === "public_viewer",
+      rule,
+      `right after removal the person reads the Audience as ${detail.status} ${detail.body?.data?.currentMemberRole ?? ""}`,
+      detail,
+    );
+    const edit = await ctx.call({
+      op: "updateAudience",
+      params: { audienceId },
+      as: member,
+      json: { name: before.body.data.name },
+    });
+    ctx.expect(
+      edit.status === 404,
+      rule,
+      `right after removal the person's PUT answered ${edit.status}, not 404`,
+      edit,
+    );
+    const list = await ctx.call({ op: "listCollaborators", params: { audienceId }, as: ctx.as("owner") });
+    ctx.expect(
+      !((list.body?.data ?? []) as { userId: string }[]).some((r) => r.userId === userId),
+      rule,
+      "the removed person is still listed as a collaborator",
+      list,
+    );
+    const again = await ctx.call({
+      op: "removeCollaborator",
+      params: { audienceId, userId },
+      as: ctx.as("owner"),
+    });
+    ctx.expect(
+      again.status === 404,
+      rule,
+      `removing the person again answered ${again.status}, not 404`,
+      again,
+    );
+  },
+};

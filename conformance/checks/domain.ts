@@ -7,14 +7,15 @@ import type { CheckDef } from "../lib/context.ts";
 import { identity, keyAccess, keySecrets, selfDelete } from "./api-keys.ts";
 import {
   audienceDelete,
-  duplicateReplay,
   fileRedaction,
   followRules,
+  membersPreview,
   updateRules,
   visibility,
 } from "./audiences.ts";
 import { checkout } from "./checkout.ts";
-import { collaborators } from "./collaborators.ts";
+import { collaboratorRemoval, collaborators } from "./collaborators.ts";
+import { duplicateContents, duplicateReplay } from "./duplicate.ts";
 import { exportsRules } from "./exports.ts";
 import { facets, largeAudience } from "./filter-attributes.ts";
 import { formationPages, formationVisibility, largePreview, previewStream } from "./formations.ts";
@@ -33,9 +34,11 @@ export const domainChecks: CheckDef[] = [
   keyAccess,
   selfDelete,
   visibility,
+  membersPreview,
   fileRedaction,
   updateRules,
   collaborators,
+  collaboratorRemoval,
   membersRules,
   planLimit,
   facets,
@@ -48,5 +51,6 @@ export const domainChecks: CheckDef[] = [
   exportsRules,
   followRules,
   duplicateReplay,
+  duplicateContents,
   checkout,
 ];

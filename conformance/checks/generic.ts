@@ -11,6 +11,7 @@ import type { Exchange } from "../lib/http.ts";
 import { hasShape, malformedArb, type PathParams, realParams, unknownArb } from "../lib/resources.ts";
 import { fingerprint } from "../lib/state.ts";
 import type { Role } from "../lib/target.ts";
+import { wrongMethod } from "./methods.ts";
 
 const authenticated = operations.filter((o) => o.authenticated);
 const isRead = (o: Operation) => o.method === "GET";
@@ -548,4 +549,5 @@ export const genericChecks: CheckDef[] = [
   invalidBodies,
   mediaTypes,
   prefixes,
+  wrongMethod,
 ];

@@ -18,6 +18,7 @@ import {
   padded,
   removeMemberLater,
 } from "../lib/helpers.ts";
+import { memberCapBoundary, previewSoftWarn } from "./thresholds.ts";
 
 // Every number below is the contract's (src/contract/limits.ts): change the contract and the checks follow.
 const NAME = LIMITS.apiKeyName;
@@ -441,6 +442,8 @@ export const limitChecks: CheckDef[] = [
   filterLimits,
   pagination,
   duplicateLimits,
+  memberCapBoundary,
+  previewSoftWarn,
 ];
 
 export type { CheckContext };

@@ -43,8 +43,15 @@ export const rateLimit: CheckDef = {
     }
     checkRefusal(ctx, refused);
     if (ctx.target.has("owner") && ctx.target.isSimulator) {
+      // The window started fresh for every account, so the owner's first request spends only its own budget.
       const other = await me("owner");
       ctx.expect(other.status !== 429, RULE, "another account was refused: the window is per account", other);
+      ctx.expect(
+        other.header("ratelimit-remaining") === String(limit - 1),
+        RULE,
+        `another account's first request of the window shows RateLimit-Remaining ${other.header("ratelimit-remaining")}, not ${limit - 1}: its budget counts someone else's requests`,
+        other,
+      );
     }
     const wait = Number(refused.header("retry-after") ?? 60);
     await ctx.target.advance((Number.isFinite(wait) ? Math.min(wait, 61) : 61) * 1000 + 1000);

@@ -22,6 +22,8 @@ export interface Needs {
   prices?: string[];
   /** Needs the simulator's control plane (clock, config). */
   simulator?: boolean;
+  /** Puts the simulator back with a reset afterwards (what it changes, the API cannot undo). */
+  reset?: boolean;
   /** Needs a known rate limit: the simulator, or `rateLimitPerMinute` in the config. */
   rateLimit?: boolean;
 }
@@ -120,7 +122,8 @@ export class Target {
 export function skipReason(def: CheckDef, info: TargetInfo): string | null {
   const n = def.needs ?? {};
   if ((def.mutates || n.changeable?.length) && info.readOnly) return "read-only run (--read-only)";
-  if (n.simulator && info.kind !== "simulator") return "needs the simulator's control plane";
+  if ((n.simulator || n.reset) && info.kind !== "simulator") return "needs the simulator's control plane";
+  if (n.reset && !info.mayReset) return "changes the API cannot undo, and the run may not reset (--no-reset)";
   if (n.rateLimit && info.kind !== "simulator" && info.rateLimitPerMinute === null)
     return "the config gives no rateLimitPerMinute";
   if (n.rateLimit && info.kind !== "simulator" && (info.rateLimitPerMinute ?? 0) > 1000)

@@ -47,6 +47,8 @@ export interface TargetInfo {
   prices: Record<string, Price>;
   rateLimitPerMinute: number | null;
   readOnly: boolean;
+  /** The simulator may be reset (not `--no-reset`): checks whose changes the API cannot undo need it. */
+  mayReset: boolean;
   seed: number;
   /** numRuns for every property (`--runs`); null keeps each property's default. */
   runs: number | null;
@@ -238,6 +240,7 @@ export async function probeDeployment(baseUrl: string, prefix: string): Promise<
 export async function discover(settings: RunSettings): Promise<TargetInfo> {
   const common = {
     readOnly: settings.readOnly,
+    mayReset: !settings.noReset,
     seed: settings.seed,
     runs: settings.runs,
     runId: settings.runId,
@@ -297,7 +300,7 @@ export async function setSimRateLimit(
   });
 }
 
-type Common = Pick<TargetInfo, "readOnly" | "seed" | "runs" | "runId" | "controlToken">;
+type Common = Pick<TargetInfo, "readOnly" | "mayReset" | "seed" | "runs" | "runId" | "controlToken">;
 
 function fromManifest(
   m: ManifestShape,

@@ -2,16 +2,10 @@
  * Faults against the domain checks: rules of the API description that no schema states.
  */
 import { identity, keyAccess, keySecrets, selfDelete } from "../checks/api-keys.ts";
-import {
-  audienceDelete,
-  duplicateReplay,
-  fileRedaction,
-  followRules,
-  updateRules,
-  visibility,
-} from "../checks/audiences.ts";
+import { audienceDelete, fileRedaction, followRules, updateRules, visibility } from "../checks/audiences.ts";
 import { checkout } from "../checks/checkout.ts";
 import { collaborators } from "../checks/collaborators.ts";
+import { duplicateReplay } from "../checks/duplicate.ts";
 import { exportsRules } from "../checks/exports.ts";
 import { facets, largeAudience } from "../checks/filter-attributes.ts";
 import { formationPages, formationVisibility, largePreview, previewStream } from "../checks/formations.ts";

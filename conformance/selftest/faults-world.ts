@@ -8,16 +8,16 @@ import { bodyOf, type FaultCase, is, withBody } from "./fault-kit.ts";
 import { callerOf, editJson, envelope, type FaultEnv, keyOf, pathOf } from "./harness.ts";
 
 /** Per-server memory of a fault, created on first use. */
-function remember<T>(env: FaultEnv, name: string, make: () => T): T {
+export function remember<T>(env: FaultEnv, name: string, make: () => T): T {
   if (!env.memory.has(name)) env.memory.set(name, make());
   return env.memory.get(name) as T;
 }
 
-function keyFor(env: FaultEnv, role: string): string {
+export function keyFor(env: FaultEnv, role: string): string {
   return env.sim.manifest().users[role]?.apiKey as string;
 }
 
-function as(req: Request, key: string): Request {
+export function as(req: Request, key: string): Request {
   const headers = new Headers(req.headers);
   headers.set("authorization", `Bearer ${key}`);
   return new Request(req.url, { method: req.method, headers, body: req.body, duplex: "half" } as RequestInit);

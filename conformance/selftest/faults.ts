@@ -7,9 +7,16 @@ import type { FaultCase } from "./fault-kit.ts";
 import { CONTRACT_FAULTS } from "./faults-contract.ts";
 import { DOMAIN_FAULTS } from "./faults-domain.ts";
 import { LIMITS_FAULTS } from "./faults-limits.ts";
+import { SEQUENCE_FAULTS } from "./faults-sequences.ts";
 import { WORLD_FAULTS } from "./faults-world.ts";
 
 export type { FaultCase } from "./fault-kit.ts";
 
 /** Every fault case, by the checks that must report it. */
-export const FAULTS: FaultCase[] = [...CONTRACT_FAULTS, ...LIMITS_FAULTS, ...DOMAIN_FAULTS, ...WORLD_FAULTS];
+export const FAULTS: FaultCase[] = [
+  ...CONTRACT_FAULTS,
+  ...LIMITS_FAULTS,
+  ...DOMAIN_FAULTS,
+  ...WORLD_FAULTS,
+  ...SEQUENCE_FAULTS,
+];

@@ -182,7 +182,7 @@ export class WorldRunner {
     } finally {
       quiet();
     }
-      console.error(`[world] ${ran.length} steps, ${exchanges.length} requests, ${found.length} found`);
+    console.error(`[world] ${ran.length} steps, ${exchanges.length} requests, ${found.length} found`);
     return { found, ran, exchanges, foundAt };
   }
 

@@ -1,0 +1,188 @@
+/**
+ * Duplicating an Audience: the idempotency key replays one copy, and the copy keeps what the description
+ * says it keeps (independent Minds, grounding, sources, Formations, validation history) and drops what it
+ * drops (sharing, public links).
+ */
+import type { CheckDef } from "../lib/context.ts";
+import { deleteAudienceLater, duplicator, fresh, ok } from "../lib/helpers.ts";
+import type { Role } from "../lib/target.ts";
+
+export const duplicateReplay: CheckDef = {
+  name: "domain/duplicate-replay",
+  title:
+    "duplicate: 201 a new private copy, 200 the same copy on replay (also with another body), a new key a new copy; public viewers get 403",
+  needs: { roles: ["publisher"], audiences: ["public"] },
+  mutates: true,
+  async run(ctx) {
+    const rule =
+      "API description, duplicate: 201 new copy; 200 idempotent replay of the same copy; the duplicate is private; 403 when the caller cannot edit";
+    const who = duplicator(ctx);
+    if (!who) return;
+    const audienceId = ctx.target.audience(who.audience);
+    const dup = async (key: string, role: Role = who.role, json: object = {}) => {
+      const ex = await ctx.call({
+        op: "duplicateAudience",
+        params: { audienceId },
+        as: ctx.as(role),
+        json,
+        headers: { "x-service-idempotency-key": key },
+      });
+      if (ok(ex) && ex.body?.data?.id) deleteAudienceLater(ctx, ex.body.data.id, role);
+      return ex;
+    };
+    const key = fresh("replay");
+    const a = await dup(key);
+    const b = await dup(key);
+    const renamed = await dup(key, who.role, { name: "Another name, same key" });
+    const c = await dup(fresh("other"));
+    if (
+      ctx.expect(
+        a.status === 201 && b.status === 200 && c.status === 201,
+        rule,
+        `answers ${a.status}, ${b.status} (replay), ${c.status} (new key)`,
+        b,
+      )
+    ) {
+      ctx.expect(a.body.data.id === b.body.data.id, rule, "the replay names another copy", b);
+      ctx.expect(a.body.data.id !== c.body.data.id, rule, "a new key returned the earlier copy", c);
+      ctx.expect(
+        renamed.status !== 201 && (renamed.status >= 400 || renamed.body?.data?.id === a.body.data.id),
+        rule,
+        `the same key with another name answered ${renamed.status} ${renamed.body?.data?.id ?? ""}: a second copy, not the replay`,
+        renamed,
+      );
+      if (renamed.status === 200)
+        ctx.expect(
+          renamed.body?.data?.name === a.body.data.name,
+          rule,
+          `the replay renamed the copy to ${JSON.stringify(renamed.body?.data?.name)}`,
+          renamed,
+        );
+    }
+    if (a.status === 201) {
+      const copy = await ctx.call({
+        op: "getAudience",
+        params: { audienceId: a.body.data.id },
+        as: ctx.as(who.role),
+        query: { members: "preview" },
+      });
+      ctx.expect(copy.body?.data?.isPublic === false, rule, "the copy is public", copy);
+      if (ctx.target.has("outsider")) {
+        const peek = await ctx.call({
+          op: "getAudience",
+          params: { audienceId: a.body.data.id },
+          as: ctx.as("outsider"),
+        });
+        ctx.expect(peek.status === 404, rule, `an outsider reads the private copy (${peek.status})`, peek);
+      }
+    }
+    if (who.audience === "public" && ctx.target.has("outsider")) {
+      const viewer = await dup(fresh("viewer"), "outsider");
+      ctx.expect(
+        viewer.status === 403,
+        rule,
+        `a public viewer duplicating answered ${viewer.status}, not 403`,
+        viewer,
+      );
+    }
+  },
+};
+
+export const duplicateContents: CheckDef = {
+  name: "domain/duplicate-contents",
+  title:
+    "a duplicate is private with sharing and links dropped, holds new Minds (as many), and keeps grounding, sources, Formations and validation history",
+  needs: { roles: ["teammate"], audiences: ["main"] },
+  mutates: true,
+  async run(ctx) {
+    const rule =
+      "API description, duplicate: the duplicate is private and contains independent copies of every member Mind, plus grounding, sources, formations and finished validation history; sharing, public links and running jobs are not copied";
+    const role: Role = "teammate";
+    const as = ctx.as(role);
+    const audienceId = ctx.target.audience("main");
+    const made = await ctx.call({
+      op: "duplicateAudience",
+      params: { audienceId },
+      as,
+      json: {},
+      headers: { "x-service-idempotency-key": fresh("contents") },
+    });
+    if (!ctx.expect(made.status === 201, rule, `duplicating main as ${role} answered ${made.status}`, made))
+      return;
+    const copyId = made.body.data.id as string;
+    deleteAudienceLater(ctx, copyId, role);
+    const read = (id: string) => ctx.call({ op: "getAudience", params: { audienceId: id }, as });
+    const [orig, copy] = [(await read(audienceId)).body?.data ?? {}, (await read(copyId)).body?.data ?? {}];
+    for (const [field, dropped] of [
+      ["isPublic", false],
+      ["isSharedWithTeam", false],
+      ["isLinkSharingEnabled", false],
+      ["publicShareId", null],
+    ] as const)
+      ctx.expect(
+        copy[field] === dropped,
+        rule,
+        `the copy has ${field} ${JSON.stringify(copy[field])}, not ${JSON.stringify(dropped)}`,
+        made,
+      );
+    ctx.expect(
+      copy.currentMemberRole === "owner",
+      rule,
+      `the duplicator is ${copy.currentMemberRole} of the copy`,
+      made,
+    );
+    const ids = (d: { minds?: { id: string }[] }) => (d.minds ?? []).map((m) => m.id);
+    ctx.expect(
+      ids(copy).length === ids(orig).length,
+      rule,
+      `the copy has ${ids(copy).length} Minds, the original ${ids(orig).length}`,
+      made,
+    );
+    const shared = ids(copy).filter((id) => ids(orig).includes(id));
+    ctx.expect(
+      shared.length === 0,
+      rule,
+      `${shared.length} Minds of the copy are the original's own, not copies`,
+      made,
+    );
+    const charts = (d: { grounding?: { charts?: unknown[] } | null }) => d.grounding?.charts?.length ?? 0;
+    ctx.expect(
+      charts(copy) === charts(orig),
+      rule,
+      `the copy has ${charts(copy)} grounding charts, the original ${charts(orig)}`,
+      made,
+    );
+    ctx.expect(
+      copy.sources?.brief === orig.sources?.brief,
+      rule,
+      "the copy's brief differs from the original's",
+      made,
+    );
+    const names = async (id: string) => {
+      const ex = await ctx.call({ op: "listFormations", params: { audienceId: id }, as });
+      return ((ex.body?.data ?? []) as { name: string; status: string; visibility?: string }[])
+        .filter((f) => f.status === "ready" && f.visibility !== "private")
+        .map((f) => f.name);
+    };
+    const copied = await names(copyId);
+    const missing = (await names(audienceId)).filter((n) => !copied.includes(n));
+    ctx.expect(missing.length === 0, rule, `Formations not copied: ${missing.join(", ")}`, null);
+    const status = async (id: string) =>
+      (
+        await ctx.call({
+          op: "getExportStatus",
+          params: { audienceId: id },
+          as,
+          query: { kind: "validation_report", format: "pdf" },
+        })
+      ).body?.data?.status;
+    const [before, after] = [await status(audienceId), await status(copyId)];
+    if (before !== undefined && before !== "unavailable")
+      ctx.expect(
+        after !== "unavailable",
+        rule,
+        "the copy has no scored validation although the original has",
+        null,
+      );
+  },
+};

@@ -1,0 +1,97 @@
+/**
+ * A method a path does not serve: answered with a 4xx in the error envelope (405 with `Allow` naming the
+ * methods it does serve, per RFC 9110), and it changes nothing, not even when it carries a valid body.
+ */
+import type { CheckDef } from "../lib/context.ts";
+import { envelopeProblems, operations } from "../lib/contract.ts";
+import { realParams } from "../lib/resources.ts";
+
+const RULE =
+  "API description, Errors: every error body is the envelope { statusCode, statusMessage, message, url, error: true }; RFC 9110 §15.5.6: a 405 names the methods the path serves in Allow; a refused request changes nothing";
+
+const METHODS = ["GET", "PUT", "POST", "DELETE", "PATCH"] as const;
+
+/** Each contract path once, with the methods the contract gives it. */
+function paths(): {
+  path: string;
+  prefixes: string[];
+  allowed: Set<string>;
+  op: (typeof operations)[number];
+}[] {
+  const byPath = new Map<
+    string,
+    { path: string; prefixes: string[]; allowed: Set<string>; op: (typeof operations)[number] }
+  >();
+  for (const o of operations) {
+    const row = byPath.get(o.path) ?? {
+      path: o.path,
+      prefixes: o.prefixes,
+      allowed: new Set<string>(),
+      op: o,
+    };
+    row.allowed.add(o.method);
+    byPath.set(o.path, row);
+  }
+  return [...byPath.values()].filter((r) => r.prefixes.some((p) => p === "/api/v1" || p === "/api/acp"));
+}
+
+export const wrongMethod: CheckDef = {
+  name: "generic/wrong-method",
+  title: "a method a path does not serve gets a 4xx in the envelope (405 with Allow) and changes nothing",
+  needs: { roles: ["owner"], audiences: ["main"] },
+  async run(ctx) {
+    const owner = ctx.as("owner");
+    const audienceId = ctx.target.audience("main");
+    const snapshot = async () => {
+      const d = await ctx.call({ op: "getAudience", params: { audienceId }, as: owner });
+      const k = await ctx.call({ op: "listApiKeys", as: owner });
+      const { name, mindCount, isSharedWithTeam } = d.body?.data ?? {};
+      return JSON.stringify({
+        name,
+        mindCount,
+        isSharedWithTeam,
+        keys: Array.isArray(k.body) ? k.body.length : null,
+      });
+    };
+    const before = await snapshot();
+    for (const row of paths()) {
+      const params = realParams(row.op, ctx.target);
+      const filled = row.path.replace(/\{([^}]+)\}/g, (_m, name: string) =>
+        encodeURIComponent(typeof params === "string" ? "cs_unknown" : (params[name] ?? "cs_unknown")),
+      );
+      const path = `${ctx.target.prefixFor(row.prefixes)}${filled}`;
+      for (const method of METHODS.filter((m) => !row.allowed.has(m))) {
+        const withBody = method !== "GET" && method !== "DELETE";
+        const ex = await ctx.call({
+          method,
+          path,
+          as: owner,
+          ...(withBody ? { json: { name: "wrong-method probe", mindId: ctx.info.minds.ownLoose } } : {}),
+          headers: { "idempotency-key": "wrongmethodprobe" },
+        });
+        const what = `${method} ${row.path} (serves ${[...row.allowed].join(", ")})`;
+        if (!ctx.expect(ex.status >= 400 && ex.status < 500, RULE, `${what} answered ${ex.status}`, ex))
+          continue;
+        const problems = envelopeProblems(ex.json, ex.status, [ex.pathname]);
+        ctx.expect(problems.length === 0, RULE, `${what}: ${problems.join("; ")}`, ex);
+        if (ex.status === 405) {
+          const allow = (ex.header("allow") ?? "").split(",").map((m) => m.trim().toUpperCase());
+          const missing = [...row.allowed].filter((m) => !allow.includes(m));
+          ctx.expect(
+            missing.length === 0,
+            RULE,
+            `${what}: 405 with Allow ${JSON.stringify(ex.header("allow"))}`,
+            ex,
+          );
+        }
+      }
+    }
+    const after = await snapshot();
+    ctx.expect(
+      after === before,
+      RULE,
+      `requests with wrong methods changed the world: ${before} became ${after}`,
+      null,
+    );
+  },
+};

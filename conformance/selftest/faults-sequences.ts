@@ -1,0 +1,197 @@
+/**
+ * Faults of the rules that need two calls outside the world model: a removal and the access after it, a
+ * duplicate and what it holds, one account's spending and another's budget, a boundary approached from
+ * below, a query variant and the read without it.
+ */
+
+import { membersPreview } from "../checks/audiences.ts";
+import { collaboratorRemoval } from "../checks/collaborators.ts";
+import { duplicateContents, duplicateReplay } from "../checks/duplicate.ts";
+import { facets } from "../checks/filter-attributes.ts";
+import { wrongMethod } from "../checks/methods.ts";
+import { rateLimit } from "../checks/ratelimit.ts";
+import { memberCapBoundary, previewSoftWarn } from "../checks/thresholds.ts";
+import { type FaultCase, is } from "./fault-kit.ts";
+import { as, remember } from "./faults-world.ts";
+import { editJson, envelope, keyOf, pathOf, withHeaders } from "./harness.ts";
+
+const UUID = "[0-9a-f-]{36}";
+
+export const SEQUENCE_FAULTS: FaultCase[] = [
+  {
+    name: "a removed collaborator keeps access",
+    checks: [collaboratorRemoval],
+    reportedBy: "domain/collaborator-removal",
+    fault: async (req, next) =>
+      req.method === "DELETE" && /\/collaborators\//.test(pathOf(req))
+        ? new Response(JSON.stringify({ data: { success: true } }), {
+            status: 200,
+            headers: {
+              "content-type": "application/json",
+              "ratelimit-limit": "300",
+              "ratelimit-remaining": "299",
+            },
+          })
+        : next(req),
+  },
+  {
+    name: "a wrong method falls through to another handler (PATCH taken as PUT)",
+    checks: [wrongMethod],
+    reportedBy: "generic/wrong-method",
+    fault: async (req, next) =>
+      req.method === "PATCH"
+        ? next(new Request(req.url, { method: "PUT", headers: req.headers, body: await req.text() }))
+        : next(req),
+  },
+  {
+    name: "405 for a wrong method as plain text",
+    checks: [wrongMethod],
+    reportedBy: "generic/wrong-method",
+    fault: async (req, next) => {
+      const res = await next(req);
+      return res.status === 405
+        ? new Response("Method Not Allowed", {
+            status: 405,
+            headers: { "content-type": "text/plain", allow: res.headers.get("allow") ?? "" },
+          })
+        : res;
+    },
+  },
+  {
+    name: "405 without Allow",
+    checks: [wrongMethod],
+    reportedBy: "generic/wrong-method",
+    fault: async (req, next) => withHeaders(await next(req), (h) => h.delete("allow")),
+  },
+  {
+    name: "duplicate with the same key and another name makes a second copy",
+    checks: [duplicateReplay],
+    reportedBy: "domain/duplicate-replay",
+    fault: async (req, next) => {
+      if (!is(req, "POST", /\/duplicate$/)) return next(req);
+      const text = await req.text();
+      const headers = new Headers(req.headers);
+      const key = headers.get("x-service-idempotency-key");
+      if (key && text.includes("name")) headers.set("x-service-idempotency-key", `${key}-named`);
+      return next(new Request(req.url, { method: "POST", headers, body: text }));
+    },
+  },
+  {
+    name: "a duplicate keeps team sharing and the public link",
+    checks: [duplicateContents],
+    reportedBy: "domain/duplicate-contents",
+    fault: async (req, next, env) => {
+      const copies = remember(env, "copies", () => new Set<string>());
+      const res = await next(req);
+      if (is(req, "POST", /\/duplicate$/) && res.status === 201)
+        copies.add(((await res.clone().json()) as { data: { id: string } }).data.id);
+      const m = new RegExp(`/audiences/(${UUID})$`).exec(pathOf(req));
+      if (req.method !== "GET" || !m || !copies.has(m[1] as string)) return res;
+      return editJson(res, (b) => {
+        Object.assign(b.data, {
+          isSharedWithTeam: true,
+          isLinkSharingEnabled: true,
+          publicShareId: "shr_copied",
+        });
+      });
+    },
+  },
+  {
+    name: "a duplicate holds the original's Minds, not copies",
+    checks: [duplicateContents],
+    reportedBy: "domain/duplicate-contents",
+    fault: async (req, next, env) => {
+      const copies = remember(env, "copies", () => new Set<string>());
+      const originals = remember(env, "originalMinds", () => new Map<string, unknown>());
+      const res = await next(req);
+      if (is(req, "POST", /\/duplicate$/) && res.status === 201)
+        copies.add(((await res.clone().json()) as { data: { id: string } }).data.id);
+      const m = new RegExp(`/audiences/(${UUID})$`).exec(pathOf(req));
+      if (req.method !== "GET" || !m || res.status !== 200) return res;
+      if (!copies.has(m[1] as string)) {
+        originals.set("last", ((await res.clone().json()) as { data: { minds: unknown } }).data.minds);
+        return res;
+      }
+      return editJson(res, (b) => {
+        b.data.minds = originals.get("last") ?? b.data.minds;
+      });
+    },
+  },
+  {
+    name: "RateLimit-Remaining counts every account's requests",
+    checks: [rateLimit],
+    reportedBy: "ratelimit/429",
+    fault: async (req, next, env) => {
+      const used = remember(env, "used", () => new Map<string, number>());
+      const res = await next(req);
+      const limit = Number(res.headers.get("ratelimit-limit"));
+      const left = Number(res.headers.get("ratelimit-remaining"));
+      if (!Number.isFinite(limit) || !Number.isFinite(left) || res.status === 429) return res;
+      used.set(keyOf(req) ?? "", limit - left);
+      const all = [...used.values()].reduce((a, b) => a + b, 0);
+      return withHeaders(res, (h) => h.set("ratelimit-remaining", String(Math.max(0, limit - all))));
+    },
+  },
+  {
+    name: "the member that reaches the cap is refused",
+    checks: [memberCapBoundary],
+    reportedBy: "limits/member-cap-boundary",
+    fault: async (req, next, env) => {
+      const shrunk = remember(env, "shrunk", () => new Set<string>());
+      const m = new RegExp(`/audiences/(${UUID})/members`).exec(pathOf(req));
+      if (m && req.method === "DELETE") shrunk.add(m[1] as string);
+      if (m && req.method === "POST" && shrunk.delete(m[1] as string))
+        return envelope(403, "Individual plan limit reached", pathOf(req), {
+          data: {
+            code: "PLAN_LIMIT",
+            limitType: "groupMembers",
+            currentPlan: "premium",
+            limit: 100,
+            current: 99,
+          },
+        });
+      return next(req);
+    },
+  },
+  {
+    name: "softWarn only above 50 members",
+    checks: [previewSoftWarn],
+    reportedBy: "limits/preview-soft-warn",
+    fault: async (req, next) => {
+      const res = await next(req);
+      if (!is(req, "POST", /\/formations\/preview$/)) return res;
+      return editJson(res, (b) => {
+        if (b?.data) b.data.softWarn = b.data.memberCount > 50;
+      });
+    },
+  },
+  {
+    name: "members=preview ignored (the complete detail)",
+    checks: [membersPreview],
+    reportedBy: "domain/members-preview",
+    fault: async (req, next) => {
+      const url = new URL(req.url);
+      if (!url.searchParams.has("members")) return next(req);
+      url.searchParams.delete("members");
+      return next(new Request(url, { method: req.method, headers: req.headers }));
+    },
+  },
+  {
+    name: "a null filter value is ignored (selects every Mind)",
+    checks: [facets],
+    reportedBy: "domain/filter-facets",
+    fault: async (req, next) => {
+      const url = new URL(req.url);
+      const raw = url.searchParams.get("filters");
+      if (!raw) return next(req);
+      try {
+        const f = JSON.parse(raw) as Record<string, unknown>;
+        for (const k of Object.keys(f)) if (f[k] === null) delete f[k];
+        url.searchParams.set("filters", JSON.stringify(f));
+      } catch {
+        return next(req);
+      }
+      return next(as(new Request(url, { method: req.method, headers: req.headers }), keyOf(req) ?? ""));
+    },
+  },
+];
