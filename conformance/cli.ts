@@ -3,10 +3,12 @@
  * conformance vitest project against it. Exit 0: every check held; 1: at least one violation; 2: bad
  * usage, bad config, or target unreachable.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { type CoverageReport, formatCoverage, joinCoverage } from "./lib/coverage.ts";
+import { reportsDir } from "./lib/paths.ts";
 import {
   ConfigError,
   loadConfig,
@@ -18,6 +20,7 @@ import {
 
 const USAGE = `Usage: npm run conformance -- --target URL [options]
        npm run conformance -- --config FILE [options]
+       npm run conformance -- --merge-coverage FILE --merge-coverage FILE ...
 
 Runs the conformance suite against a simulator (discovered through GET /__sim/manifest and reset first)
 or, with --config, against a real deployment described by the file (see conformance/example.config.json).
@@ -35,6 +38,8 @@ Options:
   --shard I/N            run only shard I of N (vitest sharding, for CI)
   -t, --test PATTERN     run only checks whose name matches PATTERN (e.g. "generic/auth")
   --replay FILE          re-run one saved failing sequence (reports/sequence-*.json) against the target
+  --merge-coverage FILE  join the coverage reports of shard runs (repeat it, one per report) into
+                         reports/conformance-coverage.json and print the summary; needs no target
   -h, --help             this text
 
 Exit status: 0 every check held; 1 at least one violation; 2 bad usage, bad config or target unreachable.
@@ -59,7 +64,7 @@ function integer(name: string, raw: string | undefined, min: number): number | n
   return Number(raw);
 }
 
-function parse(argv: string[]): Options | "help" {
+function parse(argv: string[]): Options | "help" | { merge: string[] } {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
@@ -78,6 +83,7 @@ function parse(argv: string[]): Options | "help" {
         shard: { type: "string" },
         test: { type: "string", short: "t" },
         replay: { type: "string" },
+        "merge-coverage": { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -85,6 +91,8 @@ function parse(argv: string[]): Options | "help" {
     throw new UsageError((e as Error).message);
   }
   if (values.help) return "help";
+  const merge = values["merge-coverage"] as string[] | undefined;
+  if (merge?.length) return { merge: merge.map((f) => resolve(f)) };
   const target = (values.target as string | undefined) ?? null;
   const config = (values.config as string | undefined) ?? null;
   if (!target && !config)
@@ -159,8 +167,30 @@ async function preflight(o: Options): Promise<string> {
   return `${base} (simulator${o.noReset ? ", not reset" : ""})`;
 }
 
+/** Joins shard coverage reports into one; a file that is not a coverage report is exit 2. */
+function mergeReports(files: string[]): number {
+  const reports: CoverageReport[] = [];
+  for (const file of files) {
+    try {
+      const r = JSON.parse(readFileSync(file, "utf8")) as CoverageReport;
+      if (!r.statuses?.byOperation || !r.limits?.missing)
+        throw new Error("not a conformance coverage report");
+      reports.push(r);
+    } catch (e) {
+      process.stderr.write(`conformance: --merge-coverage ${file}: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
+  const joined = joinCoverage(reports);
+  mkdirSync(reportsDir(), { recursive: true });
+  const out = join(reportsDir(), "conformance-coverage.json");
+  writeFileSync(out, `${JSON.stringify({ mergedFrom: files, ...joined }, null, 2)}\n`);
+  process.stdout.write(`${formatCoverage(joined)}\n  merged ${files.length} report(s) into ${out}\n`);
+  return 0;
+}
+
 async function main(): Promise<number> {
-  let o: Options | "help";
+  let o: Options | "help" | { merge: string[] };
   try {
     o = parse(process.argv.slice(2));
   } catch (e) {
@@ -172,6 +202,7 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if ("merge" in o) return mergeReports(o.merge);
   let where: string;
   try {
     where = await preflight(o);

@@ -23,6 +23,7 @@ import { membersRules, planLimit } from "./members.ts";
 import { progressRules } from "./progress.ts";
 import { pendingRecalibrations, recalibrateReplay } from "./recalibrate.ts";
 import { recalibrationStatus } from "./recalibration.ts";
+import { exportJob, researchStages } from "./timelines.ts";
 
 export const domainChecks: CheckDef[] = [
   audienceDelete,
@@ -49,6 +50,8 @@ export const domainChecks: CheckDef[] = [
   largePreview,
   progressRules,
   exportsRules,
+  exportJob,
+  researchStages,
   followRules,
   duplicateReplay,
   duplicateContents,

@@ -43,7 +43,7 @@ export const recalibrateReplay: CheckDef = {
       last = await send();
       return last.status === 200;
     }, 3_000);
-    if (!ctx.expect(done, rule, `the replay never answered 200 (last ${last.status})`, last)) return;
+    if (!done) return ctx.outOfTime(rule, `the replay never answered 200 (last ${last.status})`, last);
     const op = last.body?.data?.operation ?? {};
     ctx.expect(op.id === opId, rule, `the replay names operation ${op.id}, the first answer ${opId}`, last);
     ctx.expect(

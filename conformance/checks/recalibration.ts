@@ -63,6 +63,7 @@ export const recalibrationStatus: CheckDef = {
     if (!ctx.expect(first.status === 200, RULE, `GET statusUrl answered ${first.status}, not 200`, first))
       return;
     const op = first.body?.data?.operation ?? {};
+    ctx.coverage.transition("recalibration", "∅", String(op.status));
     ctx.expect(
       op.id === receipt.id && op.requestKey === receipt.requestKey,
       RULE,
@@ -100,6 +101,8 @@ export const recalibrationStatus: CheckDef = {
       const r = ORDER.indexOf(String(now.status));
       ctx.expect(last.status === 200, RULE, `polling statusUrl answered ${last.status}`, last);
       ctx.expect(r >= Math.min(rank, 2), RULE, `status went back from ${ORDER[rank]} to ${now.status}`, last);
+      if (r !== rank && r >= 0)
+        ctx.coverage.transition("recalibration", String(ORDER[rank]), String(now.status));
       ctx.expect(
         Number(now.progress) >= progress,
         RULE,
@@ -110,14 +113,8 @@ export const recalibrationStatus: CheckDef = {
       progress = Number(now.progress);
       return r >= 2;
     }, 1_000);
-    if (!done) {
-      ctx.report({
-        rule: RULE,
-        message: `the operation was still ${ORDER[rank]} when the time budget ran out (pollTimeoutMs ${ctx.info.pollTimeoutMs})`,
-        exchange: last,
-      });
-      return;
-    }
+    if (!done)
+      return ctx.outOfTime(RULE, `the operation was still ${ORDER[rank]} when the time budget ran out`, last);
     const final = last.body?.data?.operation ?? {};
     if (final.status === "completed") {
       ctx.expect(
@@ -135,6 +132,7 @@ export const recalibrationStatus: CheckDef = {
       headers: { "x-service-idempotency-key": key },
     });
     const replayed = replay.body?.data?.operation ?? {};
+    if (replay.status === 200) ctx.coverage.transition("recalibration", String(final.status), "replayed");
     ctx.expect(
       replay.status === 200 && replayed.status === final.status && replayed.id === final.id,
       RULE,

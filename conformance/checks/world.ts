@@ -42,6 +42,9 @@ function script(cast: Cast, sessions: boolean): Step[] {
     { k: "put", as: "owner", isSharedWithTeam: false, isPublic: "string", prefix: 1 },
     { k: "view", as: "teammate", prefix: 1, preview: true },
     { k: "createFormation", as: "teammate", subgroups: 2 },
+    { k: "settle" },
+    { k: "formation", as: "member", f: 1, op: "recompute" },
+    { k: "settle" },
     { k: "put", as: "owner", isPublic: false, isSharedWithTeam: true, prefix: 0 },
     { k: "formation", as: "outsider", f: 0, op: "get" },
     { k: "formation", as: "studyViewer", f: 1, op: "delete" },
@@ -70,6 +73,7 @@ function script(cast: Cast, sessions: boolean): Step[] {
       { k: "session", as: "owner", s: 0, op: "complete" },
       { k: "session", as: "owner", s: 0, op: "cancel" },
       { k: "session", as: "owner", s: 0, op: "refresh" },
+      { k: "session", as: "owner", s: 0, op: "complete" },
     );
   const known = new Set<string>([...cast.viewers, ...cast.accounts]);
   return steps.filter((s) => !("as" in s) || known.has(s.as));

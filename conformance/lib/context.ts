@@ -149,6 +149,8 @@ function hash(s: string): number {
 /** How a check reaches the target: `fetch` replaces undici (and global fetch for the control plane). */
 export interface RunOptions {
   fetch?: typeof globalThis.fetch;
+  /** Told when the check ran out of its time budget against a deployment (it is then skipped, not passed). */
+  onSkip?: (reason: string) => void;
 }
 
 export interface PropertyOptions {
@@ -163,6 +165,8 @@ export class CheckContext {
   private sinks: Violation[][] = [];
   private readonly cleanups: (() => Promise<unknown>)[] = [];
   private readonly detach: () => void;
+  /** Why the check could not see all it should (a deployment's time budget ran out), or null. */
+  skipped: string | null = null;
 
   constructor(
     info: TargetInfo,
@@ -297,6 +301,15 @@ export class CheckContext {
     }
   }
 
+  /**
+   * State that moves with time did not arrive within the budget. The simulator's clock is the kit's to move,
+   * so there it is a violation; against a deployment the check is reported as skipped with the reason.
+   */
+  outOfTime(rule: string, message: string, exchange?: Exchange | null): void {
+    if (this.target.isSimulator) this.report({ rule, message, exchange: exchange ?? null });
+    else this.skipped ??= `out of time (pollTimeoutMs ${this.info.pollTimeoutMs}): ${message}`;
+  }
+
   /** Runs the cleanups and returns everything found. */
   async finish(): Promise<Violation[]> {
     this.sinks = [];
@@ -327,6 +340,7 @@ export async function runCheck(
     failure = e;
   }
   const found = await ctx.finish();
+  if (ctx.skipped) options.onSkip?.(ctx.skipped);
   if (failure) {
     // A check that could not finish (the target hung up, or answered something it could not read) still
     // hands over what it found before that.

@@ -7,15 +7,19 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { limitCatalogue, operations } from "./contract.ts";
 import type { Exchange } from "./http.ts";
+import { MACHINES } from "./machines.ts";
 
 export interface CoverageFragment {
   statuses: Record<string, number[]>;
   limits: string[];
+  /** `machine: from→to`, as observed. */
+  transitions?: string[];
 }
 
 export class Coverage {
   private readonly statuses = new Map<string, Set<number>>();
   private readonly limits = new Set<string>();
+  private readonly transitions = new Set<string>();
 
   record(ex: Exchange): void {
     if (!ex.operation) return;
@@ -32,10 +36,16 @@ export class Coverage {
     this.limits.add(id);
   }
 
+  /** Marks a transition of a state machine (lib/machines.ts) as observed. */
+  transition(machine: string, from: string, to: string): void {
+    this.transitions.add(`${machine}: ${from}→${to}`);
+  }
+
   fragment(): CoverageFragment {
     return {
       statuses: Object.fromEntries([...this.statuses].map(([k, v]) => [k, [...v].sort()])),
       limits: [...this.limits].sort(),
+      transitions: [...this.transitions].sort(),
     };
   }
 }
@@ -68,12 +78,16 @@ export interface CoverageReport {
     byOperation: Record<string, { documented: number[]; seen: number[] }>;
   };
   limits: { total: number; exercised: number; missing: string[] };
+  /** Per state machine: the transitions the description defines, which were seen, which were not. */
+  transitions: Record<string, { seen: string[]; missing: string[] }>;
 }
 
 export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageReport {
   const seen = new Map<string, Set<number>>();
   const limitsSeen = new Set<string>();
+  const transitionsSeen = new Set<string>();
   for (const f of fragments) {
+    for (const t of f.transitions ?? []) transitionsSeen.add(t);
     for (const [id, statuses] of Object.entries(f.statuses)) {
       const s = seen.get(id) ?? new Set<number>();
       for (const st of statuses) s.add(st);
@@ -103,7 +117,34 @@ export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageR
       exercised: catalogue.filter((l) => limitsSeen.has(l.id)).length,
       missing: catalogue.filter((l) => !limitsSeen.has(l.id)).map((l) => l.id),
     },
+    transitions: Object.fromEntries(
+      Object.entries(MACHINES).map(([machine, all]) => [
+        machine,
+        {
+          seen: all.filter((t) => transitionsSeen.has(`${machine}: ${t}`)),
+          missing: all.filter((t) => !transitionsSeen.has(`${machine}: ${t}`)),
+        },
+      ]),
+    ),
   };
+}
+
+/**
+ * Joins the coverage reports of several runs (the shards of one CI job) into one: an operation, status,
+ * limit or transition counts as exercised when any run exercised it.
+ */
+export function joinCoverage(reports: readonly CoverageReport[]): CoverageReport {
+  const catalogue = limitCatalogue();
+  const fragment: CoverageFragment = { statuses: {}, limits: [], transitions: [] };
+  for (const r of reports) {
+    for (const [id, s] of Object.entries(r.statuses.byOperation))
+      if (s.seen.length) fragment.statuses[id] = [...new Set([...(fragment.statuses[id] ?? []), ...s.seen])];
+    const missing = new Set(r.limits.missing);
+    fragment.limits.push(...catalogue.filter((l) => !missing.has(l.id)).map((l) => l.id));
+    for (const [machine, t] of Object.entries(r.transitions ?? {}))
+      fragment.transitions?.push(...t.seen.map((x) => `${machine}: ${x}`));
+  }
+  return mergeCoverage([fragment]);
 }
 
 export function formatCoverage(r: CoverageReport): string {
@@ -116,5 +157,10 @@ export function formatCoverage(r: CoverageReport): string {
     ...(r.operations.missing.length
       ? [`  operations not exercised: ${r.operations.missing.join(", ")}`]
       : []),
+    "  state machines (transitions seen):",
+    ...Object.entries(r.transitions).map(
+      ([m, t]) =>
+        `    ${m}: ${t.seen.length}/${t.seen.length + t.missing.length}${t.missing.length ? ` (not seen: ${t.missing.join(", ")})` : ""}`,
+    ),
   ].join("\n");
 }

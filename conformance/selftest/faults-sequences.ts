@@ -11,6 +11,8 @@ import { facets } from "../checks/filter-attributes.ts";
 import { wrongMethod } from "../checks/methods.ts";
 import { rateLimit } from "../checks/ratelimit.ts";
 import { memberCapBoundary, previewSoftWarn } from "../checks/thresholds.ts";
+import { exportJob, researchStages } from "../checks/timelines.ts";
+import { world } from "../checks/world.ts";
 import { type FaultCase, is } from "./fault-kit.ts";
 import { as, remember } from "./faults-world.ts";
 import { editJson, envelope, keyOf, pathOf, withHeaders } from "./harness.ts";
@@ -192,6 +194,56 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
         return next(req);
       }
       return next(as(new Request(url, { method: req.method, headers: req.headers }), keyOf(req) ?? ""));
+    },
+  },
+  {
+    name: "an export job never becomes downloadable",
+    checks: [exportJob],
+    reportedBy: "domain/export-job",
+    fault: async (req, next) =>
+      is(req, "GET", /\/export-download$/) ? envelope(404, "Export not found", pathOf(req)) : next(req),
+  },
+  {
+    name: "research.stage goes back to researching after recalibrating",
+    checks: [researchStages],
+    reportedBy: "domain/research-stages",
+    fault: async (req, next, env) => {
+      const res = await next(req);
+      if (!is(req, "GET", /\/progress$/)) return res;
+      const seen = remember(env, "stages", () => new Set<string>());
+      return editJson(res, (b) => {
+        const r = b?.data?.research;
+        if (!r) return;
+        if (seen.has("recalibrating") && r.stage === "done" && !seen.has("reverted")) {
+          seen.add("reverted");
+          r.stage = "researching";
+        }
+        seen.add(r.stage);
+      });
+    },
+  },
+  {
+    name: "a ready Formation keeps its build progress",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next) => {
+      const res = await next(req);
+      if (!is(req, "GET", new RegExp(`/formations/${UUID}$`))) return res;
+      return editJson(res, (b) => {
+        if (b?.data?.status === "ready") b.data.progress = { percent: 100 };
+      });
+    },
+  },
+  {
+    name: "Formation builds never finish",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next) => {
+      const res = await next(req);
+      if (!is(req, "GET", new RegExp(`/formations/${UUID}$`))) return res;
+      return editJson(res, (b) => {
+        if (b?.data?.status) Object.assign(b.data, { status: "building", progress: { percent: 50 } });
+      });
     },
   },
 ];

@@ -36,6 +36,7 @@ export async function createSession(c: CheckContext, w: World, _cast: Cast, s: S
   });
   if (!c.expect(ex.status === 201, RULE, `create answered ${ex.status}, not 201`, ex)) return;
   w.sessions.push({ id: ex.body?.id, account: s.as, status: ex.body?.status, idempotencyKey, body });
+  c.coverage.transition("checkout", "∅", "open");
 }
 
 export async function session(c: CheckContext, w: World, cast: Cast, s: S<"session">): Promise<void> {
@@ -82,6 +83,15 @@ export async function session(c: CheckContext, w: World, cast: Cast, s: S<"sessi
       "complete without buyer checkout gave no continue_url",
       ex,
     );
+  if (s.op === "cancel" || s.op === "complete") {
+    const name = (st: string) => (st === "canceled" || st === "completed" ? st : "open");
+    const to = name(String(ex.body?.status));
+    c.coverage.transition(
+      "checkout",
+      name(x.status),
+      to === "open" && s.op === "complete" ? "open (complete before buyer)" : to,
+    );
+  }
   x.status = ex.body?.status ?? x.status;
   void cast;
 }

@@ -40,12 +40,15 @@ export async function createFormation(c: CheckContext, w: World, cast: Cast, s: 
   )
     return;
   if (expected !== 200) return;
+  const status = String(ex.body?.data?.status);
   const f: FormationRec = {
     id: ex.body?.data?.id,
     creator: s.as,
     shared: isCollaborator(w, s.as),
     alive: true,
+    status,
   };
+  c.coverage.transition("formation", "∅", status);
   w.formations.push(f);
   await observeFormation(c, w, cast, f);
 }
@@ -87,17 +90,67 @@ export async function formation(c: CheckContext, w: World, cast: Cast, s: S<"for
     )
   )
     return;
-  if (s.op === "recompute" && expected === 200)
+  if (s.op === "recompute" && expected === 200) {
     c.expect(
       ex.body?.data?.id === f.id,
       RULE,
       `recompute answered for ${ex.body?.data?.id}, not ${f.id}`,
       ex,
     );
+    const now = String(ex.body?.data?.status);
+    if (now !== f.status) c.coverage.transition("formation", f.status, now);
+    f.status = now;
+  }
   if (s.op === "delete" && expected === 204) {
+    c.coverage.transition("formation", f.status, "deleted");
     f.alive = false;
     await observeFormation(c, w, cast, f);
   }
+}
+
+const BUILD_RULE =
+  "API description, Formation status: a build leaves `building` for `ready` (progress becomes null) or `failed`";
+
+/**
+ * Time passes (the simulator's clock, or real waiting against a deployment) until no Formation the run made
+ * is building; each transition is recorded, and a ready one must have no progress left.
+ */
+export async function settleFormations(c: CheckContext, w: World): Promise<void> {
+  const mine = w.formations.filter((f) => f.alive);
+  // Each is read by someone who may see it: the owner for a shared one, its creator for a private one.
+  const reader = (f: FormationRec) => (f.shared ? "owner" : f.creator);
+  const observe = async (f: FormationRec) => {
+    const params = { audienceId: w.audienceId, formationId: f.id };
+    const ex = await c.call({ op: "getFormation", params, as: c.as(reader(f)) });
+    if (
+      !c.expect(
+        ex.status === 200,
+        RULE,
+        `${reader(f)} reading a Formation it may see answered ${ex.status}`,
+        ex,
+      )
+    )
+      return ex;
+    const d = ex.body?.data ?? {};
+    if (d.status !== f.status) c.coverage.transition("formation", f.status, String(d.status));
+    f.status = String(d.status);
+    if (d.status === "ready")
+      c.expect(
+        d.progress === null,
+        BUILD_RULE,
+        `a ready Formation has progress ${JSON.stringify(d.progress)}`,
+        ex,
+      );
+    return ex;
+  };
+  const visible = mine.filter((f) => canSeeFormation(w, f, reader(f)));
+  const settled = await c.waitUntil(async () => {
+    for (const f of visible) await observe(f);
+    return visible.every((f) => f.status !== "building");
+  });
+  const stuck = visible.filter((f) => f.status === "building");
+  if (!settled && stuck.length)
+    c.outOfTime(BUILD_RULE, `${stuck.length} Formation(s) still building after the wait`);
 }
 
 /** Walks every page at the step's limit; the pages add up to the one-page listing, and end where it ends. */

@@ -40,6 +40,7 @@ export async function createKey(c: CheckContext, w: World, cast: Cast, s: S<"cre
   const k: KeyRec = { id: ex.body?.id, key: ex.body?.key, account: s.as, alive: true };
   if (!c.expect(typeof k.key === "string", RULE, "the creation response has no key", ex)) return;
   w.keys.push(k);
+  c.coverage.transition("apiKey", "∅", "live");
   await observeKey(c, cast, k);
 }
 
@@ -65,7 +66,10 @@ export async function deleteKey(c: CheckContext, w: World, cast: Cast, s: S<"del
     `${s.as} deleting ${what} answered ${ex.status}, not ${expected}`,
     ex,
   );
-  if (expected === 204 && ex.status === 204) k.alive = false;
+  if (expected === 204 && ex.status === 204) {
+    k.alive = false;
+    c.coverage.transition("apiKey", "live", "deleted");
+  }
   await observeKey(c, cast, k);
 }
 

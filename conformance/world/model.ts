@@ -18,6 +18,8 @@ export interface FormationRec {
   creator: Role;
   shared: boolean;
   alive: boolean;
+  /** The status last seen (building, ready, failed). */
+  status: string;
 }
 
 export interface SessionRec {

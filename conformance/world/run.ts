@@ -14,7 +14,13 @@ import { curlFor, type Violation } from "../lib/report.ts";
 import type { Role } from "../lib/target.ts";
 import { addMembers, deleteAudience, follow, put, removeMember, view } from "./audience.ts";
 import { cleanupSessions, createSession, replaySession, session } from "./checkout.ts";
-import { cleanupFormations, createFormation, formation, listFormations } from "./formations.ts";
+import {
+  cleanupFormations,
+  createFormation,
+  formation,
+  listFormations,
+  settleFormations,
+} from "./formations.ts";
 import { cleanupKeys, createKey, deleteKey, listKeys, useKey } from "./keys.ts";
 import type { World } from "./model.ts";
 import { type Cast, describeStep, type Step, type StepKind, stepArbitraries } from "./steps.ts";
@@ -35,7 +41,10 @@ const PERFORM: Record<StepKind, Perform> = {
   createFormation,
   formation,
   listFormations,
-  settle: async (c) => c.target.advance(c.target.isSimulator ? 5_000 : 500),
+  settle: async (c, w) => {
+    await c.target.advance(c.target.isSimulator ? 5_000 : 500);
+    await settleFormations(c, w);
+  },
   createSession,
   session,
   replaySession,

@@ -1,0 +1,144 @@
+/**
+ * State that moves with time, followed through its transitions: an export job until its artifact can be
+ * downloaded, and Go deeper research through its stages. On the simulator the kit moves the virtual clock;
+ * against a deployment it polls within `pollTimeoutMs`, and a budget that runs out skips the check.
+ */
+import type { CheckDef } from "../lib/context.ts";
+import { deleteAudienceLater, fresh } from "../lib/helpers.ts";
+import type { Exchange } from "../lib/http.ts";
+
+const EXPORT_RULE =
+  "API description, exports: a cached artifact returns at once; otherwise the job is queued and polled through export-status, and export-download answers 200 the artifact";
+const RESEARCH_RULE =
+  "API description, progress: research.stage runs researching, then waiting_for_runs, then recalibrating, then done; `deepen` answers 202 with data.research (phase researching, status queued, stage researching) and progressUrl";
+
+export const exportJob: CheckDef = {
+  name: "domain/export-job",
+  title:
+    "a forced export is queued, then export-status leaves queued and export-download serves the artifact",
+  needs: { roles: ["owner"], audiences: ["main"] },
+  mutates: true,
+  async run(ctx) {
+    const params = { audienceId: ctx.target.audience("main") };
+    const query = { kind: "brief", format: "md" };
+    const as = ctx.as("owner");
+    const started = await ctx.call({ op: "exportAudience", params, as, json: { ...query, force: true } });
+    if (
+      !ctx.expect(started.status === 200, EXPORT_RULE, `a forced export answered ${started.status}`, started)
+    )
+      return;
+    const queued = started.body?.data?.status === "queued";
+    ctx.coverage.transition("export", "∅", queued ? "queued" : "cached");
+    let download: Exchange = started;
+    const done = await ctx.waitUntil(async () => {
+      const status = await ctx.call({ op: "getExportStatus", params, as, query });
+      if (status.body?.data?.status === "queued" || status.body?.data?.status === "running") return false;
+      download = await ctx.call({ op: "downloadExport", params, as, query });
+      return download.status === 200;
+    });
+    if (!done)
+      return ctx.outOfTime(EXPORT_RULE, "the export could not be downloaded within the wait", download);
+    if (queued) ctx.coverage.transition("export", "queued", "downloadable");
+    ctx.expect(
+      (download.header("content-type") ?? "").startsWith("text/markdown") && download.text.length > 0,
+      EXPORT_RULE,
+      `the md artifact came as ${download.header("content-type")} with ${download.text.length} characters`,
+      download,
+    );
+    // Nothing changed since: asking again (not forced) returns the cached artifact at once.
+    const again = await ctx.call({ op: "exportAudience", params, as, json: query });
+    if (
+      ctx.expect(
+        again.status === 200 && again.body?.data?.status !== "queued",
+        EXPORT_RULE,
+        `asking again for the artifact just made answered ${again.status} ${again.body?.data?.status}`,
+        again,
+      )
+    )
+      ctx.coverage.transition("export", "∅", "cached");
+  },
+};
+
+const STAGES = ["researching", "waiting_for_runs", "recalibrating", "done"];
+
+export const researchStages: CheckDef = {
+  name: "domain/research-stages",
+  title:
+    "Go deeper: 202 at once, then research.stage moves forward only, progress never falls, and it ends done",
+  needs: { roles: ["teammate"], audiences: ["main"] },
+  mutates: true,
+  async run(ctx) {
+    // A private copy owned by a team-plan caller is the sandbox: research changes grounding and members.
+    const as = ctx.as("teammate");
+    const copy = await ctx.call({
+      op: "duplicateAudience",
+      params: { audienceId: ctx.target.audience("main") },
+      as,
+      json: { name: "Conformance research sandbox" },
+      headers: { "x-service-idempotency-key": fresh("research") },
+    });
+    if (
+      !ctx.expect(copy.status === 201, RESEARCH_RULE, `duplicating the sandbox answered ${copy.status}`, copy)
+    )
+      return;
+    const audienceId = copy.body.data.id as string;
+    deleteAudienceLater(ctx, audienceId, "teammate");
+    const accepted = await ctx.call({
+      op: "recalibrateAudience",
+      params: { audienceId },
+      as,
+      json: { deepen: { topics: ["pricing sensitivity"] } },
+    });
+    const r = accepted.body?.data?.research ?? {};
+    if (
+      !ctx.expect(
+        accepted.status === 202,
+        RESEARCH_RULE,
+        `deepen answered ${accepted.status}, not 202`,
+        accepted,
+      )
+    )
+      return;
+    ctx.expect(
+      r.phase === "researching" && r.status === "queued" && r.stage === "researching",
+      RESEARCH_RULE,
+      `deepen answered phase ${r.phase}, status ${r.status}, stage ${r.stage}`,
+      accepted,
+    );
+    ctx.coverage.transition("research", "∅", String(r.stage));
+    let stage = String(r.stage);
+    let progress = 0;
+    let last: Exchange = accepted;
+    const done = await ctx.waitUntil(async () => {
+      last = await ctx.call({ op: "getAudienceProgress", params: { audienceId }, as });
+      const now = last.body?.data?.research ?? {};
+      const next = String(now.stage);
+      ctx.expect(
+        STAGES.indexOf(next) >= STAGES.indexOf(stage),
+        RESEARCH_RULE,
+        `research.stage went back from ${stage} to ${next}`,
+        last,
+      );
+      ctx.expect(
+        Number(now.progress) >= progress,
+        RESEARCH_RULE,
+        `progress fell from ${progress} to ${now.progress}`,
+        last,
+      );
+      if (next !== stage && STAGES.includes(next)) ctx.coverage.transition("research", stage, next);
+      stage = next;
+      progress = Number(now.progress);
+      return stage === "done" || now.status === "failed";
+    }, 1_000);
+    if (!done)
+      return ctx.outOfTime(RESEARCH_RULE, `research was still at stage ${stage} after the wait`, last);
+    const final = last.body?.data?.research ?? {};
+    if (final.status === "completed")
+      ctx.expect(
+        final.phase === "researched" && final.progress === 100,
+        RESEARCH_RULE,
+        `completed research reports phase ${final.phase}, progress ${final.progress}`,
+        last,
+      );
+  },
+};

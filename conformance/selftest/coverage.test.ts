@@ -1,0 +1,18 @@
+/** Shard coverage joins into what one run over everything would have reported. */
+import { expect, it } from "vitest";
+import { joinCoverage, mergeCoverage } from "../lib/coverage.ts";
+
+it("joining two shards' reports equals the report of both shards' fragments", () => {
+  const a = { statuses: { getMe: [200], listApiKeys: [200] }, limits: [], transitions: ["apiKey: ∅→live"] };
+  const b = {
+    statuses: { getMe: [401], createApiKey: [201] },
+    limits: ["createApiKey:name:maxLength"],
+    transitions: ["apiKey: live→deleted", "formation: building→ready"],
+  };
+  const joined = joinCoverage([mergeCoverage([a]), mergeCoverage([b])]);
+  expect(joined).toEqual(mergeCoverage([a, b]));
+  expect(joined.statuses.byOperation.getMe?.seen).toEqual([200, 401]);
+  expect(joined.transitions.apiKey?.missing).toEqual([]);
+  expect(joined.transitions.formation?.seen).toEqual(["building→ready"]);
+  expect(joined.operations.exercised).toBe(3);
+});
