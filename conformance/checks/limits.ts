@@ -39,6 +39,7 @@ export const keyName: CheckDef = {
   mutates: true,
   async run(ctx) {
     const rule = `API description: POST /api-keys name max ${NAME} chars after trimming; empty, null or missing name stores null; empty body accepted`;
+    const stored = new Map<string, string | null>();
     const create = async (
       label: string,
       spec: { json?: unknown; body?: string },
@@ -49,6 +50,7 @@ export const keyName: CheckDef = {
       if (ok(ex) && typeof ex.body?.id === "string") deleteKeyLater(ctx, ex.body.id);
       if (!ctx.expect(ex.status === expected, rule, `${label}: answered ${ex.status}, not ${expected}`, ex))
         return;
+      if (name !== undefined && typeof ex.body?.id === "string") stored.set(ex.body.id, name);
       if (name !== undefined)
         ctx.expect(
           ex.body?.name === name,
@@ -70,6 +72,18 @@ export const keyName: CheckDef = {
     await create("null name", { json: { name: null } }, 201, null);
     await create("no name", { json: {} }, 201, null);
     await create("no body", {}, 201, null);
+    // What the creation answered is what was stored: the listing shows the same names.
+    const list = await ctx.call({ op: "listApiKeys", as: ctx.as("owner") });
+    const rows = new Map(
+      ((list.body ?? []) as { id: string; name: string | null }[]).map((r) => [r.id, r.name]),
+    );
+    for (const [id, name] of stored)
+      ctx.expect(
+        rows.get(id) === name,
+        rule,
+        `key ${id} is listed with name ${JSON.stringify(rows.get(id))}, not ${JSON.stringify(name)}`,
+        list,
+      );
     ctx.coverage.limit("createApiKey:body.name:x-max-trimmed-length");
   },
 };

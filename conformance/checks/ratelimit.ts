@@ -4,7 +4,7 @@
  * recovers.
  */
 import type { CheckContext, CheckDef } from "../lib/context.ts";
-import type { Exchange } from "../lib/http.ts";
+import type { Credentials, Exchange } from "../lib/http.ts";
 import type { Role } from "../lib/target.ts";
 
 const RULE =
@@ -20,6 +20,8 @@ export const rateLimit: CheckDef = {
   async run(ctx) {
     const role: Role = "member";
     const me = (r: Role = role) => ctx.call({ op: "getMe", as: ctx.as(r), retry: false, pace: false });
+    // A second key of the same account, made before the window under test: the budget is the account's.
+    const second = ctx.target.isSimulator ? await secondKey(ctx, role) : null;
     const limit = ctx.target.isSimulator
       ? await simulatorLimit(ctx)
       : (ctx.info.rateLimitPerMinute as number);
@@ -53,6 +55,15 @@ export const rateLimit: CheckDef = {
         other,
       );
     }
+    if (second) {
+      const same = await ctx.call({ op: "getMe", as: second, retry: false, pace: false });
+      ctx.expect(
+        same.status === 429,
+        RULE,
+        `another key of the refused account answered ${same.status}, not 429: the budget is per key, not per account`,
+        same,
+      );
+    }
     const wait = Number(refused.header("retry-after") ?? 60);
     await ctx.target.advance((Number.isFinite(wait) ? Math.min(wait, 61) : 61) * 1000 + 1000);
     const again = await me();
@@ -64,6 +75,17 @@ export const rateLimit: CheckDef = {
     );
   },
 };
+
+async function secondKey(ctx: CheckContext, role: Role): Promise<Credentials | null> {
+  const made = await ctx.call({
+    op: "createApiKey",
+    as: ctx.as(role),
+    json: { name: "conformance rate-limit" },
+  });
+  if (made.status !== 201) return null;
+  ctx.defer(() => ctx.call({ op: "deleteApiKey", params: { keyId: made.body.id }, as: ctx.as(role) }));
+  return { key: made.body.key, label: `${role}_second` };
+}
 
 /** Sets a small limit on the simulator for the check, and puts the run's limit back afterwards. */
 async function simulatorLimit(ctx: CheckContext): Promise<number> {

@@ -39,7 +39,7 @@ function script(cast: Cast, sessions: boolean): Step[] {
     { k: "createFormation", as: "outsider", subgroups: 2 },
     { k: "createFormation", as: "member", subgroups: 3 },
     { k: "put", as: "admin", isSharedWithTeam: false, prefix: 1 },
-    { k: "put", as: "owner", isSharedWithTeam: false, isPublic: "string", prefix: 1 },
+    { k: "put", as: "owner", isSharedWithTeam: false, isPublic: "string", prefix: 1, rename: true },
     { k: "view", as: "teammate", prefix: 1, preview: true },
     { k: "createFormation", as: "teammate", subgroups: 2 },
     { k: "settle" },

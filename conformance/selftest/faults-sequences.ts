@@ -8,6 +8,7 @@ import { membersPreview } from "../checks/audiences.ts";
 import { collaboratorRemoval } from "../checks/collaborators.ts";
 import { duplicateContents, duplicateReplay } from "../checks/duplicate.ts";
 import { facets } from "../checks/filter-attributes.ts";
+import { keyName } from "../checks/limits.ts";
 import { wrongMethod } from "../checks/methods.ts";
 import { rateLimit } from "../checks/ratelimit.ts";
 import { memberCapBoundary, previewSoftWarn } from "../checks/thresholds.ts";
@@ -243,6 +244,38 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
       if (!is(req, "GET", new RegExp(`/formations/${UUID}$`))) return res;
       return editJson(res, (b) => {
         if (b?.data?.status) Object.assign(b.data, { status: "building", progress: { percent: 50 } });
+      });
+    },
+  },
+  {
+    name: "the rate-limit budget is per key, not per account",
+    checks: [rateLimit],
+    reportedBy: "ratelimit/429",
+    fault: async (req, next, env) => {
+      // Every key spends its own budget: a second key of a refused account is let through.
+      const refused = remember(env, "refusedKeys", () => new Set<string>());
+      const res = await next(req);
+      const key = keyOf(req) ?? "";
+      if (res.status !== 429) return res;
+      if (refused.size === 0 || refused.has(key)) {
+        refused.add(key);
+        return res;
+      }
+      return new Response(JSON.stringify({ id: env.sim.manifest().users.member?.id }), {
+        status: 200,
+        headers: { "content-type": "application/json", "ratelimit-limit": "5", "ratelimit-remaining": "4" },
+      });
+    },
+  },
+  {
+    name: "an API key listing shows another name than the creation answered",
+    checks: [keyName],
+    reportedBy: "limits/api-key-name",
+    fault: async (req, next) => {
+      const res = await next(req);
+      if (!is(req, "GET", /\/api-keys$/)) return res;
+      return editJson(res, (rows) => {
+        for (const r of rows ?? []) if (r.name === null) r.name = "";
       });
     },
   },

@@ -335,4 +335,99 @@ export const WORLD_FAULTS: FaultCase[] = [
       return res;
     },
   },
+  {
+    name: "PUT answers the new name but keeps the old one",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const names = remember(env, "names", () => new Map<string, string>());
+      if (!is(req, "PUT", /\/audiences\/[0-9a-f-]{36}$/)) return next(req);
+      const { req: copy, json } = await bodyOf(req);
+      const body = json as { name?: string };
+      const first = names.get(pathOf(req)) ?? (typeof body?.name === "string" ? body.name.trim() : "");
+      names.set(pathOf(req), first);
+      const res = await next(withBody(copy, { ...body, name: first }));
+      return editJson(res, (b) => {
+        if (b?.data && typeof body?.name === "string") b.data.name = body.name.trim();
+      });
+    },
+  },
+  {
+    name: "a deleted key still authenticates on the checkout endpoints",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const secrets = remember(env, "secrets", () => new Map<string, string>());
+      const deleted = remember(env, "deleted", () => new Map<string, string>());
+      const key = keyOf(req) ?? "";
+      const stand = deleted.get(key);
+      if (stand && pathOf(req).startsWith("/api/acp/")) return next(as(req, stand));
+      const res = await next(req);
+      if (is(req, "POST", /\/api-keys$/) && res.status === 201) {
+        const body = (await res.clone().json()) as { id: string; key: string };
+        secrets.set(body.id, body.key);
+      }
+      const m = /\/api-keys\/(c[a-z0-9]{24})$/.exec(pathOf(req));
+      const gone = m && secrets.get(m[1] as string);
+      if (req.method === "DELETE" && res.status === 204 && gone && gone !== key) deleted.set(gone, key);
+      return res;
+    },
+  },
+  {
+    name: "a preview persists a Formation",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const res = await next(req);
+      if (!is(req, "POST", /\/formations\/preview$/) || res.status !== 200) return res;
+      const hypothesis = {
+        intent: "Persisted by a preview",
+        subgroups: [
+          { id: "p1", label: "One", definition: "People who describe themselves as senior" },
+          { id: "p2", label: "Two", definition: "People who describe themselves as junior" },
+        ],
+      };
+      const url = req.url.replace(/\/preview$/, "");
+      await env.sim.fetch(
+        new Request(url, {
+          method: "POST",
+          headers: {
+            authorization: req.headers.get("authorization") ?? "",
+            "content-type": "application/json",
+          },
+          body: JSON.stringify({ hypothesis }),
+        }),
+      );
+      return res;
+    },
+  },
+  {
+    name: "a recompute replaces the stored hypothesis",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const recomputed = remember(env, "recomputed", () => new Set<string>());
+      const m = /\/formations\/([0-9a-f-]{36})(\/recompute)?$/.exec(pathOf(req));
+      if (m && req.method === "POST" && m[2]) recomputed.add(m[1] as string);
+      const res = await next(req);
+      if (!m || req.method !== "GET" || !recomputed.has(m[1] as string)) return res;
+      return editJson(res, (b) => {
+        const g = b?.data?.hypothesis?.subgroups?.[0];
+        if (g) g.id = `${g.id}-re`;
+      });
+    },
+  },
+  {
+    name: "a refresh re-prices the session",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next) => {
+      const res = await next(req);
+      if (!is(req, "POST", /\/checkout_sessions\/[^/]+$/)) return res;
+      return editJson(res, (b) => {
+        const li = b?.line_items?.[0];
+        if (li) li.unit_amount += 100;
+      });
+    },
+  },
 ];

@@ -6,6 +6,9 @@ import { describe, expect, it } from "vitest";
 import { FAULTS } from "./faults.ts";
 import { brokenServer, runAll } from "./harness.ts";
 
+// Shrinking is shown in replay.test.ts; here a failure only has to be found, so it is shrunk briefly.
+process.env.CONFORMANCE_SHRINK_MS ??= "1500";
+
 describe("each deliberate fault is reported by its check", () => {
   it("has at least 25 distinct faults", () => {
     expect(new Set(FAULTS.map((f) => f.name)).size).toBeGreaterThanOrEqual(25);

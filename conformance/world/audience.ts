@@ -11,6 +11,8 @@ import type { Cast, Flag, Step } from "./steps.ts";
 
 type S<K extends Step["k"]> = Extract<Step, { k: K }>;
 
+const RENAMED = " (renamed)";
+
 const VIEW_RULE =
   "API description, GET audience: readable by the owner, direct members, team members when team-shared, anyone when public, and Study members (404 otherwise); currentMemberRole is the caller's role (public_viewer for public and Study viewers); isSharedWithTeam, isLinkSharingEnabled and publicShareId are returned only to collaborators";
 const PUT_RULE =
@@ -55,6 +57,12 @@ async function observeView(c: CheckContext, w: World, role: Role, prefix: string
     d.currentMemberRole === memberRole(w, role),
     VIEW_RULE,
     `${role} ${state} sees currentMemberRole ${JSON.stringify(d.currentMemberRole)}, not ${memberRole(w, role)}`,
+    ex,
+  );
+  c.expect(
+    d.name === w.name,
+    VIEW_RULE,
+    `${role} reads name ${JSON.stringify(d.name)}; the model has ${JSON.stringify(w.name)}`,
     ex,
   );
   const collaborator = isCollaborator(w, role);
@@ -112,7 +120,9 @@ function checkMembers(c: CheckContext, w: World, ex: Exchange, where: string): v
 }
 
 export async function put(c: CheckContext, w: World, cast: Cast, s: S<"put">): Promise<void> {
-  const json: Record<string, unknown> = { name: w.name };
+  // A new name is sent inside whitespace: the description trims it, and it must show trimmed everywhere.
+  const renamed = w.name.endsWith(RENAMED) ? w.name.slice(0, -RENAMED.length) : `${w.name}${RENAMED}`;
+  const json: Record<string, unknown> = { name: s.rename ? `  ${renamed}\t` : w.name };
   if (s.isPublic !== undefined) json.isPublic = sent(s.isPublic, w.isPublic);
   if (s.isSharedWithTeam !== undefined) json.isSharedWithTeam = sent(s.isSharedWithTeam, w.isSharedWithTeam);
   const prefix = pick(cast.prefixes, s.prefix);
@@ -142,10 +152,12 @@ export async function put(c: CheckContext, w: World, cast: Cast, s: S<"put">): P
       ex,
     );
   if (expected === 200) {
+    if (s.rename) w.name = renamed;
     if (typeof json.isPublic === "boolean") w.isPublic = json.isPublic;
     w.isSharedWithTeam = nextTeam;
     const d = ex.body?.data ?? {};
     for (const [field, value] of [
+      ["name", w.name],
       ["isPublic", w.isPublic],
       ["isSharedWithTeam", w.isSharedWithTeam],
       ["isLinkSharingEnabled", w.isLinkSharingEnabled],

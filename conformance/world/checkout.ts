@@ -11,7 +11,7 @@ import type { Cast, Step } from "./steps.ts";
 type S<K extends Step["k"]> = Extract<Step, { k: K }>;
 
 const RULE =
-  "API description, hosted checkout: create 201; GET, refresh, cancel and complete operate only on sessions owned by the caller (404 otherwise); cancel cancels an open session; complete answers requires_escalation with continue_url until the buyer completes";
+  "API description, hosted checkout: create 201; GET, refresh, cancel and complete operate only on sessions owned by the caller (404 otherwise); a refresh returns the immutable hosted session (the purchase as created); cancel cancels an open session; complete answers requires_escalation with continue_url until the buyer completes";
 const REPLAY_RULE =
   "Idempotency-Key (API description: ACP create takes a required idempotency key): the same key and body replay the same session; the same key with a different purchase never makes a second session; a key is the caller's own";
 
@@ -35,7 +35,14 @@ export async function createSession(c: CheckContext, w: World, _cast: Cast, s: S
     headers: { "idempotency-key": idempotencyKey },
   });
   if (!c.expect(ex.status === 201, RULE, `create answered ${ex.status}, not 201`, ex)) return;
-  w.sessions.push({ id: ex.body?.id, account: s.as, status: ex.body?.status, idempotencyKey, body });
+  w.sessions.push({
+    id: ex.body?.id,
+    account: s.as,
+    status: ex.body?.status,
+    idempotencyKey,
+    body,
+    purchase: purchaseOf(ex.body),
+  });
   c.coverage.transition("checkout", "∅", "open");
 }
 
@@ -74,6 +81,12 @@ export async function session(c: CheckContext, w: World, cast: Cast, s: S<"sessi
     ex.body?.id === x.id && ex.body?.status === expected,
     RULE,
     `${s.op} shows ${ex.body?.id} ${ex.body?.status}; the model has ${x.id} ${expected}`,
+    ex,
+  );
+  c.expect(
+    purchaseOf(ex.body) === x.purchase,
+    RULE,
+    `${s.op} shows another purchase than the one created: ${purchaseOf(ex.body).slice(0, 200)}`,
     ex,
   );
   if (s.op === "complete" && expected === "requires_escalation")
@@ -144,7 +157,14 @@ export async function replaySession(c: CheckContext, w: World, cast: Cast, s: S<
       status: theirs.body?.status,
       idempotencyKey: x.idempotencyKey,
       body: x.body,
+      purchase: purchaseOf(theirs.body),
     });
+}
+
+/** What a session sells, as a comparable string: currency and each line item's price and amounts. */
+function purchaseOf(body: unknown): string {
+  const b = (body ?? {}) as { currency?: unknown; line_items?: unknown };
+  return JSON.stringify([b.currency, b.line_items]);
 }
 
 export async function cleanupSessions(c: CheckContext, w: World): Promise<void> {

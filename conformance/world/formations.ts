@@ -23,11 +23,12 @@ const PAGE_RULE =
   "API description, list Formations: pagination { total, limit, offset, hasMore, nextOffset }; follow nextOffset while hasMore is true; a last page (also one that ends exactly at a multiple of limit) has hasMore false and nextOffset null";
 
 export async function createFormation(c: CheckContext, w: World, cast: Cast, s: S<"createFormation">) {
+  const proposed = hypothesis(s.subgroups, `w${w.formations.length}x`);
   const ex = await c.call({
     op: "createFormation",
     params: { audienceId: w.audienceId },
     as: c.as(s.as),
-    json: { hypothesis: hypothesis(s.subgroups, `w${w.formations.length}x`) },
+    json: { hypothesis: proposed },
   });
   const expected = canView(w, s.as) ? 200 : 404;
   if (
@@ -47,6 +48,7 @@ export async function createFormation(c: CheckContext, w: World, cast: Cast, s: 
     shared: isCollaborator(w, s.as),
     alive: true,
     status,
+    subgroups: proposed.subgroups.map((g) => (g as { id: string }).id),
   };
   c.coverage.transition("formation", "∅", status);
   w.formations.push(f);
@@ -109,7 +111,35 @@ export async function formation(c: CheckContext, w: World, cast: Cast, s: S<"for
 }
 
 const BUILD_RULE =
-  "API description, Formation status: a build leaves `building` for `ready` (progress becomes null) or `failed`";
+  "API description, Formation status: a build leaves `building` for `ready` (progress becomes null) or `failed`; recompute re-sorts members against the stored hypothesis, which stays";
+const PREVIEW_RULE =
+  "API description, Formations preview: any Audience viewer may call (404 otherwise); nothing is persisted";
+
+/** A preview proposes subgroups and persists nothing: the owner's listing is the same before and after. */
+export async function preview(c: CheckContext, w: World, _cast: Cast, s: S<"preview">): Promise<void> {
+  const params = { audienceId: w.audienceId };
+  const listed = async () => {
+    const ex = await c.call({ op: "listFormations", params, as: c.as("owner"), query: { limit: 100 } });
+    return ((ex.body?.data ?? []) as { id: string }[]).map((r) => r.id).join();
+  };
+  const before = await listed();
+  const ex = await c.call({
+    op: "previewFormation",
+    params,
+    as: c.as(s.as),
+    headers: { accept: "application/json" },
+    json: { userInput: "Split by seniority" },
+  });
+  const expected = canView(w, s.as) ? 200 : 404;
+  c.expect(
+    ex.status === expected,
+    PREVIEW_RULE,
+    `${s.as} previewing answered ${ex.status}, not ${expected}`,
+    ex,
+  );
+  const after = await listed();
+  c.expect(after === before, PREVIEW_RULE, "the Formation list changed after a preview", null);
+}
 
 /**
  * Time passes (the simulator's clock, or real waiting against a deployment) until no Formation the run made
@@ -134,6 +164,13 @@ export async function settleFormations(c: CheckContext, w: World): Promise<void>
     const d = ex.body?.data ?? {};
     if (d.status !== f.status) c.coverage.transition("formation", f.status, String(d.status));
     f.status = String(d.status);
+    const ids = ((d.hypothesis?.subgroups ?? []) as { id: string }[]).map((g) => g.id).join();
+    c.expect(
+      ids === f.subgroups.join(),
+      BUILD_RULE,
+      `the stored hypothesis has subgroups ${ids}, not ${f.subgroups.join()}`,
+      ex,
+    );
     if (d.status === "ready")
       c.expect(
         d.progress === null,

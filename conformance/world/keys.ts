@@ -9,7 +9,7 @@ import { type KeyRec, liveKeys, pick, type World } from "./model.ts";
 import type { Cast, Step } from "./steps.ts";
 
 const RULE =
-  "API description, API keys: POST 201 returns the key once; GET /api-keys lists the account's keys (createdAt descending, no secrets); DELETE 204 and the key stops authenticating immediately, on every prefix (/api/v1 and /v1); a key of another account is 404";
+  "API description, API keys: POST 201 returns the key once; GET /api-keys lists the account's keys (createdAt descending, no secrets); DELETE 204 and the key stops authenticating immediately, on every prefix (/api/v1 and /v1) and on /api/acp; a key of another account is 404";
 
 type S<K extends Step["k"]> = Extract<Step, { k: K }>;
 
@@ -28,9 +28,22 @@ async function observeKey(c: CheckContext, cast: Cast, k: KeyRec): Promise<void>
       )
     )
       continue;
-    if (k.alive && userId)
+    if (k.alive && userId && ex.status === 200)
       c.expect(ex.body?.id === userId, RULE, `GET ${prefix}/auth/me named ${ex.body?.id}, not ${userId}`, ex);
   }
+  // The checkout endpoints take the same service authentication: a deleted key is refused there too.
+  const acp = await c.call({
+    op: "getCheckoutSession",
+    params: { id: "cs_conformance_unknown" },
+    as: { key: k.key, label: `${k.account}_new` },
+  });
+  const expected = k.alive ? 404 : 401;
+  c.expect(
+    acp.status === expected,
+    RULE,
+    `a ${k.alive ? "live" : "deleted"} key of ${k.account} reading an unknown checkout session answered ${acp.status}, not ${expected}`,
+    acp,
+  );
 }
 
 export async function createKey(c: CheckContext, w: World, cast: Cast, s: S<"createKey">): Promise<void> {

@@ -20,6 +20,8 @@ export interface FormationRec {
   alive: boolean;
   /** The status last seen (building, ready, failed). */
   status: string;
+  /** The subgroup ids of the hypothesis it was made from (a recompute keeps them). */
+  subgroups: string[];
 }
 
 export interface SessionRec {
@@ -28,6 +30,8 @@ export interface SessionRec {
   status: string;
   idempotencyKey: string;
   body: Record<string, unknown>;
+  /** The purchase as created (currency and line items): immutable, a refresh included. */
+  purchase: string;
 }
 
 export interface World {

@@ -19,6 +19,7 @@ import {
   createFormation,
   formation,
   listFormations,
+  preview,
   settleFormations,
 } from "./formations.ts";
 import { cleanupKeys, createKey, deleteKey, listKeys, useKey } from "./keys.ts";
@@ -41,6 +42,7 @@ const PERFORM: Record<StepKind, Perform> = {
   createFormation,
   formation,
   listFormations,
+  preview,
   settle: async (c, w) => {
     await c.target.advance(c.target.isSimulator ? 5_000 : 500);
     await settleFormations(c, w);

@@ -14,7 +14,7 @@ export type Step =
   | { k: "useKey"; key: number }
   | { k: "deleteKey"; as: Role; key: number; prefix: number }
   | { k: "listKeys"; as: Role }
-  | { k: "put"; as: Role; isPublic?: Flag; isSharedWithTeam?: Flag; prefix: number }
+  | { k: "put"; as: Role; isPublic?: Flag; isSharedWithTeam?: Flag; prefix: number; rename?: boolean }
   | { k: "view"; as: Role; prefix: number; preview: boolean }
   | { k: "follow"; as: Role; undo: boolean }
   | { k: "deleteAudience"; as: Role }
@@ -23,6 +23,7 @@ export type Step =
   | { k: "createFormation"; as: Role; subgroups: number }
   | { k: "formation"; as: Role; f: number; op: "get" | "delete" | "recompute" }
   | { k: "listFormations"; as: Role; limit: number }
+  | { k: "preview"; as: Role }
   | { k: "settle" }
   | { k: "createSession"; as: Role }
   | { k: "session"; as: Role; s: number; op: "get" | "refresh" | "cancel" | "complete" }
@@ -58,7 +59,14 @@ export function stepArbitraries(cast: Cast): Record<StepKind, fc.Arbitrary<Step>
     deleteKey: fc.record({ k: fc.constant("deleteKey"), as: account, key: fc.nat(20), prefix }),
     listKeys: fc.record({ k: fc.constant("listKeys"), as: account }),
     put: fc
-      .record({ k: fc.constant("put"), as: viewer, isPublic: flag, isSharedWithTeam: flag, prefix })
+      .record({
+        k: fc.constant("put"),
+        as: viewer,
+        isPublic: flag,
+        isSharedWithTeam: flag,
+        prefix,
+        rename: fc.boolean(),
+      })
       .map((s) => JSON.parse(JSON.stringify(s)) as Step),
     view: fc.record({ k: fc.constant("view"), as: viewer, prefix, preview: fc.boolean() }),
     follow: fc.record({ k: fc.constant("follow"), as: viewer, undo: fc.boolean() }),
@@ -85,6 +93,7 @@ export function stepArbitraries(cast: Cast): Record<StepKind, fc.Arbitrary<Step>
       op: fc.constantFrom("get", "delete", "recompute"),
     }),
     listFormations: fc.record({ k: fc.constant("listFormations"), as: viewer, limit: fc.nat(1000) }),
+    preview: fc.record({ k: fc.constant("preview"), as: viewer }),
     settle: fc.constant({ k: "settle" }),
     createSession: fc.record({ k: fc.constant("createSession"), as: account }),
     session: fc.record({
