@@ -100,10 +100,11 @@ export const world: CheckDef = {
     if (replay) {
       const outcome = await runner.runSequence(loadSequence(replay));
       if (outcome.found.length) runner.report(outcome, null, false);
-      return;
+    } else {
+      const scripted = await runner.runSequence(script(cast, sessions));
+      if (scripted.found.length) runner.report(await runner.shrink(scripted, shrinkBudget(ctx)), null);
+      else await runner.explore("world sequences", ctx.numRuns(25), 12, shrinkBudget(ctx));
     }
-    const scripted = await runner.runSequence(script(cast, sessions));
-    if (scripted.found.length) return runner.report(await runner.shrink(scripted, shrinkBudget(ctx)), null);
-    await runner.explore("world sequences", ctx.numRuns(25), 12, shrinkBudget(ctx));
+    await runner.verify();
   },
 };

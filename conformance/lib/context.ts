@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { responseViolations } from "./contract.ts";
 import { Coverage } from "./coverage.ts";
-import { type CallSpec, type Credentials, type Exchange, HttpClient, sleep } from "./http.ts";
+import { type CallSpec, type Credentials, Exchange, HttpClient, sleep } from "./http.ts";
 import { type Violation, type ViolationInput, violation } from "./report.ts";
 import type { Role, TargetInfo } from "./target.ts";
 
@@ -151,6 +151,8 @@ export interface RunOptions {
   fetch?: typeof globalThis.fetch;
   /** Told when the check ran out of its time budget against a deployment (it is then skipped, not passed). */
   onSkip?: (reason: string) => void;
+  /** Told what the check could not clean up. */
+  onLeftovers?: (what: string[]) => void;
 }
 
 export interface PropertyOptions {
@@ -165,6 +167,13 @@ export class CheckContext {
   private sinks: Violation[][] = [];
   private readonly cleanups: (() => Promise<unknown>)[] = [];
   private readonly detach: () => void;
+  /** What the check made or changed and could not put back; reported at the end of the run. */
+  readonly leftovers: string[] = [];
+
+  leftover(what: string): void {
+    this.leftovers.push(what);
+  }
+
   /** Why the check could not see all it should (a deployment's time budget ran out), or null. */
   skipped: string | null = null;
 
@@ -315,9 +324,12 @@ export class CheckContext {
     this.sinks = [];
     for (const fn of this.cleanups) {
       try {
-        await fn();
+        const out = await fn();
+        // A cleanup request the target refused (other than "already gone") left something behind.
+        if (out instanceof Exchange && out.status >= 400 && out.status !== 404)
+          this.leftover(`${out.method} ${out.pathname} answered ${out.status}`);
       } catch (e) {
-        console.warn(`[conformance] cleanup after ${this.checkName} failed: ${(e as Error).message}`);
+        this.leftover((e as Error).message);
       }
     }
     this.detach();
@@ -341,6 +353,7 @@ export async function runCheck(
   }
   const found = await ctx.finish();
   if (ctx.skipped) options.onSkip?.(ctx.skipped);
+  if (ctx.leftovers.length) options.onLeftovers?.(ctx.leftovers);
   if (failure) {
     // A check that could not finish (the target hung up, or answered something it could not read) still
     // hands over what it found before that.

@@ -40,7 +40,17 @@ export function defineChecks(group: string, checks: readonly CheckDef[], timeout
           let found: Violation[];
           let outOfTime: string | null = null;
           try {
-            found = dedupe(await runCheck(def, info, coverage, { onSkip: (r) => (outOfTime = r) }));
+            found = dedupe(
+              await runCheck(def, info, coverage, {
+                onSkip: (r) => (outOfTime = r),
+                onLeftovers: (what) =>
+                  writeFragment(
+                    dir,
+                    "leftovers",
+                    what.map((w) => ({ check: def.name, what: w })),
+                  ),
+              }),
+            );
           } catch (e) {
             const partial = (e as { violations?: Violation[] }).violations ?? [];
             if (partial.length)

@@ -24,6 +24,8 @@ export type Fault = (
 
 export interface BrokenServer {
   info: TargetInfo;
+  /** The simulator behind the fault, for tests that look at its world directly. */
+  sim: Simulator;
   close(): Promise<void>;
 }
 
@@ -60,7 +62,7 @@ export async function brokenServer(
     controlToken: null,
     runId: `selftest-${process.pid}`,
   });
-  return { info, close: server.close };
+  return { info, sim, close: server.close };
 }
 
 /** node:http as it comes, forwarding every request to `fetch`. */

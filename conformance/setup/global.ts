@@ -52,6 +52,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const violations = dedupe(readFragments<Violation[]>(dir, "violations").flat());
     const coverage = mergeCoverage(fragments);
     const skipped = readFragments<{ check: string; reason: string }[]>(dir, "skips").flat();
+    const leftovers = readFragments<{ check: string; what: string }[]>(dir, "leftovers").flat();
     mkdirSync(reportsDir(), { recursive: true });
     const meta = {
       target: info.baseUrl,
@@ -61,7 +62,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     };
     writeFileSync(
       join(reportsDir(), "conformance-violations.json"),
-      JSON.stringify({ ...meta, violations }, null, 2),
+      JSON.stringify({ ...meta, violations, skipped, leftovers }, null, 2),
     );
     writeFileSync(
       join(reportsDir(), "conformance-coverage.json"),
@@ -73,6 +74,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       if (skipped.length) {
         console.log(`  skipped checks (${skipped.length}):`);
         for (const s of skipped) console.log(`    ${s.check}: ${s.reason}`);
+      }
+      if (leftovers.length) {
+        console.log(`  not cleaned up (${leftovers.length}): the target keeps what these checks made`);
+        for (const l of leftovers) console.log(`    ${l.check}: ${l.what}`);
       }
       console.log(`  violations: ${violations.length} (reports/conformance-violations.json)\n`);
     }

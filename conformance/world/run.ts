@@ -163,6 +163,22 @@ export class WorldRunner {
     await cleanupSessions(c, w);
   }
 
+  /** After the last sequence: the Audience is as the run found it, or what differs is reported as left over. */
+  async verify(): Promise<void> {
+    const init = this.initial;
+    if (!init) return;
+    const now = await this.start();
+    const differs = [
+      now.name !== init.name && `name is ${JSON.stringify(now.name)}, was ${JSON.stringify(init.name)}`,
+      now.isPublic !== init.isPublic && `isPublic is ${now.isPublic}, was ${init.isPublic}`,
+      now.isSharedWithTeam !== init.isSharedWithTeam &&
+        `isSharedWithTeam is ${now.isSharedWithTeam}, was ${init.isSharedWithTeam}`,
+      (now.members.size !== init.members.size || [...init.members].some((id) => !now.members.has(id))) &&
+        `${now.members.size} members, was ${init.members.size}`,
+    ].filter((d): d is string => typeof d === "string");
+    for (const d of differs) this.ctx.leftover(`Audience ${this.audienceId}: ${d}`);
+  }
+
   /** Runs one sequence from a fresh start; returns what it found and the requests it made. */
   async runSequence(steps: Iterable<Step>): Promise<Outcome> {
     const ran: Step[] = [];
