@@ -182,6 +182,17 @@ class HostRequest implements SimRequest {
   }
 }
 
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE"]);
+
+/** The path of an absolute URL (a host request's), for the envelope of an answer no handler gives. */
+function pathOfUrl(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return "";
+  }
+}
+
 function asHandler(served: Handler | FetchHandler): Handler {
   if ("handle" in served && typeof served.handle === "function") return served;
   const fetchHandler = served as FetchHandler;
@@ -191,8 +202,12 @@ function asHandler(served: Handler | FetchHandler): Handler {
       try {
         web = webRequest(request);
       } catch {
-        // A header or method the Fetch standard refuses (CONNECT, TRACE), so no Request can carry it.
-        return renderError(new ApiError(400, "Bad Request"), "", {});
+        // A method the Fetch standard forbids (CONNECT, TRACE) can reach no fetch handler, so it is
+        // not allowed here; anything else no Request can carry (a header fetch refuses) is a bad request.
+        const path = pathOfUrl(request.url);
+        if (FORBIDDEN_METHODS.has(request.method.toUpperCase()))
+          return renderError(new ApiError(405, "Method Not Allowed"), path, {});
+        return renderError(new ApiError(400, "Bad Request"), path, {});
       }
       return fetchHandler.fetch(web);
     },
