@@ -15,7 +15,7 @@ import { memberCapBoundary, previewSoftWarn } from "../checks/thresholds.ts";
 import { exportJob, researchStages } from "../checks/timelines.ts";
 import { world } from "../checks/world.ts";
 import { type FaultCase, is } from "./fault-kit.ts";
-import { as, remember } from "./faults-world.ts";
+import { as, editFormation, keyPerBody, remember } from "./faults-world.ts";
 import { editJson, envelope, keyOf, pathOf, withHeaders } from "./harness.ts";
 
 const UUID = "[0-9a-f-]{36}";
@@ -70,14 +70,7 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
     name: "duplicate with the same key and another name makes a second copy",
     checks: [duplicateReplay],
     reportedBy: "domain/duplicate-replay",
-    fault: async (req, next) => {
-      if (!is(req, "POST", /\/duplicate$/)) return next(req);
-      const text = await req.text();
-      const headers = new Headers(req.headers);
-      const key = headers.get("x-service-idempotency-key");
-      if (key && text.includes("name")) headers.set("x-service-idempotency-key", `${key}-named`);
-      return next(new Request(req.url, { method: "POST", headers, body: text }));
-    },
+    fault: keyPerBody(/\/duplicate$/, "x-service-idempotency-key", "name"),
   },
   {
     name: "a duplicate keeps team sharing and the public link",
@@ -227,25 +220,15 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
     name: "a ready Formation keeps its build progress",
     checks: [world],
     reportedBy: "stateful/world",
-    fault: async (req, next) => {
-      const res = await next(req);
-      if (!is(req, "GET", new RegExp(`/formations/${UUID}$`))) return res;
-      return editJson(res, (b) => {
-        if (b?.data?.status === "ready") b.data.progress = { percent: 100 };
-      });
-    },
+    fault: editFormation((d) => {
+      if (d.status === "ready") d.progress = { percent: 100 };
+    }),
   },
   {
     name: "Formation builds never finish",
     checks: [world],
     reportedBy: "stateful/world",
-    fault: async (req, next) => {
-      const res = await next(req);
-      if (!is(req, "GET", new RegExp(`/formations/${UUID}$`))) return res;
-      return editJson(res, (b) => {
-        if (b?.data?.status) Object.assign(b.data, { status: "building", progress: { percent: 50 } });
-      });
-    },
+    fault: editFormation((d) => Object.assign(d, { status: "building", progress: { percent: 50 } })),
   },
   {
     name: "the rate-limit budget is per key, not per account",

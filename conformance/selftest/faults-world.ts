@@ -5,7 +5,7 @@
  */
 import { world } from "../checks/world.ts";
 import { bodyOf, type FaultCase, is, withBody } from "./fault-kit.ts";
-import { callerOf, editJson, envelope, type FaultEnv, keyOf, pathOf } from "./harness.ts";
+import { callerOf, editJson, envelope, type Fault, type FaultEnv, keyOf, pathOf } from "./harness.ts";
 
 /** Per-server memory of a fault, created on first use. */
 export function remember<T>(env: FaultEnv, name: string, make: () => T): T {
@@ -37,6 +37,52 @@ async function noteRemoval(req: Request, next: (r: Request) => Promise<Response>
   const m = /\/members\/([0-9a-f-]{36})$/.exec(pathOf(req));
   if (req.method === "DELETE" && m && res.status === 204) removedMembers(env).add(m[1] as string);
   return res;
+}
+
+/**
+ * A deleted key keeps working under one prefix: requests there are served as the account that deleted it
+ * (whose key still works), as a server with a per-prefix key cache would.
+ */
+function deletedKeyAlive(prefix: string): Fault {
+  return async (req, next, env) => {
+    const secrets = remember(env, "secrets", () => new Map<string, string>());
+    const deleted = remember(env, "deleted", () => new Map<string, string>());
+    const key = keyOf(req) ?? "";
+    const stand = deleted.get(key);
+    if (stand && pathOf(req).startsWith(prefix)) return next(as(req, stand));
+    const res = await next(req);
+    if (is(req, "POST", /\/api-keys$/) && res.status === 201) {
+      const body = (await res.clone().json()) as { id: string; key: string };
+      secrets.set(body.id, body.key);
+    }
+    const m = /\/api-keys\/(c[a-z0-9]{24})$/.exec(pathOf(req));
+    const gone = m && secrets.get(m[1] as string);
+    if (req.method === "DELETE" && res.status === 204 && gone && gone !== key) deleted.set(gone, key);
+    return res;
+  };
+}
+
+/** Posts to `path` with the idempotency header changed when the body contains `marker`: replays break. */
+export function keyPerBody(path: RegExp, header: string, marker: string): Fault {
+  return async (req, next) => {
+    if (!is(req, "POST", path)) return next(req);
+    const text = await req.text();
+    const headers = new Headers(req.headers);
+    const key = headers.get(header);
+    if (key && text.includes(marker)) headers.set(header, `${key}-${marker}`);
+    return next(new Request(req.url, { method: "POST", headers, body: text }));
+  };
+}
+
+/** Rewrites every Formation detail with `edit`. */
+export function editFormation(edit: (data: Record<string, unknown>) => void): Fault {
+  return async (req, next) => {
+    const res = await next(req);
+    if (!is(req, "GET", /\/formations\/[0-9a-f-]{36}$/)) return res;
+    return editJson(res, (b) => {
+      if (b?.data) edit(b.data);
+    });
+  };
 }
 
 export const WORLD_FAULTS: FaultCase[] = [
@@ -102,22 +148,7 @@ export const WORLD_FAULTS: FaultCase[] = [
     name: "a deleted key keeps working under /v1",
     checks: [world],
     reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
-      const secrets = remember(env, "secrets", () => new Map<string, string>());
-      const deleted = remember(env, "deleted", () => new Map<string, string>());
-      const key = keyOf(req) ?? "";
-      const stand = deleted.get(key);
-      if (stand && pathOf(req).startsWith("/v1/")) return next(as(req, stand));
-      const res = await next(req);
-      if (is(req, "POST", /\/api-keys$/) && res.status === 201) {
-        const body = (await res.clone().json()) as { id: string; key: string };
-        secrets.set(body.id, body.key);
-      }
-      const m = /\/api-keys\/(c[a-z0-9]{24})$/.exec(pathOf(req));
-      const gone = m && secrets.get(m[1] as string);
-      if (req.method === "DELETE" && res.status === 204 && gone && gone !== key) deleted.set(gone, key);
-      return res;
-    },
+    fault: deletedKeyAlive("/v1/"),
   },
   {
     name: 'PUT reads a flag sent as a string ("false") as a boolean',
@@ -297,13 +328,7 @@ export const WORLD_FAULTS: FaultCase[] = [
     name: "the same idempotency key with a different purchase makes a second session",
     checks: [world],
     reportedBy: "stateful/world",
-    fault: async (req, next) => {
-      if (!is(req, "POST", /\/checkout_sessions$/)) return next(req);
-      const text = await req.text();
-      const headers = new Headers(req.headers);
-      if (text.includes("quantity")) headers.set("idempotency-key", `${headers.get("idempotency-key")}q`);
-      return next(new Request(req.url, { method: "POST", headers, body: text }));
-    },
+    fault: keyPerBody(/\/checkout_sessions$/, "idempotency-key", "quantity"),
   },
   {
     name: "an idempotency key replays another account's session",
@@ -356,22 +381,7 @@ export const WORLD_FAULTS: FaultCase[] = [
     name: "a deleted key still authenticates on the checkout endpoints",
     checks: [world],
     reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
-      const secrets = remember(env, "secrets", () => new Map<string, string>());
-      const deleted = remember(env, "deleted", () => new Map<string, string>());
-      const key = keyOf(req) ?? "";
-      const stand = deleted.get(key);
-      if (stand && pathOf(req).startsWith("/api/acp/")) return next(as(req, stand));
-      const res = await next(req);
-      if (is(req, "POST", /\/api-keys$/) && res.status === 201) {
-        const body = (await res.clone().json()) as { id: string; key: string };
-        secrets.set(body.id, body.key);
-      }
-      const m = /\/api-keys\/(c[a-z0-9]{24})$/.exec(pathOf(req));
-      const gone = m && secrets.get(m[1] as string);
-      if (req.method === "DELETE" && res.status === 204 && gone && gone !== key) deleted.set(gone, key);
-      return res;
-    },
+    fault: deletedKeyAlive("/api/acp/"),
   },
   {
     name: "a preview persists a Formation",

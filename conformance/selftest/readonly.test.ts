@@ -4,12 +4,7 @@
  * is the only difference allowed once the documented seeding on a first Formation listing has happened.
  */
 import { expect, it } from "vitest";
-import { domainChecks } from "../checks/domain.ts";
-import { genericChecks } from "../checks/generic.ts";
-import { limitChecks } from "../checks/limits.ts";
-import { rateLimitChecks } from "../checks/ratelimit.ts";
-import { statefulChecks } from "../checks/stateful.ts";
-import { wireChecks } from "../checks/wire.ts";
+import { allChecks } from "../checks/index.ts";
 import { runCheck, skipReason } from "../lib/context.ts";
 import { formatViolations } from "../lib/report.ts";
 import { brokenServer } from "./harness.ts";
@@ -53,14 +48,7 @@ it("a read-only run skips every check that changes state and changes nothing", a
   }, 13);
   try {
     const info = { ...server.info, readOnly: true };
-    const all = [
-      ...genericChecks,
-      ...limitChecks,
-      ...domainChecks,
-      ...statefulChecks,
-      ...rateLimitChecks,
-      ...wireChecks,
-    ];
+
     // Listing Formations at offset 0 seeds an Audience's default Formations (a documented effect of that
     // read); every role lists every Audience once first, and the builds it starts finish, so that only the
     // checks' own effects remain.
@@ -72,7 +60,7 @@ it("a read-only run skips every check that changes state and changes nothing", a
     server.sim.advance(3_600_000);
     const before = tablesOf(server);
     accepted.length = 0;
-    const ran = all.filter((c) => skipReason(c, info) === null);
+    const ran = allChecks.filter((c) => skipReason(c, info) === null);
     expect(ran.filter((c) => c.mutates).map((c) => c.name)).toEqual([]);
     expect(ran.length).toBeGreaterThan(10);
     for (const c of ran) {

@@ -1,0 +1,17 @@
+/** Every check of the kit, in the order the suite's files run them. */
+import type { CheckDef } from "../lib/context.ts";
+import { domainChecks } from "./domain.ts";
+import { genericChecks } from "./generic.ts";
+import { limitChecks } from "./limits.ts";
+import { rateLimitChecks } from "./ratelimit.ts";
+import { statefulChecks } from "./stateful.ts";
+import { wireChecks } from "./wire.ts";
+
+export const allChecks: CheckDef[] = [
+  ...genericChecks,
+  ...limitChecks,
+  ...domainChecks,
+  ...statefulChecks,
+  ...rateLimitChecks,
+  ...wireChecks,
+];
