@@ -100,17 +100,36 @@ export const duplicateContents: CheckDef = {
     const role: Role = "teammate";
     const as = ctx.as(role);
     const audienceId = ctx.target.audience("main");
+    const key = fresh("contents");
     const made = await ctx.call({
       op: "duplicateAudience",
       params: { audienceId },
       as,
       json: {},
-      headers: { "x-service-idempotency-key": fresh("contents") },
+      headers: { "x-service-idempotency-key": key },
     });
     if (!ctx.expect(made.status === 201, rule, `duplicating main as ${role} answered ${made.status}`, made))
       return;
     const copyId = made.body.data.id as string;
     deleteAudienceLater(ctx, copyId, role);
+    if (ctx.target.has("admin")) {
+      // An idempotency key is the caller's own: another editor using it gets a copy of their own, never this one.
+      const theirs = await ctx.call({
+        op: "duplicateAudience",
+        params: { audienceId },
+        as: ctx.as("admin"),
+        json: {},
+        headers: { "x-service-idempotency-key": key },
+      });
+      if (ok(theirs) && theirs.body?.data?.id !== copyId)
+        deleteAudienceLater(ctx, theirs.body.data.id, "admin");
+      ctx.expect(
+        theirs.body?.data?.id !== copyId,
+        rule,
+        `the admin using the teammate's idempotency key received the teammate's copy (${theirs.status})`,
+        theirs,
+      );
+    }
     const read = (id: string) => ctx.call({ op: "getAudience", params: { audienceId: id }, as });
     const [orig, copy] = [(await read(audienceId)).body?.data ?? {}, (await read(copyId)).body?.data ?? {}];
     for (const [field, dropped] of [

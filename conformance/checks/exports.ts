@@ -11,7 +11,7 @@ export const exportsRules: CheckDef = {
   mutates: true,
   async run(ctx) {
     const rule =
-      "API description, exports: brief offers pdf, md, docx, pptx; validation_report offers pdf, md, docx, xlsx (400 for a format the kind does not offer); 409 VALIDATION_REPORT_UNAVAILABLE and export-status `unavailable` without a scored validation";
+      "API description, exports: brief offers pdf, md, docx, pptx; validation_report offers pdf, md, docx, xlsx (400 for a format the kind does not offer) and needs edit access; 409 VALIDATION_REPORT_UNAVAILABLE and export-status `unavailable` without a scored validation";
     const main = ctx.target.audience("main");
     const priv = ctx.target.audience("private");
     for (const [kind, format, expected] of [
@@ -44,6 +44,21 @@ export const exportsRules: CheckDef = {
       `a validation report without a scored validation answered ${none.status} ${none.body?.data?.code ?? ""}`,
       none,
     );
+    if (ctx.target.has("studyViewer")) {
+      // A Study viewer may read main but not edit it, and a validation report needs edit access.
+      const viewer = await ctx.call({
+        op: "exportAudience",
+        params: { audienceId: main },
+        as: ctx.as("studyViewer"),
+        json: { kind: "validation_report", format: "pdf" },
+      });
+      ctx.expect(
+        viewer.status === 403 || viewer.status === 404,
+        rule,
+        `a Study viewer (no edit access) exporting the validation report answered ${viewer.status}`,
+        viewer,
+      );
+    }
     const status = await ctx.call({
       op: "getExportStatus",
       params: { audienceId: priv },

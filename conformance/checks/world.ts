@@ -28,6 +28,7 @@ function script(cast: Cast, sessions: boolean): Step[] {
   const steps: Step[] = [
     { k: "createKey", as: "owner", prefix: 0 },
     { k: "createKey", as: other, prefix: 1 },
+    { k: "createKey", as: "owner", prefix: 1 },
     { k: "listKeys", as: other },
     { k: "deleteKey", as: other, key: 0, prefix: 0 },
     { k: "deleteKey", as: "owner", key: 0, prefix: 1 },
@@ -60,6 +61,7 @@ function script(cast: Cast, sessions: boolean): Step[] {
     { k: "addMembers", as: "owner", minds: [0, 3], repeat: false },
     { k: "removeMember", as: "member", mind: 2 },
     { k: "removeMember", as: "owner", mind: 2 },
+    { k: "addMembers", as: "owner", minds: [2], repeat: false },
     { k: "settle" },
     { k: "removeMember", as: "owner", mind: 0 },
     { k: "view", as: "owner", prefix: 1, preview: false },
@@ -103,7 +105,7 @@ export const world: CheckDef = {
     } else {
       const scripted = await runner.runSequence(script(cast, sessions));
       if (scripted.found.length) runner.report(await runner.shrink(scripted, shrinkBudget(ctx)), null);
-      else await runner.explore("world sequences", ctx.numRuns(25), 12, shrinkBudget(ctx));
+      else await runner.explore("world sequences", ctx.numRuns(50), 14, shrinkBudget(ctx));
     }
     await runner.verify();
   },

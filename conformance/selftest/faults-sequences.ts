@@ -7,6 +7,7 @@
 import { membersPreview } from "../checks/audiences.ts";
 import { collaboratorRemoval } from "../checks/collaborators.ts";
 import { duplicateContents, duplicateReplay } from "../checks/duplicate.ts";
+import { exportsRules } from "../checks/exports.ts";
 import { facets } from "../checks/filter-attributes.ts";
 import { keyName } from "../checks/limits.ts";
 import { wrongMethod } from "../checks/methods.ts";
@@ -16,7 +17,7 @@ import { exportJob, researchStages } from "../checks/timelines.ts";
 import { world } from "../checks/world.ts";
 import { type FaultCase, is } from "./fault-kit.ts";
 import { as, editFormation, keyPerBody, remember } from "./faults-world.ts";
-import { editJson, envelope, keyOf, pathOf, withHeaders } from "./harness.ts";
+import { callerOf, editJson, envelope, keyOf, pathOf, withHeaders } from "./harness.ts";
 
 const UUID = "[0-9a-f-]{36}";
 
@@ -261,5 +262,29 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
         for (const r of rows ?? []) if (r.name === null) r.name = "";
       });
     },
+  },
+  {
+    name: "a duplicate idempotency key replays another caller's copy",
+    checks: [duplicateContents],
+    reportedBy: "domain/duplicate-contents",
+    fault: async (req, next, env) => {
+      if (!is(req, "POST", /\/duplicate$/)) return next(req);
+      const seen = remember(env, "dupKeys", () => new Map<string, string>());
+      const key = req.headers.get("x-service-idempotency-key") ?? "";
+      const hit = seen.get(key);
+      if (hit) return new Response(hit, { status: 200, headers: { "content-type": "application/json" } });
+      const res = await next(req);
+      if (res.status === 201 && key) seen.set(key, await res.clone().text());
+      return res;
+    },
+  },
+  {
+    name: "a validation report exported for a viewer without edit access",
+    checks: [exportsRules],
+    reportedBy: "domain/exports",
+    fault: async (req, next, env) =>
+      is(req, "POST", /\/export$/) && callerOf(req, env) === "studyViewer"
+        ? next(as(req, env.sim.manifest().users.owner?.apiKey as string))
+        : next(req),
   },
 ];

@@ -440,4 +440,40 @@ export const WORLD_FAULTS: FaultCase[] = [
       });
     },
   },
+  {
+    name: "deleting one key deletes every key of its account",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const made = remember(env, "madeBy", () => new Map<string, string[]>());
+      const dead = remember(env, "dead", () => new Set<string>());
+      const key = keyOf(req) ?? "";
+      if (dead.has(key)) return envelope(401, "Unauthorized", pathOf(req));
+      const res = await next(req);
+      if (is(req, "POST", /\/api-keys$/) && res.status === 201)
+        made.set(key, [...(made.get(key) ?? []), ((await res.clone().json()) as { key: string }).key]);
+      if (req.method === "DELETE" && /\/api-keys\//.test(pathOf(req)) && res.status === 204)
+        for (const k of made.get(key) ?? []) dead.add(k);
+      return res;
+    },
+  },
+  {
+    name: "removing a member deletes the Mind itself",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const gone = remember(env, "goneMinds", () => new Set<string>());
+      const m = /\/members\/([0-9a-f-]{36})$/.exec(pathOf(req));
+      if (m && req.method === "DELETE") gone.add(m[1] as string);
+      if (is(req, "POST", /\/members$/)) {
+        const { req: copy, json } = await bodyOf(req);
+        const body = json as { mindId?: string; mindIds?: string[] };
+        const ids = body?.mindId ? [body.mindId] : (body?.mindIds ?? []);
+        if (ids.some((id) => gone.has(id)))
+          return envelope(404, "One or more Minds not found or not accessible", pathOf(req));
+        return next(copy);
+      }
+      return next(req);
+    },
+  },
 ];

@@ -83,7 +83,8 @@ export async function deleteKey(c: CheckContext, w: World, cast: Cast, s: S<"del
     k.alive = false;
     c.coverage.transition("apiKey", "live", "deleted");
   }
-  await observeKey(c, cast, k);
+  // The deleted key is refused, and every other key (of either account) still works.
+  for (const other of w.keys) await observeKey(c, cast, other);
 }
 
 export async function listKeys(c: CheckContext, w: World, _cast: Cast, s: S<"listKeys">): Promise<void> {
