@@ -2,7 +2,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 // `npm run test:unit`: the tests beside the code, for the inner loop. Left to `npm test`: the robustness
 // suite (time-boxed fuzzing, load, SIGKILL loops), the CLI and bundle tests that spawn processes or build,
-// the browser test, and the conformance kit.
+// the browser test, and the conformance kit (also as run through the MSW and Node hosts).
 export default defineConfig({
   test: {
     name: "unit",
@@ -13,6 +13,8 @@ export default defineConfig({
       "src/cli/**",
       "src/msw/browser.test.ts",
       "src/msw/bundle.test.ts",
+      // The conformance kit run through both hosts: an integration test, in `npm test`.
+      "src/msw/conformance.test.ts",
     ],
     testTimeout: 30_000,
     // Both cores: vitest leaves one free by default, which on a 2-core machine halves the loop.
