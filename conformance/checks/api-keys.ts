@@ -9,6 +9,7 @@ import { sortedDesc } from "./ordering.ts";
 
 export const identity: CheckDef = {
   name: "domain/identity",
+  rules: ["keys/me"],
   title: "GET /auth/me names the key's owner",
   needs: { roles: ["owner"], users: ["owner"] },
   async run(ctx) {
@@ -24,6 +25,7 @@ export const identity: CheckDef = {
 
 export const keySecrets: CheckDef = {
   name: "domain/api-key-secrets",
+  rules: ["keys/secret-once", "keys/listing-order"],
   title:
     "a new key's secret is returned once, works at once, never appears in listings; listings newest first",
   needs: { roles: ["owner"] },
@@ -98,6 +100,7 @@ export const keySecrets: CheckDef = {
 
 export const keyAccess: CheckDef = {
   name: "domain/api-key-access",
+  rules: ["keys/subscription-sso", "keys/own-account-only"],
   title:
     "key management: 403 without an active subscription, 403 creating on an SSO account, 404 for another account's key",
   needs: { roles: ["owner", "outsider", "sso", "teammate"] },
@@ -153,6 +156,7 @@ export const keyAccess: CheckDef = {
 
 export const selfDelete: CheckDef = {
   name: "domain/api-key-self-delete",
+  rules: ["keys/delete-immediate"],
   title: "deleting the key used for the request is allowed and it stops authenticating immediately",
   needs: { roles: ["owner"] },
   mutates: true,

@@ -8,6 +8,7 @@ import type { Role } from "../lib/target.ts";
 
 export const visibility: CheckDef = {
   name: "domain/audience-visibility",
+  rules: ["audience/read-roles", "audience/member-role", "audience/sharing-fields"],
   title:
     "Audience detail by role: currentMemberRole, sharing fields only for collaborators, 404 where not viewable",
   needs: { roles: ["owner", "outsider"], audiences: ["main", "private", "public"] },
@@ -67,6 +68,7 @@ export const visibility: CheckDef = {
 
 export const fileRedaction: CheckDef = {
   name: "domain/file-url-redaction",
+  rules: ["audience/file-redaction"],
   title: "uploaded-file URLs reach collaborators but are redacted for public and Study-cascade viewers",
   needs: { roles: ["owner", "studyViewer"], audiences: ["main"] },
   async run(ctx) {
@@ -101,6 +103,7 @@ export const fileRedaction: CheckDef = {
 
 export const updateRules: CheckDef = {
   name: "domain/audience-update",
+  rules: ["audience/update-rules", "audience/team-share-owner"],
   title:
     "PUT: name trimmed, sharing applied only as booleans, isLinkSharingEnabled echoed, owner-only team sharing, 404 for viewers",
   needs: { roles: ["owner", "member", "outsider"], changeable: ["main"] },
@@ -212,6 +215,7 @@ export const updateRules: CheckDef = {
 
 export const followRules: CheckDef = {
   name: "domain/follow",
+  rules: ["audience/follow"],
   title: "follow: public Audiences only (404 otherwise); unfollow always 200",
   needs: { roles: ["outsider"], audiences: ["public", "private"] },
   mutates: true,
@@ -240,6 +244,7 @@ export const followRules: CheckDef = {
 
 export const audienceDelete: CheckDef = {
   name: "domain/audience-delete",
+  rules: ["audience/delete-owner-only"],
   title: "DELETE audience: owner only (404 for collaborators); a deleted Audience is gone (404)",
   needs: { roles: ["admin", "publisher"], changeable: ["main"], audiences: ["public"] },
   mutates: true,
@@ -280,6 +285,7 @@ export const audienceDelete: CheckDef = {
 
 export const membersPreview: CheckDef = {
   name: "domain/members-preview",
+  rules: ["audience/members-preview"],
   title:
     "`members=preview`: the same members as the complete detail, as bounded profiles without reviewed-field metadata",
   needs: { roles: ["owner"], audiences: ["main"] },

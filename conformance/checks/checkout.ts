@@ -11,6 +11,7 @@ export const ACP_RULE = `API description, hosted checkout: Idempotency-Key requi
 
 export const checkout: CheckDef = {
   name: "domain/checkout",
+  rules: ["checkout/create", "checkout/own-sessions", "checkout/idempotency"],
   title:
     "checkout: strict body and headers, API-Version, same key same session, owner-only sessions, price checks",
   needs: { roles: ["owner"], prices: ["credits"] },

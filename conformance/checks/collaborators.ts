@@ -6,6 +6,7 @@ import { sortedAsc } from "./ordering.ts";
 
 export const collaborators: CheckDef = {
   name: "domain/collaborators",
+  rules: ["collaborators/managers", "collaborators/owner-not-removable"],
   title:
     "collaborators: managers only (403 COLLABORATORS_MANAGER_ONLY), owner excluded, oldest first, owner not removable",
   needs: { roles: ["owner", "member", "outsider"], users: ["owner"], audiences: ["main"] },
@@ -88,6 +89,7 @@ export const collaborators: CheckDef = {
  */
 export const collaboratorRemoval: CheckDef = {
   name: "domain/collaborator-removal",
+  rules: ["collaborators/removal-revokes"],
   title:
     "a removed collaborator loses access at once (detail, edit, Formations, the list); removing again is 404",
   needs: { roles: ["owner", "member"], users: ["member"], audiences: ["main"], reset: true },

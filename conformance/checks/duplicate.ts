@@ -9,6 +9,7 @@ import type { Role } from "../lib/target.ts";
 
 export const duplicateReplay: CheckDef = {
   name: "domain/duplicate-replay",
+  rules: ["duplicate/replay"],
   title:
     "duplicate: 201 a new private copy, 200 the same copy on replay (also with another body), a new key a new copy; public viewers get 403",
   needs: { roles: ["publisher"], audiences: ["public"] },
@@ -90,6 +91,7 @@ export const duplicateReplay: CheckDef = {
 
 export const duplicateContents: CheckDef = {
   name: "domain/duplicate-contents",
+  rules: ["duplicate/contents"],
   title:
     "a duplicate is private with sharing and links dropped, holds new Minds (as many), and keeps grounding, sources, Formations and validation history",
   needs: { roles: ["teammate"], audiences: ["main"] },

@@ -5,6 +5,7 @@ import type { CheckDef } from "../lib/context.ts";
 
 export const exportsRules: CheckDef = {
   name: "domain/exports",
+  rules: ["exports/kinds"],
   title:
     "exports: formats by kind, 409 VALIDATION_REPORT_UNAVAILABLE and status `unavailable` without a scored validation",
   needs: { roles: ["owner"], audiences: ["main", "private"] },

@@ -10,6 +10,7 @@ import { sortedAsc } from "./ordering.ts";
 
 export const facets: CheckDef = {
   name: "domain/filter-facets",
+  rules: ["filters/selection"],
   title:
     "filter attributes: mindIds sorted and counted by matchCount; facets count the other attributes' selection",
   needs: { roles: ["owner"], audiences: ["main"] },
@@ -111,6 +112,7 @@ export function checkShape(ctx: CheckContext, ex: Exchange, rule: string): void 
 
 export const largeAudience: CheckDef = {
   name: "domain/filter-truncation",
+  rules: ["filters/truncation"],
   title: `filter attributes read at most ${LIMITS.mindsRead} Minds; \`truncated\` says when an Audience has more`,
   needs: { roles: ["outsider"], audiences: ["large", "main"] },
   async run(ctx) {

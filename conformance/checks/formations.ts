@@ -11,6 +11,7 @@ import type { Exchange } from "../lib/http.ts";
 
 export const formationPages: CheckDef = {
   name: "domain/formation-pagination",
+  rules: ["formations/pagination"],
   title:
     "Formation pages: total, hasMore and nextOffset agree with the rows; walking the pages lists each Formation once",
   needs: { roles: ["owner"], audiences: ["main"] },
@@ -83,6 +84,7 @@ export const formationPages: CheckDef = {
 
 export const formationVisibility: CheckDef = {
   name: "domain/formation-visibility",
+  rules: ["formations/visibility", "formations/mutability"],
   title: "a private Formation is visible and mutable only by its creator (404 for others)",
   needs: { roles: ["owner", "teammate"], formations: ["teammatePrivate"] },
   async run(ctx) {
@@ -126,6 +128,7 @@ export const NDJSON_RULE =
 
 export const previewStream: CheckDef = {
   name: "domain/preview-stream",
+  rules: ["preview/stream", "formations/hypothesis-rules"],
   title:
     "preview: NDJSON framing and order, JSON mode, 406 negotiation, meta counts, proposals satisfy the creation rules",
   needs: { roles: ["owner"], audiences: ["main"] },
@@ -247,6 +250,7 @@ export function checkStream(ctx: CheckContext, ex: Exchange, size: number, label
 
 export const largePreview: CheckDef = {
   name: "domain/preview-hard-cap",
+  rules: ["preview/thresholds"],
   title: `preview of an Audience over ${LIMITS.previewHardCap} members reports hardCapExceeded`,
   needs: { roles: ["outsider"], audiences: ["large"] },
   async run(ctx) {

@@ -61,6 +61,7 @@ function badAuthorizations(ctx: CheckContext): { label: string; value: string | 
 
 export const authCheck: CheckDef = {
   name: "generic/auth-401",
+  rules: ["auth/401", "errors/envelope"],
   title: "every authenticated operation answers 401 to a missing, malformed or unknown API key",
   async run(ctx) {
     for (const o of authenticated) {
@@ -121,6 +122,7 @@ const MALFORMED_RULE =
 function malformedCheck(reads: boolean): CheckDef {
   return {
     name: `generic/malformed-ids-${reads ? "reads" : "writes"}`,
+    rules: ["ids/malformed-400"],
     title: `${reads ? "reads" : "writes"}: a malformed path ID gives the documented 400 (or 404 where no 400 is documented)`,
     needs: { roles: ["owner"], audiences: ["main"], ...(reads ? {} : { changeable: ["main"] }) },
     mutates: !reads,
@@ -173,6 +175,7 @@ const IDEMPOTENT_UNKNOWN: Record<string, string> = {
 function unknownCheck(reads: boolean): CheckDef {
   return {
     name: `generic/unknown-ids-${reads ? "reads" : "writes"}`,
+    rules: ["ids/unknown-404"],
     title: `${reads ? "reads" : "writes"}: an ID that names nothing gives 404`,
     needs: { roles: ["owner"], audiences: ["main"], ...(reads ? {} : { changeable: ["main"] }) },
     mutates: !reads,
@@ -239,6 +242,7 @@ const HIDDEN_RULE =
 function hiddenCheck(reads: boolean): CheckDef {
   return {
     name: `generic/hidden-existence-${reads ? "reads" : "writes"}`,
+    rules: ["access/hidden-as-404"],
     title: `${reads ? "reads" : "writes"}: an Audience the caller cannot view answers exactly like one that does not exist (404, never 403)`,
     needs: {
       roles: ["outsider"],
@@ -323,6 +327,7 @@ const BODY_CALLER: Record<string, Role> = { duplicateAudience: "teammate" };
 
 export const invalidBodies: CheckDef = {
   name: "generic/invalid-bodies",
+  rules: ["input/invalid-400"],
   title:
     "bodies that are not JSON, not an object, or break one schema constraint are answered 400 and change nothing",
   needs: { roles: ["owner"], changeable: ["main"] },
@@ -399,6 +404,7 @@ const NOT_JSON_TYPES = ["text/plain", "application/x-www-form-urlencoded", "mult
 
 export const mediaTypes: CheckDef = {
   name: "generic/media-type",
+  rules: ["input/media-type-415"],
   title: "a valid JSON body sent as text, form data or with no Content-Type is 415 and changes nothing",
   needs: { roles: ["owner"], changeable: ["main"] },
   mutates: true,
@@ -440,6 +446,7 @@ const PARAM_RULE =
 
 export const invalidQuery: CheckDef = {
   name: "generic/invalid-query",
+  rules: ["input/invalid-400"],
   title: "query parameters outside their schema are answered 400",
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
@@ -486,6 +493,7 @@ const PREFIX_RULE =
 
 export const prefixes: CheckDef = {
   name: "generic/v1-prefixes",
+  rules: ["versioning/prefixes"],
   title: "every read answers the same under every v1 prefix",
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
@@ -513,6 +521,7 @@ const READ_RULE =
 
 export const validReads: CheckDef = {
   name: "generic/valid-reads",
+  rules: ["contract/responses"],
   title: "every read of a real resource by its owner succeeds (and is held to the response rules)",
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {

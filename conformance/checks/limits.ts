@@ -34,6 +34,7 @@ const KEY = LIMITS.idempotencyKey;
 
 export const keyName: CheckDef = {
   name: "limits/api-key-name",
+  rules: ["keys/name-limit"],
   title: `API key names: ${NAME} characters after trimming accepted, ${NAME + 1} refused; empty, null or missing store null`,
   needs: { roles: ["owner"] },
   mutates: true,
@@ -90,6 +91,7 @@ export const keyName: CheckDef = {
 
 export const memberIdCount: CheckDef = {
   name: "limits/member-ids",
+  rules: ["members/ids-limit"],
   title: `${IDS} Mind IDs (counted before deduplication) accepted, ${IDS + 1} refused with nothing added, none refused`,
   needs: { roles: ["owner"], changeable: ["main"], minds: ["ownLoose"] },
   mutates: true,
@@ -133,6 +135,7 @@ function arrayOf(bytes: number): string {
 
 export const bodySizes: CheckDef = {
   name: "limits/body-size",
+  rules: ["input/body-size-413"],
   title: "bodies of exactly x-max-body-bytes are read (not 413); one byte more is 413",
   needs: { roles: ["owner"], changeable: ["main"] },
   mutates: true,
@@ -179,6 +182,7 @@ export const bodySizes: CheckDef = {
 
 export const subgroupCounts: CheckDef = {
   name: "limits/subgroups",
+  rules: ["formations/hypothesis-rules"],
   title: `hypotheses: ${SUB_MIN} and ${SUB_MAX} subgroups accepted; ${SUB_MIN - 1} and ${SUB_MAX + 1}, reserved ids, duplicates and blanks refused`,
   needs: { roles: ["owner"], changeable: ["main"] },
   mutates: true,
@@ -245,6 +249,7 @@ export const subgroupCounts: CheckDef = {
 
 export const userInput: CheckDef = {
   name: "limits/user-input",
+  rules: ["preview/thresholds"],
   title: `preview userInput: at most ${INPUT} characters after trimming`,
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
@@ -289,6 +294,7 @@ export const userInput: CheckDef = {
 
 export const filterLimits: CheckDef = {
   name: "limits/filters",
+  rules: ["filters/limits"],
   title: `filters: ${FILTERS} characters and ${VALUES} values per attribute accepted, one more refused; malformed filters refused`,
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
@@ -331,6 +337,7 @@ export const filterLimits: CheckDef = {
 
 export const pagination: CheckDef = {
   name: "limits/pagination",
+  rules: ["formations/pagination"],
   title: `listFormations limit 1..${PAGE} (default ${PAGE}) and offset >= 0`,
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
@@ -380,6 +387,7 @@ export const pagination: CheckDef = {
 
 export const duplicateLimits: CheckDef = {
   name: "limits/duplicate",
+  rules: ["duplicate/replay"],
   title: `duplicate: name 1..${DUP_NAME}; idempotency keys of ${KEY} characters replay, longer ones are ignored`,
   needs: { roles: ["publisher"], audiences: ["public"] },
   mutates: true,

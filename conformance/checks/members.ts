@@ -7,6 +7,7 @@ import type { Role } from "../lib/target.ts";
 
 export const membersRules: CheckDef = {
   name: "domain/members",
+  rules: ["members/add-rules"],
   title:
     "add members: owner only, mindId wins over mindIds, `added` counts distinct IDs, inaccessible Minds add nothing",
   needs: {
@@ -104,6 +105,7 @@ export const membersRules: CheckDef = {
 
 export const planLimit: CheckDef = {
   name: "domain/plan-limit",
+  rules: ["members/plan-cap"],
   title: "adding to an Audience at its member cap gives 403 PlanLimitError with current >= limit",
   needs: { roles: ["owner"], changeable: ["atCap"], minds: ["ownLoose"] },
   mutates: true,

@@ -37,6 +37,7 @@ function paths(): {
 
 export const wrongMethod: CheckDef = {
   name: "generic/wrong-method",
+  rules: ["http/wrong-method", "errors/envelope"],
   title: "a method a path does not serve gets a 4xx in the envelope (405 with Allow) and changes nothing",
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {

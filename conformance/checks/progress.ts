@@ -5,6 +5,7 @@ import type { CheckDef } from "../lib/context.ts";
 
 export const progressRules: CheckDef = {
   name: "domain/progress",
+  rules: ["progress/readiness"],
   title:
     "progress: audienceId echoed, readiness.failed always 0, beingRepaired only with trainingStatus queued",
   needs: { roles: ["owner"], audiences: ["main"] },

@@ -14,6 +14,7 @@ const SIM_LIMIT = 5;
 
 export const rateLimit: CheckDef = {
   name: "ratelimit/429",
+  rules: ["limits/rate-limit"],
   title:
     "past the per-minute limit: 429 with Retry-After and the envelope; other accounts unaffected; the window recovers",
   needs: { roles: ["member", "owner"], rateLimit: true },

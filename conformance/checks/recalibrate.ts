@@ -8,6 +8,7 @@ import type { Exchange } from "../lib/http.ts";
 
 export const recalibrateReplay: CheckDef = {
   name: "domain/recalibrate-replay",
+  rules: ["recalibrate/replay"],
   title:
     "recalibrate: 202 accepted; once terminal, replaying the request key answers 200 with the same operation",
   needs: { roles: ["teammate"], audiences: ["main"] },
@@ -57,6 +58,7 @@ export const recalibrateReplay: CheckDef = {
 
 export const pendingRecalibrations: CheckDef = {
   name: "limits/pending-recalibrations",
+  rules: ["recalibrate/pending-limit"],
   title: `recalibrate: ${LIMITS.pendingRecalibrations} edits may wait; one more is 409 RECALIBRATION_IN_PROGRESS`,
   needs: { roles: ["teammate"], audiences: ["main"] },
   mutates: true,

@@ -14,6 +14,7 @@ const ORDER = ["queued", "running", "completed", "failed"];
 
 export const recalibrationStatus: CheckDef = {
   name: "domain/recalibration-status",
+  rules: ["recalibrate/status-url"],
   title:
     "recalibrate: the receipt's statusUrl is served on every v1 prefix, moves queued → running → completed, and is hidden from non-readers",
   needs: { roles: ["teammate"], audiences: ["main"] },

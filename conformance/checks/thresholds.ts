@@ -13,6 +13,7 @@ const WARN_RULE = `API description, Formations preview: softWarn true from ${LIM
 
 export const memberCapBoundary: CheckDef = {
   name: "limits/member-cap-boundary",
+  rules: ["members/plan-cap"],
   title: "one below the member cap: the member that reaches the cap is added, the next one is 403 PLAN_LIMIT",
   needs: { roles: ["owner"], changeable: ["atCap"], minds: ["ownLoose"] },
   mutates: true,
@@ -74,6 +75,7 @@ async function ownerMinds(ctx: CheckContext): Promise<string[]> {
 
 export const previewSoftWarn: CheckDef = {
   name: "limits/preview-soft-warn",
+  rules: ["preview/thresholds"],
   title: `preview: softWarn false at ${LIMITS.previewSoftWarnFrom - 1} members and true at ${LIMITS.previewSoftWarnFrom}`,
   needs: { roles: ["owner"], changeable: ["empty"], audiences: ["main"] },
   mutates: true,

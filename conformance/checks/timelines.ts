@@ -14,6 +14,7 @@ const RESEARCH_RULE =
 
 export const exportJob: CheckDef = {
   name: "domain/export-job",
+  rules: ["exports/job"],
   title:
     "a forced export is queued, then export-status leaves queued and export-download serves the artifact",
   needs: { roles: ["owner"], audiences: ["main"] },
@@ -63,6 +64,7 @@ const STAGES = ["researching", "waiting_for_runs", "recalibrating", "done"];
 
 export const researchStages: CheckDef = {
   name: "domain/research-stages",
+  rules: ["research/stages"],
   title:
     "Go deeper: 202 at once, then research.stage moves forward only, progress never falls, and it ends done",
   needs: { roles: ["teammate"], audiences: ["main"] },

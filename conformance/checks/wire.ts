@@ -54,6 +54,7 @@ function expectEnvelope(
 
 export const httpLayer: CheckDef = {
   name: "wire/http-layer",
+  rules: ["http/layer", "errors/envelope"],
   title:
     "what the HTTP layer refuses (unknown Expect, no or two Hosts, a broken request line) is a 4xx envelope",
   needs: { roles: ["owner"] },
@@ -92,6 +93,7 @@ function filters(chars: number, ch: string): string {
 
 export const requestSize: CheckDef = {
   name: "wire/request-size",
+  rules: ["http/layer", "filters/limits"],
   title:
     "the longest filters the contract allows is served in its worst encoding; longer targets are 414 and larger heads 431, in the envelope",
   needs: { roles: ["owner"], audiences: ["main"] },

@@ -8,6 +8,7 @@ import { responseViolations } from "./contract.ts";
 import { Coverage } from "./coverage.ts";
 import { type CallSpec, type Credentials, Exchange, HttpClient, sleep } from "./http.ts";
 import { type Violation, type ViolationInput, violation } from "./report.ts";
+import type { RuleId } from "./rules.ts";
 import type { Role, TargetInfo } from "./target.ts";
 
 export interface Needs {
@@ -30,6 +31,8 @@ export interface Needs {
 
 export interface CheckDef {
   name: string;
+  /** The rules of the API description it covers (lib/rules.ts): what the coverage report counts. */
+  rules: readonly RuleId[];
   /** One line: what the check asserts. */
   title: string;
   needs?: Needs;

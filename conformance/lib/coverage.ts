@@ -8,18 +8,22 @@ import { join } from "node:path";
 import { limitCatalogue, operations } from "./contract.ts";
 import type { Exchange } from "./http.ts";
 import { MACHINES } from "./machines.ts";
+import { RULES, type RuleId, ruleOperations } from "./rules.ts";
 
 export interface CoverageFragment {
   statuses: Record<string, number[]>;
   limits: string[];
   /** `machine: from→to`, as observed. */
   transitions?: string[];
+  /** Rules of the description (lib/rules.ts) whose checks ran. */
+  rules?: string[];
 }
 
 export class Coverage {
   private readonly statuses = new Map<string, Set<number>>();
   private readonly limits = new Set<string>();
   private readonly transitions = new Set<string>();
+  private readonly rules = new Set<string>();
 
   record(ex: Exchange): void {
     if (!ex.operation) return;
@@ -41,8 +45,14 @@ export class Coverage {
     this.transitions.add(`${machine}: ${from}→${to}`);
   }
 
+  /** Marks the rules a check covers as reached (the check ran, whatever it found). */
+  reached(rules: readonly string[]): void {
+    for (const r of rules) this.rules.add(r);
+  }
+
   fragment(): CoverageFragment {
     return {
+      rules: [...this.rules].sort(),
       statuses: Object.fromEntries([...this.statuses].map(([k, v]) => [k, [...v].sort()])),
       limits: [...this.limits].sort(),
       transitions: [...this.transitions].sort(),
@@ -80,13 +90,22 @@ export interface CoverageReport {
   limits: { total: number; exercised: number; missing: string[] };
   /** Per state machine: the transitions the description defines, which were seen, which were not. */
   transitions: Record<string, { seen: string[]; missing: string[] }>;
+  /** Rules of the description: how many a run reached, and per operation the ones it did not. */
+  rules: {
+    total: number;
+    reached: string[];
+    missing: string[];
+    missingByOperation: Record<string, string[]>;
+  };
 }
 
 export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageReport {
   const seen = new Map<string, Set<number>>();
   const limitsSeen = new Set<string>();
   const transitionsSeen = new Set<string>();
+  const rulesReached = new Set<string>();
   for (const f of fragments) {
+    for (const r of f.rules ?? []) rulesReached.add(r);
     for (const t of f.transitions ?? []) transitionsSeen.add(t);
     for (const [id, statuses] of Object.entries(f.statuses)) {
       const s = seen.get(id) ?? new Set<number>();
@@ -117,6 +136,7 @@ export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageR
       exercised: catalogue.filter((l) => limitsSeen.has(l.id)).length,
       missing: catalogue.filter((l) => !limitsSeen.has(l.id)).map((l) => l.id),
     },
+    rules: ruleCoverage(rulesReached),
     transitions: Object.fromEntries(
       Object.entries(MACHINES).map(([machine, all]) => [
         machine,
@@ -129,18 +149,30 @@ export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageR
   };
 }
 
+function ruleCoverage(reached: ReadonlySet<string>): CoverageReport["rules"] {
+  const ids = Object.keys(RULES) as RuleId[];
+  const missing = ids.filter((id) => !reached.has(id));
+  const all = operations.map((o) => o.operationId);
+  const missingByOperation: Record<string, string[]> = {};
+  for (const id of missing)
+    for (const op of ruleOperations(id, all))
+      missingByOperation[op] = [...(missingByOperation[op] ?? []), id];
+  return { total: ids.length, reached: ids.filter((id) => reached.has(id)), missing, missingByOperation };
+}
+
 /**
  * Joins the coverage reports of several runs (the shards of one CI job) into one: an operation, status,
  * limit or transition counts as exercised when any run exercised it.
  */
 export function joinCoverage(reports: readonly CoverageReport[]): CoverageReport {
   const catalogue = limitCatalogue();
-  const fragment: CoverageFragment = { statuses: {}, limits: [], transitions: [] };
+  const fragment: CoverageFragment = { statuses: {}, limits: [], transitions: [], rules: [] };
   for (const r of reports) {
     for (const [id, s] of Object.entries(r.statuses.byOperation))
       if (s.seen.length) fragment.statuses[id] = [...new Set([...(fragment.statuses[id] ?? []), ...s.seen])];
     const missing = new Set(r.limits.missing);
     fragment.limits.push(...catalogue.filter((l) => !missing.has(l.id)).map((l) => l.id));
+    fragment.rules?.push(...(r.rules?.reached ?? []));
     for (const [machine, t] of Object.entries(r.transitions ?? {}))
       fragment.transitions?.push(...t.seen.map((x) => `${machine}: ${x}`));
   }
@@ -154,6 +186,7 @@ export function formatCoverage(r: CoverageReport): string {
     `  operations:          ${r.operations.exercised}/${r.operations.total} (${pct(r.operations.exercised, r.operations.total)}%)`,
     `  documented statuses: ${r.statuses.exercised}/${r.statuses.documented} (${pct(r.statuses.exercised, r.statuses.documented)}%)`,
     `  contract limits:     ${r.limits.exercised}/${r.limits.total} (${pct(r.limits.exercised, r.limits.total)}%)`,
+    `  description rules:   ${r.rules.reached.length}/${r.rules.total} (${pct(r.rules.reached.length, r.rules.total)}%)${r.rules.missing.length ? `; not reached: ${r.rules.missing.join(", ")}` : ""}`,
     ...(r.operations.missing.length
       ? [`  operations not exercised: ${r.operations.missing.join(", ")}`]
       : []),

@@ -37,6 +37,7 @@ export function defineChecks(group: string, checks: readonly CheckDef[], timeout
       it.skipIf(reason !== null)(
         name,
         async (t) => {
+          coverage.reached(def.rules);
           let found: Violation[];
           let outOfTime: string | null = null;
           try {

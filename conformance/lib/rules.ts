@@ -1,0 +1,227 @@
+/**
+ * The rules of the API description the kit checks, one line each, by the operations they govern. Every
+ * check names the rules it covers (`CheckDef.rules`), so the coverage report can say which rule of which
+ * operation no check reached in a run; `rules.test.ts` (self-test) fails when a rule has no check.
+ */
+const ALL = "*";
+
+export const RULES = {
+  // Errors, authentication, the contract as a whole.
+  "contract/responses": [
+    ALL,
+    "every answer has a documented status, its schema, headers and Content-Type, and no 5xx",
+  ],
+  "errors/envelope": [
+    ALL,
+    "every error body is { statusCode, statusMessage, message, url, error: true, data? }",
+  ],
+  "auth/401": [ALL, "a missing or invalid key gives 401 `Unauthorized`"],
+  "ids/malformed-400": [ALL, "malformed IDs give 400 on endpoints that list 400"],
+  "ids/unknown-404": [ALL, "an ID that names nothing gives 404"],
+  "access/hidden-as-404": [
+    ALL,
+    "unauthorized resource access is reported as 404 to avoid revealing existence",
+  ],
+  "input/invalid-400": [ALL, "invalid JSON, bodies and query values are 400 and change nothing"],
+  "input/media-type-415": [ALL, "a body that is not application/json is 415"],
+  "input/body-size-413": [
+    "createFormation,previewFormation,addMembers,recalibrateAudience",
+    "64 KiB bodies (32 MiB on recalibrate); more is 413",
+  ],
+  "http/wrong-method": [ALL, "a method a path does not serve is refused in the envelope and changes nothing"],
+  "http/layer": [
+    ALL,
+    "what the HTTP layer refuses is a 4xx in the envelope; targets and heads the contract allows are served",
+  ],
+  "versioning/prefixes": [ALL, "the interface is served under /api/v1 and /v1 alike"],
+  "limits/rate-limit": [
+    ALL,
+    "per-account fixed window; RateLimit-Limit/Remaining; 429 with Retry-After; other accounts unaffected",
+  ],
+  // Identity and API keys.
+  "keys/me": ["getMe", "GET /auth/me returns the key owner's user ID"],
+  "keys/secret-once": [
+    "createApiKey,listApiKeys",
+    "the raw key is returned once, in the creation response; listings never return it",
+  ],
+  "keys/listing-order": ["listApiKeys", "keys are listed by createdAt descending"],
+  "keys/name-limit": [
+    "createApiKey",
+    "name at most 100 characters after trimming; empty, null or missing stores null",
+  ],
+  "keys/subscription-sso": [
+    "listApiKeys,createApiKey,deleteApiKey",
+    "403 without an active subscription; 403 creating on an SSO-linked account",
+  ],
+  "keys/delete-immediate": [
+    "deleteApiKey",
+    "a deleted key stops authenticating immediately, everywhere, its own included",
+  ],
+  "keys/own-account-only": [
+    "listApiKeys,deleteApiKey",
+    "a key is listed and deleted only by its account (404 otherwise)",
+  ],
+  // Audiences.
+  "audience/read-roles": [
+    "getAudience",
+    "readable by owner, direct members, team members when team-shared, anyone when public, Study members",
+  ],
+  "audience/member-role": [
+    "getAudience,updateAudience",
+    "currentMemberRole is the caller's role (public_viewer for public and Study viewers)",
+  ],
+  "audience/sharing-fields": [
+    "getAudience",
+    "isSharedWithTeam, isLinkSharingEnabled, publicShareId only to collaborators",
+  ],
+  "audience/file-redaction": [
+    "getAudience",
+    "uploaded-file URLs are redacted for public and Study-cascade viewers",
+  ],
+  "audience/members-preview": [
+    "getAudience",
+    "members=preview gives bounded profiles without reviewed-field metadata",
+  ],
+  "audience/update-rules": [
+    "updateAudience",
+    "name required and trimmed; flags apply only as booleans; isLinkSharingEnabled echoed; collaborators only",
+  ],
+  "audience/team-share-owner": [
+    "updateAudience",
+    "only the owner may change isSharedWithTeam (403 TEAM_SHARE_OWNER_ONLY)",
+  ],
+  "audience/delete-owner-only": [
+    "deleteAudience",
+    "owner only; anyone else 404 and nothing deleted; a deleted Audience is gone",
+  ],
+  "audience/follow": [
+    "followAudience,unfollowAudience",
+    "follow a public Audience 200 (404 otherwise); unfollow 200; both repeatable",
+  ],
+  "duplicate/replay": [
+    "duplicateAudience",
+    "201 a new copy; 200 the same copy on replay of the key; keys over 128 ignored; name 1..200",
+  ],
+  "duplicate/contents": [
+    "duplicateAudience",
+    "private; independent Mind copies, grounding, sources, Formations, validation history; no sharing or links",
+  ],
+  // Collaborators and members.
+  "collaborators/managers": [
+    "listCollaborators,removeCollaborator",
+    "owner or direct admin only (403 COLLABORATORS_MANAGER_ONLY); owner excluded; oldest first",
+  ],
+  "collaborators/owner-not-removable": [
+    "removeCollaborator",
+    "removing the owner is 400 COLLABORATOR_IS_OWNER",
+  ],
+  "collaborators/removal-revokes": [
+    "removeCollaborator",
+    "a removed collaborator loses access at once; removing again is 404",
+  ],
+  "members/add-rules": [
+    "addMembers",
+    "owner only; Minds owned or public, else 404 and nothing added; added = distinct IDs; mindId wins",
+  ],
+  "members/ids-limit": ["addMembers", "1000 IDs before deduplication; more is 400"],
+  "members/remove-rules": [
+    "removeMember",
+    "owner only; removes from the Audience and every Formation subgroup; 204 for non-members too",
+  ],
+  "members/counts-follow": [
+    "getAudience,getFilterAttributes,getAudienceProgress,getFormation",
+    "after a change of members, every count and list agrees",
+  ],
+  "members/plan-cap": ["addMembers", "past the plan's member cap: 403 PlanLimitError with limit and current"],
+  // Filter attributes.
+  "filters/selection": [
+    "getFilterAttributes",
+    "values OR, attributes AND, null selects Minds without a value; mindIds sorted; facets",
+  ],
+  "filters/limits": ["getFilterAttributes", "filters at most 8192 characters and 50 values per attribute"],
+  "filters/truncation": ["getFilterAttributes", "at most 5000 Minds read; truncated says so"],
+  // Formations.
+  "formations/visibility": [
+    "getFormation,listFormations,createFormation",
+    "collaborators make shared Formations, other viewers private ones; private ones only for their creator",
+  ],
+  "formations/mutability": [
+    "deleteFormation,recomputeFormation",
+    "collaborators mutate shared and own private; other viewers only own private; else 404",
+  ],
+  "formations/lifecycle": [
+    "createFormation,getFormation,recomputeFormation,deleteFormation",
+    "building to ready or failed, progress null once ready; recompute keeps the hypothesis; deleted is 404",
+  ],
+  "formations/pagination": [
+    "listFormations",
+    "limit 1..100, offset >= 0; total, hasMore, nextOffset agree; no phantom page",
+  ],
+  "formations/hypothesis-rules": [
+    "createFormation,previewFormation",
+    "2 to 15 subgroups, unique non-empty ids and labels, reserved ids refused",
+  ],
+  "preview/stream": [
+    "previewFormation",
+    "NDJSON meta, status, subgroups (or error), done; JSON mode; 406 when nothing acceptable",
+  ],
+  "preview/thresholds": [
+    "previewFormation",
+    "softWarn from 50 members; hardCapExceeded above 1000; userInput at most 2000 characters",
+  ],
+  "preview/persists-nothing": ["previewFormation", "a preview persists nothing"],
+  // Progress, recalibration, exports.
+  "progress/readiness": [
+    "getAudienceProgress",
+    "readiness arithmetic: failed always 0; beingRepaired only with trainingStatus queued",
+  ],
+  "research/stages": [
+    "recalibrateAudience,getAudienceProgress",
+    "deepen answers 202 at once; stages run researching, waiting_for_runs, recalibrating, done",
+  ],
+  "recalibrate/replay": [
+    "recalibrateAudience",
+    "202 accepted; a replay of a terminal operation is 200 with the retained receipt",
+  ],
+  "recalibrate/pending-limit": [
+    "recalibrateAudience",
+    "ten edits may wait; one more is 409 RECALIBRATION_IN_PROGRESS",
+  ],
+  "recalibrate/status-url": [
+    "getRecalibrationOperation",
+    "the operation's statusUrl is served to readers and moves to a terminal state",
+  ],
+  "exports/kinds": [
+    "exportAudience,getExportStatus",
+    "formats by kind; validation report needs edit access and a scored validation (409, `unavailable`)",
+  ],
+  "exports/job": [
+    "exportAudience,getExportStatus,downloadExport",
+    "a cached artifact at once, or a queued job polled until it downloads",
+  ],
+  // Hosted checkout.
+  "checkout/create": [
+    "createCheckoutSession",
+    "strict body; one line item; API-Version; known prices; 409 price or purchase changed",
+  ],
+  "checkout/own-sessions": [
+    "getCheckoutSession,refreshCheckoutSession,cancelCheckoutSession,completeCheckoutSession",
+    "operations only on sessions owned by the caller",
+  ],
+  "checkout/lifecycle": [
+    "refreshCheckoutSession,cancelCheckoutSession,completeCheckoutSession",
+    "refresh immutable; cancel an open session; complete requires_escalation until the buyer completes",
+  ],
+  "checkout/idempotency": [
+    "createCheckoutSession",
+    "the same Idempotency-Key and body replay the session; a different purchase never makes a second one",
+  ],
+} as const satisfies Record<string, readonly [string, string]>;
+
+export type RuleId = keyof typeof RULES;
+
+/** The operations a rule governs (every operation for `*`). */
+export function ruleOperations(id: RuleId, all: readonly string[]): string[] {
+  const ops = RULES[id][0] as string;
+  return ops === ALL ? [...all] : ops.split(",");
+}
