@@ -26,8 +26,9 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
     name: "a removed collaborator keeps access",
     checks: [collaboratorRemoval],
     reportedBy: "domain/collaborator-removal",
-    fault: async (req, next) =>
-      req.method === "DELETE" && /\/collaborators\//.test(pathOf(req))
+    // The owner's removal is acknowledged and dropped; anyone else's goes through as usual.
+    fault: async (req, next, env) =>
+      req.method === "DELETE" && /\/collaborators\//.test(pathOf(req)) && callerOf(req, env) === "owner"
         ? new Response(JSON.stringify({ data: { success: true } }), {
             status: 200,
             headers: {

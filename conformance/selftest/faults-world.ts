@@ -338,7 +338,7 @@ export const WORLD_FAULTS: FaultCase[] = [
       if (!is(req, "POST", /\/checkout_sessions$/)) return next(req);
       const first = remember(env, "sessionsByKey", () => new Map<string, string>());
       const k = req.headers.get("idempotency-key") ?? "";
-      const hit = first.get(k);
+      const hit = callerOf(req, env) !== null && first.get(k);
       if (hit) return new Response(hit, { status: 201, headers: { "content-type": "application/json" } });
       const res = await next(req);
       if (res.status === 201) first.set(k, await res.clone().text());

@@ -142,7 +142,9 @@ export async function editJson(res: Response, edit: (body: any) => unknown): Pro
 export async function withHeaders(res: Response, edit: (h: Headers) => void): Promise<Response> {
   const headers = new Headers(res.headers);
   edit(headers);
-  return new Response(await res.arrayBuffer(), { status: res.status, headers });
+  // A 204 or 304 may carry no body at all, not even an empty one.
+  const body = res.status === 204 || res.status === 304 ? null : await res.arrayBuffer();
+  return new Response(body, { status: res.status, headers });
 }
 
 export function withStatus(res: Response, status: number): Response {
