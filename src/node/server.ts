@@ -34,6 +34,8 @@ export interface ServerOptions {
   host: string;
   /** Host failures that are not the client's doing (a response stream that errors, a rejected fetch). */
   onError?: (error: unknown, where: { method: string; path: string }) => void;
+  /** How long `close()` lets in-flight requests finish before it cuts them (default 2 s). */
+  closeGraceMs?: number;
 }
 
 export interface RunningServer {
@@ -103,18 +105,23 @@ export function startServer(served: Handler | FetchHandler, options: ServerOptio
       server.on("error", (error) => onError(error, { method: "", path: "" }));
       const port = (server.address() as AddressInfo).port;
       fallbackOrigin = `http://${urlHost(options.host)}:${port}`;
-      resolve({ url: fallbackOrigin, port, server, close: () => closeServer(server) });
+      resolve({
+        url: fallbackOrigin,
+        port,
+        server,
+        close: () => closeServer(server, options.closeGraceMs ?? CLOSE_GRACE_MS),
+      });
     });
   });
 }
 
-function closeServer(server: http.Server): Promise<void> {
+function closeServer(server: http.Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) {
       resolve();
       return;
     }
-    const timer = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
     timer.unref();
     server.close(() => {
       clearTimeout(timer);
