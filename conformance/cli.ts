@@ -92,7 +92,7 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
   }
   if (values.help) return "help";
   const merge = values["merge-coverage"] as string[] | undefined;
-  if (merge?.length) return { merge: merge.map((f) => resolve(f)) };
+  if (merge?.length) return { merge: merge.map((f) => resolve(userDir(), f)) };
   const target = (values.target as string | undefined) ?? null;
   const config = (values.config as string | undefined) ?? null;
   if (!target && !config)
@@ -111,12 +111,13 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
     const [name, file] = r.split("=", 2) as [string, string | undefined];
     if (!name) throw new UsageError(`--reporter needs a name, got ${JSON.stringify(r)}`);
     reporters.push(name);
-    if (file) outputFile[name] = file;
+    // A report path is the user's, relative to where they run the kit (not to the package).
+    if (file) outputFile[name] = resolve(userDir(), file);
   }
-  const replay = values.replay ? readReplay(resolve(values.replay as string)) : null;
+  const replay = values.replay ? readReplay(resolve(userDir(), values.replay as string)) : null;
   return {
     target,
-    config: config ? resolve(config) : null,
+    config: config ? resolve(userDir(), config) : null,
     seed:
       integer("seed", values.seed as string | undefined, 0) ??
       replay?.seed ??
@@ -134,6 +135,11 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
       : ((values.test as string | undefined) ?? null),
     replay: replay?.file ?? null,
   };
+}
+
+/** Where the user ran the kit from: `npm run` moves into the package, and says where it came from. */
+function userDir(): string {
+  return process.env.INIT_CWD ?? process.cwd();
 }
 
 /** A sequence file saved by a failing model run: which check, which seed, which steps. */
@@ -226,6 +232,8 @@ async function main(): Promise<number> {
     CONFORMANCE_CONTROL_TOKEN: o.controlToken ?? "",
     CONFORMANCE_REPLAY: o.replay ?? "",
   });
+  // Colour only on a terminal: CI logs get plain text unless FORCE_COLOR asks for it (NO_COLOR always wins).
+  if (!process.stdout.isTTY && !process.env.FORCE_COLOR) process.env.NO_COLOR = "1";
   const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
   const { startVitest } = await import("vitest/node");
   const vitest = await startVitest("test", [], {

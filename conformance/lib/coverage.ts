@@ -179,6 +179,13 @@ export function joinCoverage(reports: readonly CoverageReport[]): CoverageReport
   return mergeCoverage([fragment]);
 }
 
+function notReached(missing: readonly string[]): string {
+  if (missing.length === 0) return "";
+  const more =
+    missing.length > 8 ? `, and ${missing.length - 8} more (reports/conformance-coverage.json)` : "";
+  return `; not reached: ${missing.slice(0, 8).join(", ")}${more}`;
+}
+
 export function formatCoverage(r: CoverageReport): string {
   const pct = (a: number, b: number) => (b === 0 ? "100" : ((100 * a) / b).toFixed(0));
   return [
@@ -186,7 +193,7 @@ export function formatCoverage(r: CoverageReport): string {
     `  operations:          ${r.operations.exercised}/${r.operations.total} (${pct(r.operations.exercised, r.operations.total)}%)`,
     `  documented statuses: ${r.statuses.exercised}/${r.statuses.documented} (${pct(r.statuses.exercised, r.statuses.documented)}%)`,
     `  contract limits:     ${r.limits.exercised}/${r.limits.total} (${pct(r.limits.exercised, r.limits.total)}%)`,
-    `  description rules:   ${r.rules.reached.length}/${r.rules.total} (${pct(r.rules.reached.length, r.rules.total)}%)${r.rules.missing.length ? `; not reached: ${r.rules.missing.join(", ")}` : ""}`,
+    `  description rules:   ${r.rules.reached.length}/${r.rules.total} (${pct(r.rules.reached.length, r.rules.total)}%)${notReached(r.rules.missing)}`,
     ...(r.operations.missing.length
       ? [`  operations not exercised: ${r.operations.missing.join(", ")}`]
       : []),

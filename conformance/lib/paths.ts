@@ -2,7 +2,9 @@
 import { join, resolve } from "node:path";
 
 export function reportsDir(): string {
-  return resolve(process.env.CONFORMANCE_REPORTS_DIR ?? join(process.cwd(), "reports"));
+  // `npm run` moves into the package; INIT_CWD is where the user ran it from.
+  const here = process.env.INIT_CWD ?? process.cwd();
+  return resolve(here, process.env.CONFORMANCE_REPORTS_DIR ?? "reports");
 }
 
 /** Per-run scratch directory where test files leave violations and coverage for the final merge. */
