@@ -196,8 +196,10 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
     name: "an export job never becomes downloadable",
     checks: [exportJob],
     reportedBy: "domain/export-job",
-    fault: async (req, next) =>
-      is(req, "GET", /\/export-download$/) ? envelope(404, "Export not found", pathOf(req)) : next(req),
+    fault: async (req, next, env) =>
+      is(req, "GET", /\/export-download$/) && callerOf(req, env) !== null
+        ? envelope(404, "Export not found", pathOf(req))
+        : next(req),
   },
   {
     name: "research.stage goes back to researching after recalibrating",
@@ -260,7 +262,7 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
       const res = await next(req);
       if (!is(req, "GET", /\/api-keys$/)) return res;
       return editJson(res, (rows) => {
-        for (const r of rows ?? []) if (r.name === null) r.name = "";
+        if (Array.isArray(rows)) for (const r of rows) if (r.name === null) r.name = "";
       });
     },
   },
