@@ -21,7 +21,7 @@ import { facets, largeAudience } from "./filter-attributes.ts";
 import { formationPages, formationVisibility, largePreview, previewStream } from "./formations.ts";
 import { membersRules, planLimit } from "./members.ts";
 import { progressRules } from "./progress.ts";
-import { pendingRecalibrations, recalibrateReplay } from "./recalibrate.ts";
+import { pendingRecalibrations, recalibrateOwnerOnly, recalibrateReplay } from "./recalibrate.ts";
 import { recalibrationStatus } from "./recalibration.ts";
 import { exportJob, researchStages } from "./timelines.ts";
 
@@ -29,6 +29,7 @@ export const domainChecks: CheckDef[] = [
   audienceDelete,
   pendingRecalibrations,
   recalibrateReplay,
+  recalibrateOwnerOnly,
   recalibrationStatus,
   identity,
   keySecrets,

@@ -103,3 +103,43 @@ export const pendingRecalibrations: CheckDef = {
     ctx.coverage.limit("recalibrateAudience:x-max-pending");
   },
 };
+
+export const recalibrateOwnerOnly: CheckDef = {
+  name: "domain/recalibrate-owner-only",
+  rules: ["recalibrate/owner-only"],
+  title:
+    "recalibrate: the owner only; collaborators and viewers who may read the Audience get 404 and queue nothing",
+  needs: { roles: ["owner"], audiences: ["main"] },
+  mutates: true,
+  async run(ctx) {
+    const rule =
+      "API description, recalibrate: the caller is the owner (staff amendments aside); 404 `Audience not found` when missing or the caller is not the owner";
+    const audienceId = ctx.target.audience("main");
+    const pending = async () => {
+      const ex = await ctx.call({ op: "getAudience", params: { audienceId }, as: ctx.as("owner") });
+      return JSON.stringify(ex.body?.data?.calibration ?? null);
+    };
+    const before = await pending();
+    for (const role of ["member", "teammate", "studyViewer"] as const) {
+      if (!ctx.target.has(role)) continue;
+      const ex = await ctx.call({
+        op: "recalibrateAudience",
+        params: { audienceId },
+        as: ctx.as(role),
+        json: { instruction: "Add more people from large companies" },
+      });
+      ctx.expect(
+        ex.status === 404,
+        rule,
+        `${role}, who may read the Audience, recalibrating answered ${ex.status}, not 404`,
+        ex,
+      );
+    }
+    ctx.expect(
+      (await pending()) === before,
+      rule,
+      "refused recalibrations changed the Audience's calibration state",
+      null,
+    );
+  },
+};

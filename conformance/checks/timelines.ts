@@ -8,7 +8,7 @@ import { deleteAudienceLater, fresh } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
 
 const EXPORT_RULE =
-  "API description, exports: a cached artifact returns at once; otherwise the job is queued and polled through export-status, and export-download answers 200 the artifact";
+  "API description, exports: a cached artifact returns at once; otherwise the job is queued and polled through export-status, and export-download answers 200 the artifact; kind defaults to brief";
 const RESEARCH_RULE =
   "API description, progress: research.stage runs researching, then waiting_for_runs, then recalibrating, then done; `deepen` answers 202 with data.research (phase researching, status queued, stage researching) and progressUrl";
 
@@ -45,6 +45,17 @@ export const exportJob: CheckDef = {
       EXPORT_RULE,
       `the md artifact came as ${download.header("content-type")} with ${download.text.length} characters`,
       download,
+    );
+    // `kind` defaults to brief: the status without it is the brief's.
+    const [withKind, without] = [
+      await ctx.call({ op: "getExportStatus", params, as, query }),
+      await ctx.call({ op: "getExportStatus", params, as, query: { format: "md" } }),
+    ];
+    ctx.expect(
+      JSON.stringify(without.body?.data) === JSON.stringify(withKind.body?.data),
+      EXPORT_RULE,
+      `export-status without kind answered ${JSON.stringify(without.body?.data)?.slice(0, 200)}, not the brief's`,
+      without,
     );
     // Nothing changed since: asking again (not forced) returns the cached artifact at once.
     const again = await ctx.call({ op: "exportAudience", params, as, json: query });

@@ -179,6 +179,10 @@ export const RULES = {
     "recalibrateAudience,getAudienceProgress",
     "deepen answers 202 at once; stages run researching, waiting_for_runs, recalibrating, done",
   ],
+  "recalibrate/owner-only": [
+    "recalibrateAudience",
+    "the caller is the owner; anyone else gets 404 and nothing is queued",
+  ],
   "recalibrate/replay": [
     "recalibrateAudience",
     "202 accepted; a replay of a terminal operation is 200 with the retained receipt",

@@ -12,6 +12,7 @@ import { facets } from "../checks/filter-attributes.ts";
 import { keyName } from "../checks/limits.ts";
 import { wrongMethod } from "../checks/methods.ts";
 import { rateLimit } from "../checks/ratelimit.ts";
+import { recalibrateOwnerOnly } from "../checks/recalibrate.ts";
 import { memberCapBoundary, previewSoftWarn } from "../checks/thresholds.ts";
 import { exportJob, researchStages } from "../checks/timelines.ts";
 import { world } from "../checks/world.ts";
@@ -289,5 +290,25 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
       is(req, "POST", /\/export$/) && callerOf(req, env) === "studyViewer"
         ? next(as(req, env.sim.manifest().users.owner?.apiKey as string))
         : next(req),
+  },
+  {
+    name: "a direct member may recalibrate the Audience",
+    checks: [recalibrateOwnerOnly],
+    reportedBy: "domain/recalibrate-owner-only",
+    fault: async (req, next, env) =>
+      is(req, "POST", /\/recalibrate$/) && callerOf(req, env) === "member"
+        ? next(as(req, env.sim.manifest().users.owner?.apiKey as string))
+        : next(req),
+  },
+  {
+    name: "export-status without kind answers the validation report's status",
+    checks: [exportJob],
+    reportedBy: "domain/export-job",
+    fault: async (req, next) => {
+      const url = new URL(req.url);
+      if (!is(req, "GET", /\/export-status$/) || url.searchParams.has("kind")) return next(req);
+      url.searchParams.set("kind", "validation_report");
+      return next(new Request(url, { method: "GET", headers: req.headers }));
+    },
   },
 ];
