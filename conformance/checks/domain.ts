@@ -18,7 +18,13 @@ import { collaboratorRemoval, collaborators } from "./collaborators.ts";
 import { duplicateContents, duplicateReplay } from "./duplicate.ts";
 import { exportsRules } from "./exports.ts";
 import { facets, largeAudience } from "./filter-attributes.ts";
-import { formationPages, formationVisibility, largePreview, previewStream } from "./formations.ts";
+import {
+  formationPages,
+  formationRefusals,
+  formationVisibility,
+  largePreview,
+  previewStream,
+} from "./formations.ts";
 import { membersRules, planLimit } from "./members.ts";
 import { progressRules } from "./progress.ts";
 import { pendingRecalibrations, recalibrateOwnerOnly, recalibrateReplay } from "./recalibrate.ts";
@@ -47,6 +53,7 @@ export const domainChecks: CheckDef[] = [
   largeAudience,
   formationPages,
   formationVisibility,
+  formationRefusals,
   previewStream,
   largePreview,
   progressRules,

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { LIMITS } from "../../src/contract/limits.ts";
 import type { CheckContext, CheckDef } from "../lib/context.ts";
 import { validate } from "../lib/contract.ts";
-import { memberIds } from "../lib/helpers.ts";
+import { hypothesis, memberIds } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
 
 export const formationPages: CheckDef = {
@@ -268,5 +268,46 @@ export const largePreview: CheckDef = {
     });
     if (ex.status !== 200) return;
     checkMeta(ctx, ex, ex.body?.data ?? {}, size);
+  },
+};
+
+export const formationRefusals: CheckDef = {
+  name: "domain/formation-refusals",
+  rules: ["formations/create-refusals"],
+  title:
+    "creating a Formation of an Audience with no members, or over 1000, is 400 (FORMATION_CAP) and makes nothing",
+  needs: { roles: ["owner", "outsider"], audiences: ["empty", "large"] },
+  // Refused writes, by design; a target that wrongly takes one changes, so read-only runs skip it.
+  mutates: true,
+  async run(ctx) {
+    const rule = `API description, Formations create: 400 \`Audience has no members to categorize\`; 400 \`FORMATION_CAP\` with more than ${LIMITS.previewHardCap} members`;
+    const json = { hypothesis: hypothesis(2, "refused") };
+    for (const [handle, role, expect] of [
+      [
+        "empty",
+        "owner",
+        (ex: Exchange) => ex.body?.statusMessage === "Audience has no members to categorize",
+      ],
+      ["large", "outsider", (ex: Exchange) => ex.body?.data?.code === "FORMATION_CAP"],
+    ] as const) {
+      const params = { audienceId: ctx.target.audience(handle) };
+      const listed = async () =>
+        ((await ctx.call({ op: "listFormations", params, as: ctx.as(role) })).body?.pagination
+          ?.total as number) ?? -1;
+      const before = await listed();
+      const ex = await ctx.call({ op: "createFormation", params, as: ctx.as(role), json });
+      ctx.expect(
+        ex.status === 400 && expect(ex),
+        rule,
+        `creating a Formation of ${handle} answered ${ex.status} ${ex.body?.statusMessage ?? ""} ${ex.body?.data?.code ?? ""}`,
+        ex,
+      );
+      ctx.expect(
+        (await listed()) === before,
+        rule,
+        `a refused Formation of ${handle} was listed afterwards`,
+        null,
+      );
+    }
   },
 };

@@ -40,6 +40,8 @@ export const wrongMethod: CheckDef = {
   rules: ["http/wrong-method", "errors/envelope"],
   title: "a method a path does not serve gets a 4xx in the envelope (405 with Allow) and changes nothing",
   needs: { roles: ["owner"], audiences: ["main"] },
+  // Refused writes, by design; a target that wrongly takes one changes, so read-only runs skip it.
+  mutates: true,
   async run(ctx) {
     const owner = ctx.as("owner");
     const audienceId = ctx.target.audience("main");

@@ -153,6 +153,10 @@ export const RULES = {
     "createFormation,getFormation,recomputeFormation,deleteFormation",
     "building to ready or failed, progress null once ready; recompute keeps the hypothesis; deleted is 404",
   ],
+  "formations/create-refusals": [
+    "createFormation",
+    "an Audience with no members, or over 1000 (FORMATION_CAP), is 400 and nothing is made",
+  ],
   "formations/pagination": [
     "listFormations",
     "limit 1..100, offset >= 0; total, hasMore, nextOffset agree; no phantom page",

@@ -9,6 +9,7 @@ import { collaboratorRemoval } from "../checks/collaborators.ts";
 import { duplicateContents, duplicateReplay } from "../checks/duplicate.ts";
 import { exportsRules } from "../checks/exports.ts";
 import { facets } from "../checks/filter-attributes.ts";
+import { formationRefusals } from "../checks/formations.ts";
 import { keyName } from "../checks/limits.ts";
 import { wrongMethod } from "../checks/methods.ts";
 import { rateLimit } from "../checks/ratelimit.ts";
@@ -309,6 +310,29 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
       if (!is(req, "GET", /\/export-status$/) || url.searchParams.has("kind")) return next(req);
       url.searchParams.set("kind", "validation_report");
       return next(new Request(url, { method: "GET", headers: req.headers }));
+    },
+  },
+  {
+    name: "a Formation of an Audience over 1000 members is made (no FORMATION_CAP)",
+    checks: [formationRefusals],
+    reportedBy: "domain/formation-refusals",
+    fault: async (req, next, env) => {
+      const large = env.sim.manifest().audiences.large?.id;
+      if (!is(req, "POST", /\/formations$/) || !pathOf(req).includes(String(large))) return next(req);
+      return new Response(
+        JSON.stringify({
+          data: { id: "0dc5ba6c-e82c-4f98-a748-4b70bc644bdd", name: "x", status: "building" },
+        }),
+        {
+          status: 200,
+          headers: {
+            "content-type": "application/json",
+            "ratelimit-limit": "300",
+            "ratelimit-remaining": "299",
+            "cache-control": "private, no-store",
+          },
+        },
+      );
     },
   },
 ];
