@@ -209,7 +209,6 @@ export class WorldRunner {
     } finally {
       quiet();
     }
-    console.error(`[world] ${ran.length} steps, ${exchanges.length} requests, ${found.length} found`);
     return { found, ran, exchanges, foundAt };
   }
 
