@@ -28,18 +28,22 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
     name: "a removed collaborator keeps access",
     checks: [collaboratorRemoval],
     reportedBy: "domain/collaborator-removal",
-    // The owner's removal is acknowledged and dropped; anyone else's goes through as usual.
-    fault: async (req, next, env) =>
-      req.method === "DELETE" && /\/collaborators\//.test(pathOf(req)) && callerOf(req, env) === "owner"
-        ? new Response(JSON.stringify({ data: { success: true } }), {
-            status: 200,
-            headers: {
-              "content-type": "application/json",
-              "ratelimit-limit": "300",
-              "ratelimit-remaining": "299",
-            },
-          })
-        : next(req),
+    // The owner's removal of a listed collaborator is acknowledged and dropped; anything else goes through.
+    fault: async (req, next, env) => {
+      const m = /^(.*\/collaborators)\/([^/]+)$/.exec(pathOf(req));
+      if (req.method !== "DELETE" || !m || callerOf(req, env) !== "owner") return next(req);
+      const list = await next(new Request(new URL(m[1] as string, req.url), { headers: req.headers }));
+      const listed = ((await list.json()) as { data?: { userId: string }[] }).data ?? [];
+      if (!listed.some((c) => c.userId === m[2])) return next(req);
+      return new Response(JSON.stringify({ data: { success: true } }), {
+        status: 200,
+        headers: {
+          "content-type": "application/json",
+          "ratelimit-limit": "300",
+          "ratelimit-remaining": "299",
+        },
+      });
+    },
   },
   {
     name: "a wrong method falls through to another handler (PATCH taken as PUT)",

@@ -90,13 +90,8 @@ export const WORLD_FAULTS: FaultCase[] = [
     name: "a deleted key keeps authenticating",
     checks: [world],
     reportedBy: "stateful/world",
-    fault: async (req, next) =>
-      is(req, "DELETE", /\/api-keys\/c[a-z0-9]{24}$/)
-        ? new Response(null, {
-            status: 204,
-            headers: { "ratelimit-limit": "300", "ratelimit-remaining": "299" },
-          })
-        : next(req),
+    // Deleted for real, then served as the account that deleted it wherever it is used.
+    fault: deletedKeyAlive("/"),
   },
   {
     name: "a removed member stays in Formation subgroups",
@@ -121,17 +116,27 @@ export const WORLD_FAULTS: FaultCase[] = [
     name: "a deleted Formation is still readable",
     checks: [world],
     reportedBy: "stateful/world",
-    fault: async (req, next) => {
-      if (req.method === "DELETE" && /\/formations\/[0-9a-f-]{36}$/.test(pathOf(req)))
-        return new Response(null, {
-          status: 204,
+    // Deleted for real, but its last answer is served from a cache to anyone with a key.
+    fault: async (req, next, env) => {
+      const cache = remember(env, "deletedFormations", () => new Map<string, string>());
+      const path = pathOf(req);
+      if (!/\/formations\/[0-9a-f-]{36}$/.test(path)) return next(req);
+      const hit = cache.get(path);
+      if (req.method === "GET" && hit && callerOf(req, env) !== null)
+        return new Response(hit, {
+          status: 200,
           headers: {
+            "content-type": "application/json",
+            "cache-control": "private, no-store",
             "ratelimit-limit": "300",
             "ratelimit-remaining": "299",
-            "cache-control": "private, no-store",
           },
         });
-      return next(req);
+      if (req.method !== "DELETE") return next(req);
+      const before = await next(new Request(req.url, { method: "GET", headers: req.headers }));
+      const res = await next(req);
+      if (res.status === 204 && before.status === 200) cache.set(path, await before.text());
+      return res;
     },
   },
   {
@@ -205,7 +210,7 @@ export const WORLD_FAULTS: FaultCase[] = [
         if (res.status === 200) following.add(id);
         return res;
       }
-      if (!is(req, "DELETE", /\/follow$/)) return next(req);
+      if (!is(req, "DELETE", /\/follow$/) || callerOf(req, env) === null) return next(req);
       if (!following.delete(id)) return envelope(404, "Not following", pathOf(req));
       return next(req);
     },
