@@ -1,0 +1,68 @@
+/**
+ * The shape the code keeps (issue: architecture): no import circle, a core that knows no resource, and
+ * files one or two screens long. Read from the sources, so that a change that breaks it fails here.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const TREES = ["src", "conformance", "scenarios", "fixtures"];
+const GENERATED = new Set(["src/contract/types.gen.ts"]);
+
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return e.name === "node_modules" ? [] : sources(path);
+    return e.name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+const files = TREES.flatMap(sources);
+
+/** Value imports between the project's own modules (type-only imports leave nothing at run time). */
+function imports(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  // `import … from "./x"`, `export … from "./x"` and the bare `import "./x"`.
+  return [...text.matchAll(/^(?:import|export)(?!\s+type\b)(?:[^;"]*?\sfrom\s*|\s*)"(\.[^"]+)"/gms)].map(
+    (m) => relative(ROOT, resolve(ROOT, dirname(file), m[1] as string)),
+  );
+}
+
+describe("architecture", () => {
+  const graph = new Map(files.filter((f) => !f.endsWith(".test.ts")).map((f) => [f, imports(f)]));
+
+  it("has no import circle", () => {
+    const state = new Map<string, "open" | "done">();
+    const circles: string[] = [];
+    const path: string[] = [];
+    const visit = (f: string) => {
+      state.set(f, "open");
+      path.push(f);
+      for (const d of graph.get(f) ?? []) {
+        if (state.get(d) === "open") circles.push([...path.slice(path.indexOf(d)), d].join(" → "));
+        else if (!state.has(d)) visit(d);
+      }
+      path.pop();
+      state.set(f, "done");
+    };
+    for (const f of graph.keys()) if (!state.has(f)) visit(f);
+    expect(circles).toEqual([]);
+  });
+
+  it("keeps the core free of resources: src/core imports nothing from src/resources", () => {
+    const leaks = [...graph].filter(
+      ([f, ds]) => f.startsWith("src/core/") && ds.some((d) => d.startsWith("src/resources/")),
+    );
+    expect(leaks.map(([f]) => f)).toEqual([]);
+  });
+
+  it("has no source file over 600 lines outside generated code", () => {
+    const long = files
+      .filter((f) => !GENERATED.has(f))
+      .map((f) => [f, readFileSync(join(ROOT, f), "utf8").split("\n").length] as const)
+      .filter(([, n]) => n > 600);
+    expect(long).toEqual([]);
+  });
+});
