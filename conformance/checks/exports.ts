@@ -33,12 +33,14 @@ export const exportsRules: CheckDef = {
         ex,
       );
     }
-    const none = await ctx.call({
-      op: "exportAudience",
-      params: { audienceId: priv },
-      as: ctx.as("owner"),
-      json: { kind: "validation_report", format: "pdf" },
-    });
+    const report = (audienceId: string, role: "owner" | "studyViewer") =>
+      ctx.call({
+        op: "exportAudience",
+        params: { audienceId },
+        as: ctx.as(role),
+        json: { kind: "validation_report", format: "pdf" },
+      });
+    const none = await report(priv, "owner");
     ctx.expect(
       none.status === 409 && none.body?.data?.code === "VALIDATION_REPORT_UNAVAILABLE",
       rule,
@@ -47,12 +49,7 @@ export const exportsRules: CheckDef = {
     );
     if (ctx.target.has("studyViewer")) {
       // A Study viewer may read main but not edit it, and a validation report needs edit access.
-      const viewer = await ctx.call({
-        op: "exportAudience",
-        params: { audienceId: main },
-        as: ctx.as("studyViewer"),
-        json: { kind: "validation_report", format: "pdf" },
-      });
+      const viewer = await report(main, "studyViewer");
       ctx.expect(
         viewer.status === 403 || viewer.status === 404,
         rule,

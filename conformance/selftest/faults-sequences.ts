@@ -18,7 +18,7 @@ import { memberCapBoundary, previewSoftWarn } from "../checks/thresholds.ts";
 import { exportJob, researchStages } from "../checks/timelines.ts";
 import { world } from "../checks/world.ts";
 import { type FaultCase, is } from "./fault-kit.ts";
-import { as, editFormation, keyPerBody, remember } from "./faults-world.ts";
+import { as, editFormation, keyPerBody, remember, servedAsOwner } from "./faults-world.ts";
 import { callerOf, editJson, envelope, keyOf, pathOf, withHeaders } from "./harness.ts";
 
 const UUID = "[0-9a-f-]{36}";
@@ -291,19 +291,13 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
     name: "a validation report exported for a viewer without edit access",
     checks: [exportsRules],
     reportedBy: "domain/exports",
-    fault: async (req, next, env) =>
-      is(req, "POST", /\/export$/) && callerOf(req, env) === "studyViewer"
-        ? next(as(req, env.sim.manifest().users.owner?.apiKey as string))
-        : next(req),
+    fault: servedAsOwner("studyViewer", "POST", /\/export$/),
   },
   {
     name: "a direct member may recalibrate the Audience",
     checks: [recalibrateOwnerOnly],
     reportedBy: "domain/recalibrate-owner-only",
-    fault: async (req, next, env) =>
-      is(req, "POST", /\/recalibrate$/) && callerOf(req, env) === "member"
-        ? next(as(req, env.sim.manifest().users.owner?.apiKey as string))
-        : next(req),
+    fault: servedAsOwner("member", "POST", /\/recalibrate$/),
   },
   {
     name: "export-status without kind answers the validation report's status",

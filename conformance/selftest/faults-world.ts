@@ -62,6 +62,12 @@ function deletedKeyAlive(prefix: string): Fault {
   };
 }
 
+/** One role's requests of one kind are served with the owner's rights: an access rule skipped. */
+export function servedAsOwner(role: string, method: string, path: RegExp): Fault {
+  return async (req, next, env) =>
+    is(req, method, path) && callerOf(req, env) === role ? next(as(req, keyFor(env, "owner"))) : next(req);
+}
+
 /** Posts to `path` with the idempotency header changed when the body contains `marker`: replays break. */
 export function keyPerBody(path: RegExp, header: string, marker: string): Fault {
   return async (req, next) => {
@@ -267,12 +273,7 @@ export const WORLD_FAULTS: FaultCase[] = [
     name: "a Study viewer may delete a shared Formation",
     checks: [world],
     reportedBy: "stateful/world",
-    fault: async (req, next, env) =>
-      req.method === "DELETE" &&
-      /\/formations\/[0-9a-f-]{36}$/.test(pathOf(req)) &&
-      callerOf(req, env) === "studyViewer"
-        ? next(as(req, keyFor(env, "owner")))
-        : next(req),
+    fault: servedAsOwner("studyViewer", "DELETE", /\/formations\/[0-9a-f-]{36}$/),
   },
   {
     name: "a Study viewer may delete the Audience",
@@ -290,10 +291,7 @@ export const WORLD_FAULTS: FaultCase[] = [
     name: "a direct admin may add members",
     checks: [world],
     reportedBy: "stateful/world",
-    fault: async (req, next, env) =>
-      is(req, "POST", /\/members$/) && callerOf(req, env) === "admin"
-        ? next(as(req, keyFor(env, "owner")))
-        : next(req),
+    fault: servedAsOwner("admin", "POST", /\/members$/),
   },
   {
     name: "a private Formation of a public viewer is shown to the owner",
