@@ -1,20 +1,23 @@
 /**
- * `npm run conformance -- --target URL [options]`: checks its arguments, reaches the target, then runs the
- * conformance vitest project against it. Exit 0: every check held; 1: at least one violation; 2: bad
- * usage, bad config, or target unreachable.
+ * `npm run conformance -- --target URL [options]`: checks its arguments, reaches the target, then runs
+ * every check against it with the kit's own runner (lib/runner.ts; no test framework needed). Exit 0:
+ * every check held; 1: at least one violation; 2: bad usage, bad config, or target unreachable.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { allChecks } from "./checks/index.ts";
 import { type CoverageReport, formatCoverage, joinCoverage } from "./lib/coverage.ts";
 import { reportsDir } from "./lib/paths.ts";
+import { type Reporter, runChecks } from "./lib/runner.ts";
 import {
   ConfigError,
+  discover,
   loadConfig,
   probeDeployment,
   probeSimulator,
   type RunSettings,
+  type TargetInfo,
   UnreachableError,
 } from "./lib/target.ts";
 
@@ -33,9 +36,9 @@ Options:
   --read-only            skip every check that changes state (they are reported as skipped)
   --no-reset             do not reset the simulator first
   --control-token T      the simulator's x-sim-control-token
-  --reporter NAME[=FILE] vitest reporter (default, verbose, dot, junit, json, ...); repeatable;
-                         NAME=FILE writes that reporter to FILE (e.g. junit=reports/junit.xml)
-  --shard I/N            run only shard I of N (vitest sharding, for CI)
+  --reporter NAME[=FILE] default or dot (the terminal), junit[=FILE] or json[=FILE] (a file; by default
+                         reports/conformance-junit.xml, reports/conformance-json.json); repeatable
+  --shard I/N            run only shard I of N (every N-th check, for CI machines in parallel)
   -t, --test PATTERN     run only checks whose name matches PATTERN (e.g. "generic/auth")
   --replay FILE          re-run one saved failing sequence (reports/sequence-*.json) against the target
   --merge-coverage FILE  join the coverage reports of shard runs (repeat it, one per report) into
@@ -48,11 +51,12 @@ Reports: reports/conformance-violations.json and reports/conformance-coverage.js
 
 class UsageError extends Error {}
 
+const REPORTERS: readonly Reporter["name"][] = ["default", "verbose", "dot", "junit", "json"];
+
 /** What the run itself takes (lib/target.ts), less the run ID made per run, plus how vitest reports it. */
 interface Options extends Omit<RunSettings, "runId"> {
-  reporters: string[];
-  outputFile: Record<string, string>;
-  shard: string | null;
+  reporters: Reporter[];
+  shard: { index: number; count: number } | null;
   testPattern: string | null;
   replay: string | null;
 }
@@ -99,20 +103,27 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
     throw new UsageError("give --target URL (a simulator) or --config FILE (a deployment)");
   if (target && !/^https?:\/\/[^/\s]+/.test(target))
     throw new UsageError(`--target must be an http(s) URL, got ${JSON.stringify(target)}`);
-  const shard = (values.shard as string | undefined) ?? null;
-  if (shard !== null) {
-    const m = /^(\d+)\/(\d+)$/.exec(shard);
+  const shardArg = (values.shard as string | undefined) ?? null;
+  let shard: Options["shard"] = null;
+  if (shardArg !== null) {
+    const m = /^(\d+)\/(\d+)$/.exec(shardArg);
     if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2]))
-      throw new UsageError(`--shard must be I/N with 1 <= I <= N, got ${shard}`);
+      throw new UsageError(`--shard must be I/N with 1 <= I <= N, got ${shardArg}`);
+    shard = { index: Number(m[1]), count: Number(m[2]) };
   }
-  const reporters: string[] = [];
-  const outputFile: Record<string, string> = {};
+  const reporters: Reporter[] = [];
   for (const r of (values.reporter as string[] | undefined) ?? []) {
     const [name, file] = r.split("=", 2) as [string, string | undefined];
-    if (!name) throw new UsageError(`--reporter needs a name, got ${JSON.stringify(r)}`);
-    reporters.push(name);
+    if (!REPORTERS.includes(name as Reporter["name"]))
+      throw new UsageError(`--reporter must be one of ${REPORTERS.join(", ")}, got ${JSON.stringify(name)}`);
+    const needsFile = name === "junit" || name === "json";
+    if (file && !needsFile)
+      throw new UsageError(`--reporter ${name} writes to the terminal and takes no file`);
     // A report path is the user's, relative to where they run the kit (not to the package).
-    if (file) outputFile[name] = resolve(userDir(), file);
+    const path = needsFile
+      ? resolve(userDir(), file ?? `reports/conformance-${name}.${name === "junit" ? "xml" : "json"}`)
+      : undefined;
+    reporters.push({ name: name as Reporter["name"], ...(path ? { file: path } : {}) });
   }
   const replay = values.replay ? readReplay(resolve(userDir(), values.replay as string)) : null;
   return {
@@ -126,8 +137,7 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
     readOnly: Boolean(values["read-only"]),
     noReset: Boolean(values["no-reset"]),
     controlToken: (values["control-token"] as string | undefined) ?? null,
-    reporters: reporters.length ? reporters : ["default"],
-    outputFile,
+    reporters: reporters.length ? reporters : [{ name: "default" }],
     shard,
     // A replay runs the one check that saved the sequence.
     testPattern: replay
@@ -222,33 +232,25 @@ async function main(): Promise<number> {
   process.stdout.write(
     `conformance: target ${where}; seed ${o.seed}${o.runs ? `; runs ${o.runs}` : ""}${o.readOnly ? "; read-only" : ""}${o.replay ? `; replaying ${o.replay}` : ""}\n`,
   );
-  Object.assign(process.env, {
-    CONFORMANCE_TARGET: o.target ?? "",
-    CONFORMANCE_CONFIG: o.config ?? "",
-    CONFORMANCE_SEED: String(o.seed),
-    CONFORMANCE_RUNS: o.runs === null ? "" : String(o.runs),
-    CONFORMANCE_READ_ONLY: o.readOnly ? "1" : "",
-    CONFORMANCE_NO_RESET: o.noReset ? "1" : "",
-    CONFORMANCE_CONTROL_TOKEN: o.controlToken ?? "",
-    CONFORMANCE_REPLAY: o.replay ?? "",
-  });
-  // Colour only on a terminal: CI logs get plain text unless FORCE_COLOR asks for it (NO_COLOR always wins).
-  if (!process.stdout.isTTY && !process.env.FORCE_COLOR) process.env.NO_COLOR = "1";
-  const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-  const { startVitest } = await import("vitest/node");
-  const vitest = await startVitest("test", [], {
-    root,
-    config: join(root, ".config", "vitest.config.ts"),
-    project: ["conformance"],
-    run: true,
-    watch: false,
+  // The world model reads a replayed sequence from here (checks/world.ts).
+  if (o.replay) process.env.CONFORMANCE_REPLAY = o.replay;
+  let info: TargetInfo;
+  try {
+    info = await discover({ ...o, runId: `${process.pid}-${Date.now()}` });
+  } catch (e) {
+    if (e instanceof ConfigError || e instanceof UnreachableError) {
+      process.stderr.write(`conformance: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const failed = await runChecks(info, {
+    checks: allChecks,
+    pattern: o.testPattern ? new RegExp(o.testPattern) : null,
+    shard: o.shard,
     reporters: o.reporters,
-    ...(Object.keys(o.outputFile).length ? { outputFile: o.outputFile } : {}),
-    ...(o.shard ? { shard: o.shard } : {}),
-    ...(o.testPattern ? { testNamePattern: o.testPattern } : {}),
   });
-  await vitest?.close();
-  return Number(process.exitCode ?? 0) !== 0 ? 1 : 0;
+  return failed > 0 ? 1 : 0;
 }
 
 main().then(

@@ -4,13 +4,13 @@
  * (reset, keys, IDs) and provides it to every test file; the teardown restores the simulator's rate
  * limit, merges the fragments into the reports and prints the coverage summary.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import type { TestProject } from "vitest/node";
-import { type CoverageFragment, formatCoverage, mergeCoverage, readFragments } from "../lib/coverage.ts";
-import { fragmentsDir, reportsDir } from "../lib/paths.ts";
-import { dedupe, type Violation } from "../lib/report.ts";
-import { discover, setSimRateLimit, settingsFromEnv } from "../lib/target.ts";
+import { type CoverageFragment, readFragments } from "../lib/coverage.ts";
+import { finishRun } from "../lib/finish.ts";
+import { fragmentsDir } from "../lib/paths.ts";
+import type { Violation } from "../lib/report.ts";
+import { discover, settingsFromEnv } from "../lib/target.ts";
 
 const OWN_SUITE_SEED = 20261125;
 
@@ -39,9 +39,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
 
   return async () => {
-    if (info.kind === "simulator" && info.originalRateLimit !== null) {
-      await setSimRateLimit(info.baseUrl, info.controlToken, info.originalRateLimit).catch(() => {});
-    }
     const fragments = readFragments<CoverageFragment>(dir, "coverage");
     // Nothing ran (say `vitest list`): keep the reports of the last real run.
     if (fragments.length === 0) {
@@ -49,38 +46,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
       await close?.();
       return;
     }
-    const violations = dedupe(readFragments<Violation[]>(dir, "violations").flat());
-    const coverage = mergeCoverage(fragments);
-    const skipped = readFragments<{ check: string; reason: string }[]>(dir, "skips").flat();
-    const leftovers = readFragments<{ check: string; what: string }[]>(dir, "leftovers").flat();
-    mkdirSync(reportsDir(), { recursive: true });
-    const meta = {
-      target: info.baseUrl,
-      kind: info.kind,
-      seed: info.seed,
-      finishedAt: new Date().toISOString(),
-    };
-    writeFileSync(
-      join(reportsDir(), "conformance-violations.json"),
-      JSON.stringify({ ...meta, violations, skipped, leftovers }, null, 2),
-    );
-    writeFileSync(
-      join(reportsDir(), "conformance-coverage.json"),
-      JSON.stringify({ ...meta, ...coverage }, null, 2),
+    await finishRun(
+      info,
+      {
+        violations: readFragments<Violation[]>(dir, "violations").flat(),
+        coverage: fragments,
+        skipped: readFragments<{ check: string; reason: string }[]>(dir, "skips").flat(),
+        leftovers: readFragments<{ check: string; what: string }[]>(dir, "leftovers").flat(),
+      },
+      (line) => {
+        if (!process.env.CONFORMANCE_QUIET) console.log(line);
+      },
     );
     rmSync(dir, { recursive: true, force: true });
-    if (!process.env.CONFORMANCE_QUIET) {
-      console.log(`\n${formatCoverage(coverage)}`);
-      if (skipped.length) {
-        console.log(`  skipped checks (${skipped.length}):`);
-        for (const s of skipped) console.log(`    ${s.check}: ${s.reason}`);
-      }
-      if (leftovers.length) {
-        console.log(`  not cleaned up (${leftovers.length}): the target keeps what these checks made`);
-        for (const l of leftovers) console.log(`    ${l.check}: ${l.what}`);
-      }
-      console.log(`  violations: ${violations.length} (reports/conformance-violations.json)\n`);
-    }
     await close?.();
   };
 }

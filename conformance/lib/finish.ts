@@ -1,0 +1,55 @@
+/**
+ * The end of a run, whichever runner made it: the simulator's rate limit put back, the reports written
+ * (`reports/conformance-violations.json`, `reports/conformance-coverage.json`) and the summary printed.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type CoverageFragment, type CoverageReport, formatCoverage, mergeCoverage } from "./coverage.ts";
+import { reportsDir } from "./paths.ts";
+import { dedupe, type Violation } from "./report.ts";
+import { setSimRateLimit, type TargetInfo } from "./target.ts";
+
+export interface RunResults {
+  violations: Violation[];
+  coverage: CoverageFragment[];
+  skipped: { check: string; reason: string }[];
+  leftovers: { check: string; what: string }[];
+}
+
+export async function finishRun(
+  info: TargetInfo,
+  results: RunResults,
+  print: (line: string) => void,
+): Promise<CoverageReport> {
+  if (info.kind === "simulator" && info.originalRateLimit !== null)
+    await setSimRateLimit(info.baseUrl, info.controlToken, info.originalRateLimit).catch(() => {});
+  const violations = dedupe(results.violations);
+  const coverage = mergeCoverage(results.coverage);
+  const { skipped, leftovers } = results;
+  mkdirSync(reportsDir(), { recursive: true });
+  const meta = {
+    target: info.baseUrl,
+    kind: info.kind,
+    seed: info.seed,
+    finishedAt: new Date().toISOString(),
+  };
+  writeFileSync(
+    join(reportsDir(), "conformance-violations.json"),
+    JSON.stringify({ ...meta, violations, skipped, leftovers }, null, 2),
+  );
+  writeFileSync(
+    join(reportsDir(), "conformance-coverage.json"),
+    JSON.stringify({ ...meta, ...coverage }, null, 2),
+  );
+  print(`\n${formatCoverage(coverage)}`);
+  if (skipped.length) {
+    print(`  skipped checks (${skipped.length}):`);
+    for (const s of skipped) print(`    ${s.check}: ${s.reason}`);
+  }
+  if (leftovers.length) {
+    print(`  not cleaned up (${leftovers.length}): the target keeps what these checks made`);
+    for (const l of leftovers) print(`    ${l.check}: ${l.what}`);
+  }
+  print(`  violations: ${violations.length} (reports/conformance-violations.json)\n`);
+  return coverage;
+}

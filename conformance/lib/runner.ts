@@ -1,0 +1,175 @@
+/**
+ * The kit's own runner: every check is a plain async function over a CheckContext, so a run needs no test
+ * framework. It filters and shards the checks, runs them one at a time against the target (they share its
+ * state), prints a line per check, and writes the reports, JUnit XML included when asked for.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { type CheckDef, runCheck, skipReason } from "./context.ts";
+import { Coverage } from "./coverage.ts";
+import { finishRun, type RunResults } from "./finish.ts";
+import { dedupe, formatViolations, type Violation } from "./report.ts";
+import type { TargetInfo } from "./target.ts";
+
+export interface Reporter {
+  name: "default" | "verbose" | "dot" | "junit" | "json";
+  file?: string;
+}
+
+export interface RunOptions {
+  checks: readonly CheckDef[];
+  /** Runs only the checks whose `name: title` matches. */
+  pattern?: RegExp | null;
+  /** Shard `index` (1-based) of `count`: every count-th check. */
+  shard?: { index: number; count: number } | null;
+  reporters?: readonly Reporter[];
+  print?: (line: string) => void;
+}
+
+interface Outcome {
+  def: CheckDef;
+  ms: number;
+  violations: Violation[];
+  skipped: string | null;
+  error: string | null;
+}
+
+/** Runs the checks and writes the reports; resolves to the number of checks that failed. */
+export async function runChecks(info: TargetInfo, o: RunOptions): Promise<number> {
+  const print = o.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const reporters = o.reporters?.length ? o.reporters : [{ name: "default" as const }];
+  const dots = reporters.some((r) => r.name === "dot");
+  const shard = o.shard;
+  const chosen = o.checks
+    .filter((c) => !o.pattern || o.pattern.test(`${c.name}: ${c.title}`))
+    .filter((_c, i) => !shard || i % shard.count === shard.index - 1);
+  const coverage = new Coverage();
+  const results: RunResults = { violations: [], coverage: [], skipped: [], leftovers: [] };
+  const outcomes: Outcome[] = [];
+  for (const def of chosen) {
+    const outcome = await runOne(def, info, coverage, results);
+    outcomes.push(outcome);
+    if (dots)
+      process.stdout.write(outcome.error || outcome.violations.length ? "x" : outcome.skipped ? "-" : ".");
+    else print(lineOf(outcome));
+  }
+  if (dots) print("");
+  results.coverage.push(coverage.fragment());
+  const failed = outcomes.filter((x) => x.error || x.violations.length);
+  for (const f of failed) print(`\n✗ ${f.def.name}\n${f.error ?? formatViolations(f.violations)}`);
+  print(
+    `\n${chosen.length} checks: ${chosen.length - failed.length - outcomes.filter((x) => x.skipped && !failed.includes(x)).length} passed, ${failed.length} failed, ${outcomes.filter((x) => x.skipped && !failed.includes(x)).length} skipped (seed ${info.seed})`,
+  );
+  for (const r of reporters) if (r.file && r.name === "junit") save(r.file, junit(outcomes));
+  for (const r of reporters)
+    if (r.file && r.name === "json") save(r.file, JSON.stringify(jsonOf(outcomes, info), null, 2));
+  await finishRun(info, results, print);
+  return failed.length;
+}
+
+async function runOne(
+  def: CheckDef,
+  info: TargetInfo,
+  coverage: Coverage,
+  results: RunResults,
+): Promise<Outcome> {
+  const started = Date.now();
+  const reason = skipReason(def, info);
+  if (reason) {
+    results.skipped.push({ check: def.name, reason });
+    return { def, ms: 0, violations: [], skipped: reason, error: null };
+  }
+  coverage.reached(def.rules);
+  let outOfTime: string | null = null;
+  const options = {
+    onSkip: (r: string) => (outOfTime = r),
+    onLeftovers: (what: string[]) =>
+      results.leftovers.push(...what.map((w) => ({ check: def.name, what: w }))),
+  };
+  try {
+    const violations = dedupe(await runCheck(def, info, coverage, options)).map((v) => ({
+      ...v,
+      seed: v.seed ?? info.seed,
+    }));
+    results.violations.push(...violations);
+    // Never passed: what the check waited for did not happen within the run's time budget.
+    if (!violations.length && outOfTime) results.skipped.push({ check: def.name, reason: outOfTime });
+    return {
+      def,
+      ms: Date.now() - started,
+      violations,
+      skipped: violations.length ? null : outOfTime,
+      error: null,
+    };
+  } catch (e) {
+    const partial = (e as { violations?: Violation[] }).violations ?? [];
+    results.violations.push(...partial.map((v) => ({ ...v, seed: v.seed ?? info.seed })));
+    return { def, ms: Date.now() - started, violations: partial, skipped: null, error: (e as Error).message };
+  }
+}
+
+function lineOf(o: Outcome): string {
+  if (o.error || o.violations.length)
+    return `✗ ${o.def.name}: ${o.error ? "could not finish" : `${o.violations.length} violation(s)`} (${o.ms} ms)`;
+  if (o.skipped) return `↓ ${o.def.name} [skipped: ${o.skipped}]`;
+  return `✓ ${o.def.name} (${o.ms} ms)`;
+}
+
+function save(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+
+/** Text as XML 1.0 can carry it: escaped, and without the control characters it has no place for. */
+function xml(s: string): string {
+  let out = "";
+  for (const ch of s) {
+    const code = ch.codePointAt(0) as number;
+    if (code < 0x20 && ch !== "\t" && ch !== "\n" && ch !== "\r") continue;
+    out += ESCAPES[ch] ?? ch;
+  }
+  return out;
+}
+
+/** JUnit XML: one test case a check, named `name: title` (stable across runs), in a suite per group. */
+export function junit(outcomes: readonly Outcome[]): string {
+  const groups = new Map<string, Outcome[]>();
+  for (const o of outcomes) {
+    const g = o.def.name.split("/")[0] as string;
+    groups.set(g, [...(groups.get(g) ?? []), o]);
+  }
+  const suites = [...groups].map(([g, list]) => {
+    const failures = list.filter((o) => o.error || o.violations.length).length;
+    const skipped = list.filter((o) => o.skipped).length;
+    const cases = list.map((o) => {
+      const head = `    <testcase classname="conformance.${xml(g)}" name="${xml(`${o.def.name}: ${o.def.title}`)}" time="${(o.ms / 1000).toFixed(3)}"`;
+      if (o.error || o.violations.length) {
+        const text = o.error ?? formatViolations(o.violations);
+        return `${head}>\n      <failure message="${xml(text.split("\n")[0] ?? "")}">${xml(text)}</failure>\n    </testcase>`;
+      }
+      if (o.skipped) return `${head}>\n      <skipped message="${xml(o.skipped)}"/>\n    </testcase>`;
+      return `${head}/>`;
+    });
+    const time = (list.reduce((t, o) => t + o.ms, 0) / 1000).toFixed(3);
+    return `  <testsuite name="${xml(g)}" tests="${list.length}" failures="${failures}" skipped="${skipped}" time="${time}">\n${cases.join("\n")}\n  </testsuite>`;
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="conformance">\n${suites.join("\n")}\n</testsuites>\n`;
+}
+
+function jsonOf(outcomes: readonly Outcome[], info: TargetInfo) {
+  return {
+    target: info.baseUrl,
+    seed: info.seed,
+    checks: outcomes.map((o) => ({
+      name: o.def.name,
+      title: o.def.title,
+      status: o.error || o.violations.length ? "failed" : o.skipped ? "skipped" : "passed",
+      ms: o.ms,
+      ...(o.skipped ? { skipped: o.skipped } : {}),
+      ...(o.error ? { error: o.error } : {}),
+      violations: o.violations,
+    })),
+  };
+}

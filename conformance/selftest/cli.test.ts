@@ -1,0 +1,110 @@
+/**
+ * The kit's command line, run as a user runs it (a child process against a server): exit codes, the JUnit
+ * file where the user asked for it, stable names, a replay, a shard coverage merge, and bad usage.
+ */
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WORLD_FAULTS } from "./faults-world.ts";
+import { type BrokenServer, brokenServer } from "./harness.ts";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const CLI = join(ROOT, "conformance/cli.ts");
+// The loader by path: the CLI runs from a directory of its own, where no node_modules has tsx.
+const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+const dir = mkdtempSync(join(tmpdir(), "conformance-cli-"));
+
+/**
+ * The CLI through tsx (as `npm run conformance` runs it), from `dir`. Asynchronous: the servers it talks to
+ * live in this process, whose event loop must keep turning.
+ */
+function cli(args: string[]): Promise<{ code: number | null; out: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ["--import", TSX, CLI, ...args], {
+      cwd: dir,
+      env: { ...process.env, INIT_CWD: dir, CONFORMANCE_SHRINK_MS: "500" },
+    });
+    let out = "";
+    child.stdout.on("data", (b) => (out += b));
+    child.stderr.on("data", (b) => (out += b));
+    child.on("close", (code) => done({ code, out }));
+  });
+}
+
+let clean: BrokenServer;
+let broken: BrokenServer;
+beforeAll(async () => {
+  clean = await brokenServer(null, 21);
+  const fault = WORLD_FAULTS.find((f) => f.name === "a deleted key keeps working under /v1");
+  broken = await brokenServer(fault?.fault ?? null, 21);
+});
+afterAll(async () => {
+  await clean.close();
+  await broken.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the conformance command line", () => {
+  it("exits 0 on the clean simulator, writes JUnit where asked, with names free of the seed", async () => {
+    const r = await cli([
+      "--target",
+      clean.info.baseUrl,
+      "--seed",
+      "4",
+      "-t",
+      "^(domain/identity|stateful/world):",
+      "--reporter",
+      "junit=out/j.xml",
+    ]);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/2 checks: 2 passed, 0 failed, 0 skipped \(seed 4\)/);
+    const xml = readFileSync(join(dir, "out/j.xml"), "utf8");
+    expect(xml).toContain('name="stateful/world: ');
+    expect(xml).not.toMatch(/seed 4/);
+    expect(existsSync(join(dir, "reports/conformance-coverage.json"))).toBe(true);
+    expect(r.out.includes("\u001b[")).toBe(false);
+  });
+
+  it("exits 1 on a broken server, saves the sequence, and replays it: 1 there, 0 on the clean one", async () => {
+    const r = await cli(["--target", broken.info.baseUrl, "--seed", "4", "-t", "^stateful/world:"]);
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toContain("replay the sequence: --replay reports/sequence-stateful-world-4.json");
+    expect(
+      (await cli(["--target", broken.info.baseUrl, "--replay", "reports/sequence-stateful-world-4.json"]))
+        .code,
+    ).toBe(1);
+    expect(
+      (await cli(["--target", clean.info.baseUrl, "--replay", "reports/sequence-stateful-world-4.json"]))
+        .code,
+    ).toBe(0);
+  });
+
+  it("joins shard coverage reports", async () => {
+    for (const shard of ["1/2", "2/2"]) {
+      const r = await cli([
+        "--target",
+        clean.info.baseUrl,
+        "--seed",
+        "4",
+        "-t",
+        "^generic/(auth|v1)",
+        "--shard",
+        shard,
+      ]);
+      expect(r.code, r.out).toBe(0);
+      copyFileSync(join(dir, "reports/conformance-coverage.json"), join(dir, `c${shard[0]}.json`));
+    }
+    const merged = await cli(["--merge-coverage", "c1.json", "--merge-coverage", "c2.json"]);
+    expect(merged.code, merged.out).toBe(0);
+    expect(merged.out).toContain("merged 2 report(s)");
+  });
+
+  it("exits 2 on bad usage and on an unreachable target", async () => {
+    expect((await cli(["--target", "ftp://x"])).code).toBe(2);
+    expect((await cli(["--target", clean.info.baseUrl, "--reporter", "tap"])).code).toBe(2);
+    expect((await cli(["--target", "http://127.0.0.1:9"])).code).toBe(2);
+  });
+});
