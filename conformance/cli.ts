@@ -21,9 +21,10 @@ import {
   UnreachableError,
 } from "./lib/target.ts";
 
-const USAGE = `Usage: npm run conformance -- --target URL [options]
-       npm run conformance -- --config FILE [options]
-       npm run conformance -- --merge-coverage FILE --merge-coverage FILE ...
+const USAGE = `Usage: audience-research-sim conformance --target URL [options]
+       audience-research-sim conformance --config FILE [options]
+       audience-research-sim conformance --merge-coverage FILE --merge-coverage FILE ...
+       (in a clone of the repository: npm run conformance -- [options])
 
 Runs the conformance suite against a simulator (discovered through GET /__sim/manifest and reset first)
 or, with --config, against a real deployment described by the file (see conformance/example.config.json).

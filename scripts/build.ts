@@ -24,6 +24,9 @@ const DIST = path.join(ROOT, "dist");
 const ENTRY = path.join(DIST, "main.mjs");
 const BUNDLE = path.join(DIST, "cli.mjs");
 const META = path.join(DIST, "cli.meta.json");
+/** The conformance kit's command line, bundled the same way: it runs with no TypeScript loader and no test framework. */
+const KIT_BUNDLE = path.join(DIST, "conformance.mjs");
+const KIT_META = path.join(DIST, "conformance.meta.json");
 
 /**
  * V8 keeps the code it compiled for the bundle (and for the packages loaded later) in dist/.compile-cache
@@ -53,13 +56,17 @@ const EXTERNAL = ["pdf-lib", "docx", "pptxgenjs", "exceljs", "jszip", "@stopligh
 /** Files whose change can change the bundle without being one of its inputs. */
 const BUILD_INPUTS = ["scripts/build.ts", "package-lock.json", "tsconfig.json"];
 
-/** True when the bundle exists and no input of its last build (nor the build itself) is newer. */
+/** True when both bundles exist and no input of their last build (nor the build itself) is newer. */
 function isFresh(): boolean {
+  return isFreshBundle(BUNDLE, META, [ENTRY]) && isFreshBundle(KIT_BUNDLE, KIT_META, []);
+}
+
+function isFreshBundle(bundle: string, metaFile: string, also: string[]): boolean {
   let built: number;
   let meta: Metafile;
   try {
-    built = Math.min(statSync(BUNDLE).mtimeMs, statSync(ENTRY).mtimeMs);
-    meta = JSON.parse(readFileSync(META, "utf8")) as Metafile;
+    built = Math.min(...[bundle, ...also].map((f) => statSync(f).mtimeMs));
+    meta = JSON.parse(readFileSync(metaFile, "utf8")) as Metafile;
   } catch {
     return false;
   }
@@ -113,27 +120,34 @@ const builtinsByRequire: Plugin = {
 export async function build(): Promise<void> {
   // Loaded only to build, so the freshness check before every start stays cheap.
   const { build: esbuild } = await import("esbuild");
-  const result = await esbuild({
-    absWorkingDir: ROOT,
-    entryPoints: ["src/cli/main.ts"],
-    outfile: BUNDLE,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node24",
-    external: EXTERNAL,
-    // For builtinsByRequire, and for CommonJS dependencies that require() Node built-ins.
-    banner: {
-      js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
-    },
-    // Stack traces name dist/cli.mjs; with `node --enable-source-maps` they name the sources (it costs
-    // about 20 ms of start-up, so npm start goes without).
-    sourcemap: true,
-    plugins: [builtinsByRequire],
-    metafile: true,
-    logLevel: "warning",
-  });
-  writeFileSync(META, JSON.stringify(result.metafile));
+  const bundle = (entry: string, outfile: string, external: string[]) =>
+    esbuild({
+      absWorkingDir: ROOT,
+      entryPoints: [entry],
+      outfile,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node22",
+      external,
+      // For builtinsByRequire, and for CommonJS dependencies that require() Node built-ins.
+      banner: {
+        js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
+      },
+      // Stack traces name dist/*.mjs; with `node --enable-source-maps` they name the sources (it costs
+      // about 20 ms of start-up, so npm start goes without).
+      sourcemap: true,
+      plugins: [builtinsByRequire],
+      metafile: true,
+      logLevel: "warning",
+    });
+  const [sim, kit] = await Promise.all([
+    bundle("src/cli/main.ts", BUNDLE, EXTERNAL),
+    // The kit checks HTTP answers; it never renders a document or starts Prism, so it keeps nothing out.
+    bundle("conformance/cli.ts", KIT_BUNDLE, []),
+  ]);
+  writeFileSync(META, JSON.stringify(sim.metafile));
+  writeFileSync(KIT_META, JSON.stringify(kit.metafile));
   writeFileSync(ENTRY, ENTRY_SOURCE);
 }
 

@@ -39,7 +39,8 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
-export const USAGE = `Usage: npm start -- [options]
+export const USAGE = `Usage: audience-research-sim serve [options]
+       npm start -- [options]             (in a clone of the repository)
 
 Serves the Audience Research Service API simulator over HTTP.
 

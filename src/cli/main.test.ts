@@ -94,6 +94,7 @@ describe("npm start (src/cli/main.ts)", () => {
     expect(bad.stderr()).toContain("--frobnicate");
     const help = cli(["--help"]);
     expect((await help.exit).code).toBe(0);
-    expect(help.stdout()).toContain("Usage: npm start");
+    expect(help.stdout()).toContain("Usage: audience-research-sim serve [options]");
+    expect(help.stdout()).toContain("npm start -- [options]");
   });
 });

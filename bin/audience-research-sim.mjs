@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// audience-research-sim: one program for the simulator (`serve`) and the conformance kit (`conformance`).
+// Plain JavaScript on purpose: it only picks the bundle to run (dist/, built by scripts/build.ts), so it
+// needs no TypeScript loader and no test framework.
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const COMMANDS = {
+  serve: { bundle: "../dist/main.mjs", about: "serve the simulator over HTTP (the options of npm start)" },
+  conformance: {
+    bundle: "../dist/conformance.mjs",
+    about: "check a simulator or a deployment against the contract",
+  },
+};
+
+const HELP = `Usage: audience-research-sim <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(13)}${c.about}`)
+  .join("\n")}
+
+Options:
+  -h, --help     this text; "audience-research-sim <command> --help" for a command's options
+  -v, --version  the version
+`;
+
+const [command, ...rest] = process.argv.slice(2);
+if (command === undefined || command === "-h" || command === "--help" || command === "help") {
+  process.stdout.write(HELP);
+  process.exit(command === undefined ? 2 : 0);
+}
+if (command === "-v" || command === "--version") {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  process.stdout.write(`${pkg.version}\n`);
+  process.exit(0);
+}
+const chosen = COMMANDS[command];
+if (!chosen) {
+  process.stderr.write(`audience-research-sim: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
+  process.exit(2);
+}
+const bundle = new URL(chosen.bundle, import.meta.url);
+if (!existsSync(fileURLToPath(bundle))) {
+  process.stderr.write(
+    `audience-research-sim: ${fileURLToPath(bundle)} is missing; in a clone, run npm run build\n`,
+  );
+  process.exit(2);
+}
+// The command's own argument parser reads process.argv from its third entry on.
+process.argv = [process.argv[0], `audience-research-sim ${command}`, ...rest];
+await import(bundle.href);
