@@ -12,7 +12,7 @@
  *
  * Usage: node scripts/build.ts [--if-stale]
  */
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +27,7 @@ const META = path.join(DIST, "cli.meta.json");
 /** The conformance kit's command line, bundled the same way: it runs with no TypeScript loader and no test framework. */
 const KIT_BUNDLE = path.join(DIST, "conformance.mjs");
 const KIT_META = path.join(DIST, "conformance.meta.json");
+const SCALAR = path.join(DIST, "scalar.js");
 
 /**
  * V8 keeps the code it compiled for the bundle (and for the packages loaded later) in dist/.compile-cache
@@ -58,7 +59,7 @@ const BUILD_INPUTS = ["scripts/build.ts", "package-lock.json", "tsconfig.json"];
 
 /** True when both bundles exist and no input of their last build (nor the build itself) is newer. */
 function isFresh(): boolean {
-  return isFreshBundle(BUNDLE, META, [ENTRY]) && isFreshBundle(KIT_BUNDLE, KIT_META, []);
+  return isFreshBundle(BUNDLE, META, [ENTRY, SCALAR]) && isFreshBundle(KIT_BUNDLE, KIT_META, []);
 }
 
 function isFreshBundle(bundle: string, metaFile: string, also: string[]): boolean {
@@ -146,6 +147,9 @@ export async function build(): Promise<void> {
     // The kit checks HTTP answers; it never renders a document or starts Prism, so it keeps nothing out.
     bundle("conformance/cli.ts", KIT_BUNDLE, []),
   ]);
+  // The API reference page's browser bundle, copied beside the server so that an installed package needs
+  // only this file, not @scalar/api-reference and its dependency tree (src/node/docs.ts looks here first).
+  copyFileSync(createRequire(import.meta.url).resolve("@scalar/api-reference/browser/standalone.js"), SCALAR);
   writeFileSync(META, JSON.stringify(sim.metafile));
   writeFileSync(KIT_META, JSON.stringify(kit.metafile));
   writeFileSync(ENTRY, ENTRY_SOURCE);

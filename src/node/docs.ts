@@ -1,7 +1,7 @@
 /**
  * The docs page of the Node host: `GET /` and `GET /_docs` render `/_openapi.json` with Scalar's API
- * reference (@scalar/api-reference, its standalone browser bundle served from the installed package at
- * `/_docs/scalar.js`; no CDN, no internet), list the scenario's users and API keys from the manifest, and
+ * reference (@scalar/api-reference's standalone browser bundle, copied into dist/ by the build and served
+ * at `/_docs/scalar.js`; no CDN, no internet), list the scenario's users and API keys from the manifest, and
  * point the reference's "Test Request" client at this simulator with the owner's key prefilled.
  *
  * Only the Node host serves this page; the core and the MSW handlers know nothing of it. Every other path
@@ -9,8 +9,10 @@
  * the page makes no request beyond this origin.
  */
 
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { ApiError } from "../core/errors.ts";
 import { escapeHtml } from "../core/html.ts";
 import type { Manifest } from "../core/manifest.ts";
@@ -29,8 +31,14 @@ export interface DocsOptions {
 
 let bundle: Promise<Uint8Array> | null = null;
 
-/** The path of Scalar's standalone browser bundle in node_modules. */
+/**
+ * The path of Scalar's standalone browser bundle: the copy the build puts beside the bundled server
+ * (dist/scalar.js, so an installed package needs none of @scalar/api-reference's dependency tree), else the
+ * one in node_modules (the sources run in a clone).
+ */
 export function scalarBundleFile(): string {
+  const beside = fileURLToPath(new URL("./scalar.js", import.meta.url));
+  if (existsSync(beside)) return beside;
   return createRequire(import.meta.url).resolve("@scalar/api-reference/browser/standalone.js");
 }
 
