@@ -1,6 +1,7 @@
 /**
- * Runs world sequences: a scripted one that takes every kind of step, then random ones that fast-check
- * draws and, on a failure, shrinks to the shortest sequence that still fails. Every sequence starts from
+ * Runs world sequences as fast-check model-based commands (the World is the model, the target the real
+ * system): a scripted one that takes every kind of step, then random ones that fast-check draws and, on a
+ * failure, shrinks to the shortest sequence that still fails. Every sequence starts from
  * the target as it is and ends by putting back what it changed. A failure is reported with its seed, the
  * shrunk steps, a file for `--replay` and the failing run's requests as curl lines.
  */
@@ -132,7 +133,7 @@ export class WorldRunner {
     };
   }
 
-  /** Puts back what a sequence changed; what it could not put back is reported by the check's cleanup warning. */
+  /** Puts back what a sequence changed (`verify`, after the last one, reports what stayed changed). */
   async finish(w: World): Promise<void> {
     const c = this.ctx;
     const init = this.initial;
@@ -180,36 +181,55 @@ export class WorldRunner {
   }
 
   /** Runs one sequence from a fresh start; returns what it found and the requests it made. */
-  async runSequence(steps: Iterable<Step>): Promise<Outcome> {
-    const ran: Step[] = [];
-    const foundAt: Violation[][] = [];
-    const exchanges: Exchange[] = [];
+  runSequence(steps: Iterable<Step>): Promise<Outcome> {
+    return this.runCommands([...steps].map((st) => this.command(st)));
+  }
+
+  /**
+   * Runs commands (made by `command`) from a fresh start. fast-check's own commands go straight to its
+   * model runner, which marks those that ran: its shrinker keeps only them.
+   */
+  async runCommands(cmds: Iterable<fc.AsyncCommand<World, CheckContext>>): Promise<Outcome> {
+    const outcome: Outcome = { found: [], ran: [], exchanges: [], foundAt: [] };
     // The failing run's own requests, from its start to its last step (not the cleanup), make the script.
-    let stop: (() => void) | null = this.ctx.client.observe((ex) => exchanges.push(ex));
+    let stop: (() => void) | null = this.ctx.client.observe((ex) => outcome.exchanges.push(ex));
     const quiet = () => {
       stop?.();
       stop = null;
     };
-    const found: Violation[] = [];
     try {
       const w = await this.start();
       try {
-        for (const s of steps) {
-          if (!applicable(s, w)) continue;
-          ran.push(s);
-          const perform = PERFORM[s.k] as (c: CheckContext, w: World, cast: Cast, s: Step) => Promise<void>;
-          const seen = await this.ctx.isolate(() => perform(this.ctx, w, this.cast, s));
-          foundAt.push(seen);
-          found.push(...seen);
-        }
+        // fast-check's model runner: a step runs when its precondition holds on the model (`check`).
+        this.recording = outcome;
+        await fc.asyncModelRun(() => ({ model: w, real: this.ctx }), cmds);
       } finally {
+        this.recording = null;
         quiet();
         await this.finish(w);
       }
     } finally {
       quiet();
     }
-    return { found, ran, exchanges, foundAt };
+    return outcome;
+  }
+
+  /** Where the commands of the sequence running now write what they ran and found. */
+  private recording: Outcome | null = null;
+
+  /** A step as a fast-check model-based command over the World (the model) and the target (the real system). */
+  command(step: Step): fc.AsyncCommand<World, CheckContext> {
+    const perform = PERFORM[step.k] as (c: CheckContext, w: World, cast: Cast, s: Step) => Promise<void>;
+    return {
+      check: (w) => applicable(step, w),
+      run: async (w, c) => {
+        const seen = await c.isolate(() => perform(c, w, this.cast, step));
+        this.recording?.ran.push(step);
+        this.recording?.foundAt.push(seen);
+        this.recording?.found.push(...seen);
+      },
+      toString: () => describeStep(step),
+    };
   }
 
   /**
@@ -238,27 +258,24 @@ export class WorldRunner {
 
   /** Random sequences, shrunk on failure; findings go to the check with the shrunk sequence attached. */
   async explore(label: string, numRuns: number, maxCommands: number, shrinkMs: number): Promise<void> {
-    const arbs = Object.values(stepArbitraries(this.cast));
+    const arbs = Object.values(stepArbitraries(this.cast)).map((a) => a.map((step) => this.command(step)));
     const seed = this.ctx.propertySeed(label);
     let last: Outcome | null = null;
     let shrinkUntil = Number.POSITIVE_INFINITY;
     let sig: Signature | null = null;
     const result = await fc.check(
-      fc.asyncProperty(
-        fc.array(fc.oneof(...arbs), { minLength: Math.min(6, maxCommands), maxLength: maxCommands }),
-        async (steps) => {
-          // Past the shrinking budget every candidate "passes" unrun, so fast-check ends on the last failure.
-          if (Date.now() > shrinkUntil) return true;
-          const outcome = await this.runSequence(steps);
-          if (!outcome.found.length) return true;
-          // Shrinking keeps to the first failure's rule, so that it does not wander off to another one.
-          sig ??= signatureOf(outcome.found, this.ctx.checkName);
-          if (!shows(outcome.found, sig)) return true;
-          last = outcome;
-          if (shrinkUntil === Number.POSITIVE_INFINITY) shrinkUntil = Date.now() + shrinkMs;
-          return false;
-        },
-      ),
+      fc.asyncProperty(fc.commands(arbs, { maxCommands, size: "max" }), async (cmds) => {
+        // Past the shrinking budget every candidate "passes" unrun, so fast-check ends on the last failure.
+        if (Date.now() > shrinkUntil) return true;
+        const outcome = await this.runCommands(cmds);
+        if (!outcome.found.length) return true;
+        // Shrinking keeps to the first failure's rule, so that it does not wander off to another one.
+        sig ??= signatureOf(outcome.found, this.ctx.checkName);
+        if (!shows(outcome.found, sig)) return true;
+        last = outcome;
+        if (shrinkUntil === Number.POSITIVE_INFINITY) shrinkUntil = Date.now() + shrinkMs;
+        return false;
+      }),
       { seed, numRuns },
     );
     if (result.failed && !last && result.errorInstance) throw result.errorInstance;
