@@ -19,6 +19,11 @@ function castOf(ctx: CheckContext): Cast {
     addable: minds.filter((h) => h !== "foreignMind").length,
     prefixes: ctx.target.v1Prefixes(),
     simulator: ctx.target.isSimulator,
+    removals:
+      ctx.target.isSimulator &&
+      ctx.info.mayReset &&
+      !ctx.info.readOnly &&
+      Boolean(ctx.info.users.admin && ctx.info.users.member),
   };
 }
 
@@ -65,7 +70,21 @@ function script(cast: Cast, sessions: boolean): Step[] {
     { k: "settle" },
     { k: "removeMember", as: "owner", mind: 0 },
     { k: "view", as: "owner", prefix: 1, preview: false },
+    { k: "listCollaborators", as: "member" },
+    { k: "listCollaborators", as: "admin" },
   ];
+  if (cast.removals)
+    steps.push(
+      { k: "removeCollaborator", as: "teammate", who: "member" },
+      { k: "removeCollaborator", as: "admin", who: "owner" },
+      { k: "createFormation", as: "member", subgroups: 2 },
+      { k: "removeCollaborator", as: "admin", who: "member" },
+      { k: "view", as: "member", prefix: 1, preview: false },
+      { k: "formation", as: "member", f: 99, op: "get" },
+      { k: "put", as: "member", prefix: 0 },
+      { k: "removeCollaborator", as: "admin", who: "member" },
+      { k: "removeCollaborator", as: "member", who: "admin" },
+    );
   if (sessions)
     steps.push(
       { k: "createSession", as: "owner" },
@@ -114,6 +133,9 @@ export const world: CheckDef = {
     "checkout/lifecycle",
     "checkout/idempotency",
     "versioning/prefixes",
+    "collaborators/managers",
+    "collaborators/owner-not-removable",
+    "collaborators/removal-revokes",
   ],
   title:
     "keys, sharing, follows, members, Formations and checkout sessions changed in any order, by every role, on every prefix: each answer and each re-read agree with one model",

@@ -30,6 +30,8 @@ export const MACHINES: Record<string, readonly string[]> = {
   export: ["∅→cached", "∅→queued", "queued→downloadable"],
   // Hosted checkout: open until the buyer completes; cancel closes an open session.
   checkout: ["∅→open", "open→open (complete before buyer)", "open→canceled", "canceled→canceled"],
+  // Collaborators: an accepted invitation, then removed by a manager.
+  collaborator: ["accepted→removed"],
   // API keys: created, then deleted (and refused at once).
   apiKey: ["∅→live", "live→deleted"],
 };

@@ -479,4 +479,20 @@ export const WORLD_FAULTS: FaultCase[] = [
       return next(req);
     },
   },
+  {
+    name: "a removed collaborator keeps access to the Audience's Formations",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const removed = remember(env, "removedUsers", () => new Set<string>());
+      const caller = callerOf(req, env);
+      const callerId = caller ? env.sim.manifest().users[caller]?.id : undefined;
+      if (callerId && removed.has(callerId) && /\/formations(\/|$)/.test(pathOf(req)))
+        return next(as(req, keyFor(env, "owner")));
+      const m = /\/collaborators\/([0-9a-f-]{36})$/.exec(pathOf(req));
+      const res = await next(req);
+      if (req.method === "DELETE" && m && res.status === 200) removed.add(m[1] as string);
+      return res;
+    },
+  },
 ];

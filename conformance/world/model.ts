@@ -47,6 +47,8 @@ export interface World {
   sessions: SessionRec[];
   /** Roles that followed during the sequence (unfollowed again by the cleanup). */
   followers: Set<Role>;
+  /** Direct collaborators removed during the sequence (only the simulator's reset brings them back). */
+  removed: Set<Role>;
 }
 
 /** The roles of the default scenario as they stand to the Audience `main` (DESIGN.md). */
@@ -56,9 +58,26 @@ const DIRECT: Partial<Record<Role, "owner" | "admin" | "member">> = {
   member: "member",
 };
 
+/** The role's direct relation to the Audience, unless it was removed. */
+function direct(w: World, role: Role): "owner" | "admin" | "member" | undefined {
+  return w.removed.has(role) ? undefined : DIRECT[role];
+}
+
 /** Owner, direct members, and team members while the Audience is team-shared. */
 export function isCollaborator(w: World, role: Role): boolean {
-  return DIRECT[role] !== undefined || (role === "teammate" && w.isSharedWithTeam);
+  return direct(w, role) !== undefined || (role === "teammate" && w.isSharedWithTeam);
+}
+
+/** Collaborators are managed by the owner or a direct admin. */
+export function isManager(w: World, role: Role): boolean {
+  const d = direct(w, role);
+  return d === "owner" || d === "admin";
+}
+
+/** A direct collaborator who accepted an invitation (the owner is not one). */
+export function isListedCollaborator(w: World, role: Role): boolean {
+  const d = direct(w, role);
+  return d === "admin" || d === "member";
 }
 
 /** GET rules: collaborators, Study members (cascade), and anyone authenticated while it is public. */
@@ -70,8 +89,8 @@ export function canView(w: World, role: Role): boolean {
 export const canEdit = isCollaborator;
 
 export function memberRole(w: World, role: Role): string {
-  const direct = DIRECT[role];
-  if (direct) return direct;
+  const d = direct(w, role);
+  if (d) return d;
   return role === "teammate" && w.isSharedWithTeam ? "team_member" : "public_viewer";
 }
 

@@ -15,6 +15,7 @@ import { curlFor, type Violation } from "../lib/report.ts";
 import type { Role } from "../lib/target.ts";
 import { addMembers, deleteAudience, follow, put, removeMember, view } from "./audience.ts";
 import { cleanupSessions, createSession, replaySession, session } from "./checkout.ts";
+import { listCollaborators, removeCollaborator } from "./collaborators.ts";
 import {
   cleanupFormations,
   createFormation,
@@ -51,6 +52,8 @@ const PERFORM: Record<StepKind, Perform> = {
   createSession,
   session,
   replaySession,
+  listCollaborators,
+  removeCollaborator,
 };
 
 /** Steps that need something in the model to act on. */
@@ -130,6 +133,7 @@ export class WorldRunner {
       formations: [],
       sessions: [],
       followers: new Set(),
+      removed: new Set(),
     };
   }
 
@@ -162,6 +166,11 @@ export class WorldRunner {
     for (const r of w.followers) await c.call({ op: "unfollowAudience", params, as: c.as(r as Role) });
     await cleanupKeys(c, w);
     await cleanupSessions(c, w);
+    // The API cannot undo a removal (invitations are not described); the same scenario and seed can.
+    if (w.removed.size) {
+      const m = (await c.target.control("GET", "/manifest")) as { scenario: string; seed: number };
+      await c.target.control("POST", "/reset", { scenario: m.scenario, seed: m.seed });
+    }
   }
 
   /** After the last sequence: the Audience is as the run found it, or what differs is reported as left over. */

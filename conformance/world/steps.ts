@@ -27,7 +27,9 @@ export type Step =
   | { k: "settle" }
   | { k: "createSession"; as: Role }
   | { k: "session"; as: Role; s: number; op: "get" | "refresh" | "cancel" | "complete" }
-  | { k: "replaySession"; s: number; sameBody: boolean };
+  | { k: "replaySession"; s: number; sameBody: boolean }
+  | { k: "listCollaborators"; as: Role }
+  | { k: "removeCollaborator"; as: Role; who: Role };
 
 export type StepKind = Step["k"];
 
@@ -43,6 +45,8 @@ export interface Cast {
   /** The v1 prefixes (`/api/v1`, `/v1`). */
   prefixes: string[];
   simulator: boolean;
+  /** Collaborators may be removed: the simulator, which the run may reset to bring them back. */
+  removals: boolean;
 }
 
 const flag: fc.Arbitrary<Flag | undefined> = fc.constantFrom(undefined, true, false, "string" as const);
@@ -103,6 +107,17 @@ export function stepArbitraries(cast: Cast): Record<StepKind, fc.Arbitrary<Step>
       op: fc.constantFrom("get", "refresh", "cancel", "complete"),
     }),
     replaySession: fc.record({ k: fc.constant("replaySession"), s: fc.nat(20), sameBody: fc.boolean() }),
+    listCollaborators: fc.record({ k: fc.constant("listCollaborators"), as: viewer }),
+    // Without removals, the step only asks for the list, which changes nothing.
+    removeCollaborator: cast.removals
+      ? fc.record({
+          k: fc.constant("removeCollaborator"),
+          as: viewer,
+          who: fc.constantFrom(
+            ...(["admin", "member", "owner"] as Role[]).filter((r) => cast.viewers.includes(r)),
+          ),
+        })
+      : fc.record({ k: fc.constant("listCollaborators"), as: viewer }),
   } as Record<StepKind, fc.Arbitrary<Step>>;
 }
 
