@@ -57,6 +57,10 @@ describe("npm start (src/cli/main.ts)", () => {
     const r = await request(`http://127.0.0.1:${port}/__sim/manifest`);
     expect(r.statusCode).toBe(404);
     await r.body.dump();
+    // With the control plane off, no public page shows an API key.
+    const page = await (await request(`http://127.0.0.1:${port}/`)).body.text();
+    expect(page).toContain("API keys are not shown here");
+    expect(page).not.toMatch(/service_[A-Za-z0-9]/);
     run.child.kill("SIGINT");
     expect((await run.exit).code).toBe(0);
     expect(run.stdout()).not.toContain("GET /__sim/manifest");

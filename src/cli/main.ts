@@ -133,7 +133,9 @@ async function main(): Promise<void> {
 
   let server: RunningServer;
   try {
-    server = await startServer(host.nodeHandler(sim, { corsOrigins: options.corsOrigins }), {
+    // A page anyone can open shows keys only when anyone may read them from the control plane too.
+    const showKeys = options.control && options.controlToken === null;
+    server = await startServer(host.nodeHandler(sim, { corsOrigins: options.corsOrigins, showKeys }), {
       port: options.port,
       host: options.host,
       onError: (error, where) => {

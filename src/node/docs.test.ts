@@ -35,6 +35,20 @@ describe("docs page", () => {
     expect(html).toContain('"withDefaultFonts":false');
   });
 
+  it("shows no API key when the keys are behind a control token (or the control plane is off)", async () => {
+    const hidden = await startServer(nodeHandler(sim, { showKeys: false }), { port: 0, host: "127.0.0.1" });
+    try {
+      for (const path of ["/", "/_docs"]) {
+        const html = await (await request(`${hidden.url}${path}`)).body.text();
+        expect(html).toContain("API keys are not shown here");
+        expect(html).not.toMatch(/service_[A-Za-z0-9]/);
+        for (const u of Object.values(sim.manifest().users)) expect(html).not.toContain(u.apiKey);
+      }
+    } finally {
+      await hidden.close();
+    }
+  });
+
   it("serves Scalar's standalone bundle from node_modules", async () => {
     const r = await request(`${server.url}${SCALAR_BUNDLE_PATH}`);
     expect(r.statusCode).toBe(200);

@@ -27,6 +27,11 @@ export interface DocsOptions {
   manifest: () => Manifest;
   /** The user whose key the "try it" client starts with (default `owner`, else the first user). */
   tryItAs?: string;
+  /**
+   * Show the users' API keys (default true). Off when the control plane is protected by a token or turned
+   * off: then the keys are behind the token (`GET /__sim/manifest`), and a public page must not give them away.
+   */
+  showKeys?: boolean;
 }
 
 let bundle: Promise<Uint8Array> | null = null;
@@ -78,7 +83,12 @@ function docsServer(inner: Handler, options: DocsOptions): Handler["handle"] {
     const url = URL.parse(request.url);
     if (url === null) return inner.handle(request);
     if (DOCS_PATHS.includes(url.pathname)) {
-      const html = docsPage(url.origin, options.manifest(), options.tryItAs ?? "owner");
+      const html = docsPage(
+        url.origin,
+        options.manifest(),
+        options.tryItAs ?? "owner",
+        options.showKeys ?? true,
+      );
       return new Response(method === "HEAD" ? null : html, {
         status: 200,
         headers: {
@@ -117,7 +127,7 @@ const esc = escapeHtml;
 const scriptJson = (value: unknown): string =>
   JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
 
-export function docsPage(origin: string, manifest: Manifest, tryItAs: string): string {
+export function docsPage(origin: string, manifest: Manifest, tryItAs: string, showKeys = true): string {
   const users = Object.entries(manifest.users);
   const [asHandle, asUser] = users.find(([h]) => h === tryItAs) ?? users[0] ?? [];
   const config = {
@@ -129,7 +139,7 @@ export function docsPage(origin: string, manifest: Manifest, tryItAs: string): s
     ],
     authentication: {
       preferredSecurityScheme: "apiKey",
-      securitySchemes: { apiKey: { token: asUser?.apiKey ?? "" } },
+      securitySchemes: { apiKey: { token: showKeys ? (asUser?.apiKey ?? "") : "" } },
     },
     withDefaultFonts: false,
     telemetry: false,
@@ -143,7 +153,7 @@ export function docsPage(origin: string, manifest: Manifest, tryItAs: string): s
     .map(
       ([handle, u]) =>
         `<tr><td>${esc(handle)}</td><td>${esc(u.plan)}</td><td>${u.subscriptionActive ? "active" : "none"}</td>` +
-        `<td><code>${esc(u.apiKey)}</code></td></tr>`,
+        `<td>${showKeys ? `<code>${esc(u.apiKey)}</code>` : "(hidden)"}</td></tr>`,
     )
     .join("\n");
   return `<!doctype html>
@@ -165,7 +175,11 @@ export function docsPage(origin: string, manifest: Manifest, tryItAs: string): s
 <section id="sim-keys">
 <details open>
 <summary>Simulator: scenario ${esc(manifest.scenario)} (seed ${manifest.seed}), ${users.length} users.
-"Test Request" runs against ${esc(origin)} as <b>${esc(asHandle ?? "")}</b>; paste another key to act as someone else.</summary>
+${
+  showKeys
+    ? `"Test Request" runs against ${esc(origin)} as <b>${esc(asHandle ?? "")}</b>; paste another key to act as someone else.`
+    : `API keys are not shown here: the control plane is protected or off. Read them from <code>GET /__sim/manifest</code> with the control token, and paste one into "Test Request".`
+}</summary>
 <table>
 <thead><tr><th>handle</th><th>plan</th><th>subscription</th><th>API key</th></tr></thead>
 <tbody>

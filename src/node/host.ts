@@ -14,12 +14,17 @@ export interface NodeHostOptions {
   corsOrigins?: readonly string[];
   /** Serve the docs page at `/` and `/_docs` (default true). */
   docs?: boolean;
+  /** Show API keys on the docs page (default true; off when the control plane has a token or is off). */
+  showKeys?: boolean;
 }
 
 export function nodeHandler(
   sim: Pick<Simulator, "handle" | "manifest">,
   options: NodeHostOptions = {},
 ): Handler {
-  const inner: Handler = options.docs === false ? sim : withDocs(sim, { manifest: () => sim.manifest() });
+  const inner: Handler =
+    options.docs === false
+      ? sim
+      : withDocs(sim, { manifest: () => sim.manifest(), showKeys: options.showKeys ?? true });
   return withCors(inner, { origins: options.corsOrigins ?? ["*"] });
 }
