@@ -12,7 +12,14 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       // Everything above except the conformance suite, which needs its own setup.
-      { extends: true, test: { name: "unit", exclude: [...configDefaults.exclude, "conformance/**"] } },
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          exclude: [...configDefaults.exclude, "conformance/**"],
+          globalSetup: ["scripts/build-before-tests.ts"],
+        },
+      },
       // The black-box suite against one target (an in-process simulator unless CONFORMANCE_TARGET is set);
       // its files share that target's state, so they run one at a time. Not `extends`: the root include
       // list would be merged into this one.

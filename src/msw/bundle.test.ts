@@ -15,7 +15,7 @@ const NODE_BUILTIN =
 describe("browser bundle of audience-research-sim/msw (src/msw/index.ts)", () => {
   it("builds for the browser without any Node-only module", async () => {
     const result = await build({
-      // Through the package's `exports` map, as a consumer imports it.
+      // Through the package's `exports` map, as a consumer imports it (its `source` condition).
       stdin: {
         contents: 'export { createHandlers } from "audience-research-sim/msw";',
         resolveDir: process.cwd(),
@@ -23,6 +23,8 @@ describe("browser bundle of audience-research-sim/msw (src/msw/index.ts)", () =>
         loader: "ts",
       },
       bundle: true,
+      // The sources behind the export (the published package maps it to dist/msw.mjs).
+      conditions: ["source"],
       platform: "browser",
       format: "esm",
       splitting: true,

@@ -1,0 +1,140 @@
+/**
+ * The package as a team installs it: `npm pack`, then `npm install --omit=dev` of the tarball in an empty
+ * directory, with nothing of this repository on the way. From there the program serves and checks, plain
+ * Node imports `.` and `./msw`, and a strict TypeScript project type-checks against the declarations.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../testing/cli.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "ars-consumer-"));
+const children: ChildProcess[] = [];
+
+function run(cmd: string, args: string[], cwd = dir): Promise<{ code: number | null; out: string }> {
+  return new Promise((done) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, NO_COLOR: "1" } });
+    children.push(child);
+    let out = "";
+    child.stdout.on("data", (b) => (out += b));
+    child.stderr.on("data", (b) => (out += b));
+    child.on("close", (code) => done({ code, out }));
+  });
+}
+
+const node = (args: string[]) => run(process.execPath, args);
+const bin = join(dir, "node_modules/.bin/audience-research-sim");
+
+describe("the installed package", () => {
+  beforeAll(async () => {
+    const packed = await run("npm", ["pack", "--pack-destination", dir, "--silent"], ROOT);
+    expect(packed.code, packed.out).toBe(0);
+    const tarball = readdirSync(dir).find((f) => f.endsWith(".tgz")) as string;
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify({ name: "consumer", version: "1.0.0", type: "module" }),
+    );
+    const installed = await run("npm", [
+      "install",
+      "--omit=dev",
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      `./${tarball}`,
+    ]);
+    expect(installed.code, installed.out).toBe(0);
+  }, 300_000);
+  afterAll(() => {
+    for (const c of children) c.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("holds no test and no TypeScript source, and installs without the API reference's dependency tree", async () => {
+    const listed = (await run("npm", ["ls", "--all", "--parseable", "--omit=dev"])).out;
+    expect(listed).not.toMatch(/@scalar\/api-reference/);
+    const files = (await run("find", ["node_modules/audience-research-sim", "-type", "f"])).out.split("\n");
+    expect(
+      files.filter((f) => /\.test\.|\/src\/.*\.ts$|\/conformance\//.test(f) && !f.endsWith(".d.ts")),
+    ).toEqual([]);
+  });
+
+  it("serves with `audience-research-sim serve`, and checks that server clean with `conformance`", async () => {
+    const server = spawn(process.execPath, [bin, "serve", "--port", "0", "--clock", "manual", "--quiet"], {
+      cwd: dir,
+    });
+    children.push(server);
+    let out = "";
+    server.stdout.on("data", (b) => (out += b));
+    const deadline = Date.now() + 30_000;
+    while (!/Press Ctrl\+C to stop/.test(out) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    const origin = /listening on (http:\/\/[^\s]+)/.exec(out)?.[1];
+    expect(origin, out).toBeDefined();
+    const checked = await node([
+      bin,
+      "conformance",
+      "--target",
+      origin as string,
+      "--seed",
+      "5",
+      "-t",
+      "^(generic/auth-401|domain/identity|stateful/world):",
+    ]);
+    expect(checked.code, checked.out).toBe(0);
+    expect(checked.out).toContain("3 checks: 3 passed");
+    const docs = await fetch(`${origin}/_docs/scalar.js`);
+    expect(docs.status).toBe(200);
+    server.kill("SIGTERM");
+  }, 120_000);
+
+  it("is imported by plain Node, `.` and `./msw` (with its msw peer installed), with no loader", async () => {
+    const peer = await run("npm", ["install", "msw@2", "--prefer-offline", "--no-audit", "--no-fund"]);
+    expect(peer.code, peer.out).toBe(0);
+    const script = `
+      const { createSimulator } = await import("audience-research-sim");
+      const { createHandlers } = await import("audience-research-sim/msw");
+      const sim = createSimulator({ clock: "manual" });
+      await sim.ready;
+      const key = sim.manifest().users.owner.apiKey;
+      const res = await sim.fetch(new Request("http://sim.test/api/v1/auth/me", { headers: { authorization: "Bearer " + key } }));
+      console.log(res.status, typeof createHandlers);`;
+    const r = await node(["--input-type=module", "-e", script]);
+    expect(r.out.trim()).toBe("200 function");
+  });
+
+  it("type-checks in a strict TypeScript project against its declarations", async () => {
+    // The consumer's own tools: TypeScript and Node's types (the package may have brought @types already).
+    mkdirSync(join(dir, "node_modules/@types"), { recursive: true });
+    for (const name of ["typescript", "@types/node"])
+      if (!existsSync(join(dir, "node_modules", name)))
+        symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name), "dir");
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noEmit: true,
+          types: ["node"],
+          lib: ["ES2022", "DOM"],
+          erasableSyntaxOnly: true,
+        },
+        files: ["index.ts"],
+      }),
+    );
+    writeFileSync(
+      join(dir, "index.ts"),
+      `import { createSimulator } from "audience-research-sim";
+const sim = createSimulator({ clock: "manual" });
+const answer: Promise<Response> = sim.fetch(new Request("http://sim.test/api/v1/auth/me"));
+void answer;
+`,
+    );
+    const r = await node([join(dir, "node_modules/typescript/bin/tsc"), "-p", dir]);
+    expect(r.code, r.out).toBe(0);
+  }, 60_000);
+});
