@@ -47,6 +47,18 @@ describe("parseCli", () => {
     expect(() => options(["--state-file", " "])).toThrow(/--state-file must not be empty/);
   });
 
+  it("reads the control token from SIM_CONTROL_TOKEN; the flag wins, and --no-control ignores it", () => {
+    expect(options([], { SIM_CONTROL_TOKEN: "t0k" })).toMatchObject({ controlToken: "t0k" });
+    expect(options(["--control-token", "flag"], { SIM_CONTROL_TOKEN: "t0k" })).toMatchObject({
+      controlToken: "flag",
+    });
+    expect(options(["--no-control"], { SIM_CONTROL_TOKEN: "t0k" })).toMatchObject({
+      control: false,
+      controlToken: null,
+    });
+    expect(options([], { SIM_CONTROL_TOKEN: "" })).toMatchObject({ controlToken: null });
+  });
+
   it("reads PORT and HOST, and flags win over them", () => {
     expect(options([], { PORT: "5000", HOST: "0.0.0.0" })).toMatchObject({ port: 5000, host: "0.0.0.0" });
     expect(options(["--port", "0", "--host", "::1"], { PORT: "5000", HOST: "0.0.0.0" })).toMatchObject({

@@ -54,6 +54,7 @@ ${scenarios.map((s) => `                           ${s.name}`).join("\n")}
                          manual: time moves only through POST /__sim/clock/advance
   --no-control           turn the control plane (/__sim/...) off
   --control-token T      require the header x-sim-control-token: T on control-plane requests
+                         (default: $SIM_CONTROL_TOKEN when set)
   --rate-limit N         requests per account per minute (default: ${LIMITS.rateLimitPerMinute}, the contract's)
   --latency MS           add MS milliseconds to every API response; MIN-MAX draws from that range
   --log pretty|json      request log format: one line per request (default: pretty)
@@ -120,7 +121,9 @@ export function parseCli(
   }
 
   const control = !values["no-control"];
-  const token = values["control-token"];
+  // The flag, else SIM_CONTROL_TOKEN: a container keeps its secret in the environment, not on a command line.
+  const token =
+    values["control-token"] ?? (control && env.SIM_CONTROL_TOKEN ? env.SIM_CONTROL_TOKEN : undefined);
   if (token !== undefined) {
     if (!control) throw new UsageError("--control-token makes no sense with --no-control");
     nonEmpty("--control-token", token);

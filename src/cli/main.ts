@@ -111,9 +111,12 @@ async function main(): Promise<void> {
   // over a 100,000-request soak), for roughly 10% more CPU per request. Not a command-line flag because
   // there it also applies while the world is built, which slowed start-up by 40 to 80 ms;
   // `node --no-memory-saver-mode dist/main.mjs` keeps it off.
-  if (!`${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`.includes("memory-saver-mode")) {
-    setFlagsFromString("--memory-saver-mode");
-  }
+  // Node 22's V8 has no such flag (it would print an error), so only Node 24 and later get it.
+  const v8Major = Number(process.versions.v8.split(".")[0]);
+  const asked = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`.includes(
+    "memory-saver-mode",
+  );
+  if (v8Major >= 13 && !asked) setFlagsFromString("--memory-saver-mode");
   if (changeLog && saved) {
     // The changes made since the snapshot, made again; then a fresh snapshot and an empty log, so a
     // restart finds the same world even before the first change.

@@ -60,9 +60,11 @@ describe("the installed package", () => {
     ).toEqual([]);
   });
 
-  it("serves with `audience-research-sim serve`, and checks that server clean with `conformance`", async () => {
-    const server = spawn(process.execPath, [bin, "serve", "--port", "0", "--clock", "manual", "--quiet"], {
+  it("serves as the Dockerfile runs it (0.0.0.0, token from the environment), and `conformance` checks it clean", async () => {
+    const args = [bin, "serve", "--host", "0.0.0.0", "--port", "0", "--clock", "manual", "--quiet"];
+    const server = spawn(process.execPath, args, {
       cwd: dir,
+      env: { ...process.env, SIM_CONTROL_TOKEN: "docker-secret" },
     });
     children.push(server);
     let out = "";
@@ -70,22 +72,31 @@ describe("the installed package", () => {
     const deadline = Date.now() + 30_000;
     while (!/Press Ctrl\+C to stop/.test(out) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
-    const origin = /listening on (http:\/\/[^\s]+)/.exec(out)?.[1];
-    expect(origin, out).toBeDefined();
+    const port = /listening on http:\/\/\S*:(\d+)/.exec(out)?.[1];
+    expect(port, out).toBeDefined();
+    const origin = `http://127.0.0.1:${port}`;
+    // The control plane wants the token; the docs page anyone can open shows no key.
+    expect((await fetch(`${origin}/__sim/manifest`)).status).toBeGreaterThanOrEqual(400);
+    expect(await (await fetch(`${origin}/`)).text()).not.toMatch(/service_[A-Za-z0-9]/);
+    // The Dockerfile's HEALTHCHECK command.
+    const probe = `fetch('${origin}/_openapi.json').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`;
+    expect((await node(["-e", probe])).code).toBe(0);
+    const only = "^(generic/auth-401|domain/identity|stateful/world):";
     const checked = await node([
       bin,
       "conformance",
       "--target",
-      origin as string,
+      origin,
+      "--control-token",
+      "docker-secret",
       "--seed",
       "5",
       "-t",
-      "^(generic/auth-401|domain/identity|stateful/world):",
+      only,
     ]);
     expect(checked.code, checked.out).toBe(0);
     expect(checked.out).toContain("3 checks: 3 passed");
-    const docs = await fetch(`${origin}/_docs/scalar.js`);
-    expect(docs.status).toBe(200);
+    expect((await fetch(`${origin}/_docs/scalar.js`)).status).toBe(200);
     server.kill("SIGTERM");
   }, 120_000);
 
