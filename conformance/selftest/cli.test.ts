@@ -34,6 +34,10 @@ function cli(args: string[]): Promise<{ code: number | null; out: string }> {
   });
 }
 
+/** A run of the checks matching `only` against `server`, seed 4. */
+const check = (server: BrokenServer, only: string, ...more: string[]) =>
+  cli(["--target", server.info.baseUrl, "--seed", "4", "-t", only, ...more]);
+
 let clean: BrokenServer;
 let broken: BrokenServer;
 beforeAll(async () => {
@@ -49,16 +53,7 @@ afterAll(async () => {
 
 describe("the conformance command line", () => {
   it("exits 0 on the clean simulator, writes JUnit where asked, with names free of the seed", async () => {
-    const r = await cli([
-      "--target",
-      clean.info.baseUrl,
-      "--seed",
-      "4",
-      "-t",
-      "^(domain/identity|stateful/world):",
-      "--reporter",
-      "junit=out/j.xml",
-    ]);
+    const r = await check(clean, "^(domain/identity|stateful/world):", "--reporter", "junit=out/j.xml");
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/2 checks: 2 passed, 0 failed, 0 skipped \(seed 4\)/);
     const xml = readFileSync(join(dir, "out/j.xml"), "utf8");
@@ -69,7 +64,7 @@ describe("the conformance command line", () => {
   });
 
   it("exits 1 on a broken server, saves the sequence, and replays it: 1 there, 0 on the clean one", async () => {
-    const r = await cli(["--target", broken.info.baseUrl, "--seed", "4", "-t", "^stateful/world:"]);
+    const r = await check(broken, "^stateful/world:");
     expect(r.code, r.out).toBe(1);
     expect(r.out).toContain("replay the sequence: --replay reports/sequence-stateful-world-4.json");
     expect(
@@ -84,16 +79,7 @@ describe("the conformance command line", () => {
 
   it("joins shard coverage reports", async () => {
     for (const shard of ["1/2", "2/2"]) {
-      const r = await cli([
-        "--target",
-        clean.info.baseUrl,
-        "--seed",
-        "4",
-        "-t",
-        "^generic/(auth|v1)",
-        "--shard",
-        shard,
-      ]);
+      const r = await check(clean, "^generic/(auth|v1)", "--shard", shard);
       expect(r.code, r.out).toBe(0);
       copyFileSync(join(dir, "reports/conformance-coverage.json"), join(dir, `c${shard[0]}.json`));
     }
