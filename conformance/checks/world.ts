@@ -66,6 +66,8 @@ function script(cast: Cast, sessions: boolean): Step[] {
     { k: "addMembers", as: "owner", minds: [0, 3], repeat: false },
     { k: "removeMember", as: "member", mind: 2 },
     { k: "removeMember", as: "owner", mind: 2 },
+    { k: "duplicate", as: "teammate" },
+    { k: "duplicate", as: "studyViewer" },
     { k: "addMembers", as: "owner", minds: [2], repeat: false },
     { k: "settle" },
     { k: "removeMember", as: "owner", mind: 0 },
@@ -136,6 +138,7 @@ export const world: CheckDef = {
     "collaborators/managers",
     "collaborators/owner-not-removable",
     "collaborators/removal-revokes",
+    "duplicate/contents",
   ],
   title:
     "keys, sharing, follows, members, Formations and checkout sessions changed in any order, by every role, on every prefix: each answer and each re-read agree with one model",

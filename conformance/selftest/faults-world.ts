@@ -495,4 +495,22 @@ export const WORLD_FAULTS: FaultCase[] = [
       return res;
     },
   },
+  {
+    name: "a duplicate shares the original's Minds instead of copying them",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: async (req, next, env) => {
+      const res = await next(req);
+      if (!is(req, "POST", /\/duplicate$/) || res.status !== 201) return res;
+      const original = await env.sim.fetch(
+        new Request(req.url.replace(/\/duplicate$/, ""), {
+          headers: { authorization: req.headers.get("authorization") ?? "" },
+        }),
+      );
+      const minds = ((await original.json()) as { data?: { minds?: unknown[] } }).data?.minds;
+      return editJson(res, (b) => {
+        if (b?.data && minds) b.data.minds = minds;
+      });
+    },
+  },
 ];

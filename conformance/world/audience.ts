@@ -345,3 +345,46 @@ async function observeAssignments(c: CheckContext, w: World, removed?: string): 
     }
   }
 }
+
+const DUPLICATE_RULE =
+  "API description, duplicate: 201 a private copy with independent copies of every member Mind (the members as they are now); 403 when the caller cannot edit; 404 when it cannot see the Audience";
+
+/** A copy holds the members the Audience has now, as new Minds, and is private. */
+export async function duplicate(c: CheckContext, w: World, _cast: Cast, s: S<"duplicate">): Promise<void> {
+  const ex = await c.call({
+    op: "duplicateAudience",
+    params: { audienceId: w.audienceId },
+    as: c.as(s.as),
+    json: {},
+    headers: { "x-service-idempotency-key": `world-${Date.now().toString(36)}-${w.copies.length}` },
+  });
+  const expected = canEdit(w, s.as) ? 201 : canView(w, s.as) ? 403 : 404;
+  if (ex.status === 201 && ex.body?.data?.id) w.copies.push({ id: ex.body.data.id, by: s.as });
+  if (
+    !c.expect(
+      ex.status === expected,
+      DUPLICATE_RULE,
+      `${s.as} duplicating answered ${ex.status}, not ${expected}`,
+      ex,
+    )
+  )
+    return;
+  if (expected !== 201) return;
+  const copy = ex.body?.data ?? {};
+  const ids = ((copy.minds ?? []) as { id: string }[]).map((m) => m.id);
+  c.expect(
+    ids.length === w.members.size && ids.every((id) => !w.members.has(id)),
+    DUPLICATE_RULE,
+    `the copy holds ${ids.length} Minds (${ids.filter((id) => w.members.has(id)).length} of them the original's own); the Audience has ${w.members.size} members`,
+    ex,
+  );
+  if (c.target.has("outsider")) {
+    const peek = await c.call({ op: "getAudience", params: { audienceId: copy.id }, as: c.as("outsider") });
+    c.expect(
+      peek.status === 404,
+      DUPLICATE_RULE,
+      `an outsider reads the private copy (${peek.status})`,
+      peek,
+    );
+  }
+}

@@ -49,6 +49,8 @@ export interface World {
   followers: Set<Role>;
   /** Direct collaborators removed during the sequence (only the simulator's reset brings them back). */
   removed: Set<Role>;
+  /** Copies the sequence made, with who made them (deleted by the cleanup). */
+  copies: { id: string; by: Role }[];
 }
 
 /** The roles of the default scenario as they stand to the Audience `main` (DESIGN.md). */

@@ -13,7 +13,7 @@ import type { Exchange } from "../lib/http.ts";
 import { reportsDir } from "../lib/paths.ts";
 import { curlFor, type Violation } from "../lib/report.ts";
 import type { Role } from "../lib/target.ts";
-import { addMembers, deleteAudience, follow, put, removeMember, view } from "./audience.ts";
+import { addMembers, deleteAudience, duplicate, follow, put, removeMember, view } from "./audience.ts";
 import { cleanupSessions, createSession, replaySession, session } from "./checkout.ts";
 import { listCollaborators, removeCollaborator } from "./collaborators.ts";
 import {
@@ -54,6 +54,7 @@ const PERFORM: Record<StepKind, Perform> = {
   replaySession,
   listCollaborators,
   removeCollaborator,
+  duplicate,
 };
 
 /** Steps that need something in the model to act on. */
@@ -134,6 +135,7 @@ export class WorldRunner {
       sessions: [],
       followers: new Set(),
       removed: new Set(),
+      copies: [],
     };
   }
 
@@ -166,6 +168,8 @@ export class WorldRunner {
     for (const r of w.followers) await c.call({ op: "unfollowAudience", params, as: c.as(r as Role) });
     await cleanupKeys(c, w);
     await cleanupSessions(c, w);
+    for (const copy of w.copies)
+      await c.call({ op: "deleteAudience", params: { audienceId: copy.id }, as: c.as(copy.by) });
     // The API cannot undo a removal (invitations are not described); the same scenario and seed can.
     if (w.removed.size) {
       const m = (await c.target.control("GET", "/manifest")) as { scenario: string; seed: number };

@@ -29,6 +29,7 @@ export type Step =
   | { k: "session"; as: Role; s: number; op: "get" | "refresh" | "cancel" | "complete" }
   | { k: "replaySession"; s: number; sameBody: boolean }
   | { k: "listCollaborators"; as: Role }
+  | { k: "duplicate"; as: Role }
   | { k: "removeCollaborator"; as: Role; who: Role };
 
 export type StepKind = Step["k"];
@@ -108,6 +109,14 @@ export function stepArbitraries(cast: Cast): Record<StepKind, fc.Arbitrary<Step>
     }),
     replaySession: fc.record({ k: fc.constant("replaySession"), s: fc.nat(20), sameBody: fc.boolean() }),
     listCollaborators: fc.record({ k: fc.constant("listCollaborators"), as: viewer }),
+    // Team-plan and non-editing callers only: a premium editor's copies would run into its Mind cap, which
+    // the model cannot know.
+    duplicate: fc.record({
+      k: fc.constant("duplicate"),
+      as: fc.constantFrom(
+        ...(["teammate", "studyViewer", "outsider"] as Role[]).filter((r) => cast.viewers.includes(r)),
+      ),
+    }),
     // Without removals, the step only asks for the list, which changes nothing.
     removeCollaborator: cast.removals
       ? fc.record({
