@@ -47,6 +47,8 @@ function script(cast: Cast, sessions: boolean): Step[] {
     { k: "put", as: "admin", isSharedWithTeam: false, prefix: 1 },
     { k: "put", as: "owner", isSharedWithTeam: false, isPublic: "string", prefix: 1, rename: true },
     { k: "view", as: "teammate", prefix: 1, preview: true },
+    { k: "exportReport", as: "teammate" },
+    { k: "exportReport", as: "admin" },
     { k: "createFormation", as: "teammate", subgroups: 2 },
     { k: "settle" },
     { k: "formation", as: "member", f: 1, op: "recompute" },
@@ -139,6 +141,7 @@ export const world: CheckDef = {
     "collaborators/owner-not-removable",
     "collaborators/removal-revokes",
     "duplicate/contents",
+    "exports/kinds",
   ],
   title:
     "keys, sharing, follows, members, Formations and checkout sessions changed in any order, by every role, on every prefix: each answer and each re-read agree with one model",

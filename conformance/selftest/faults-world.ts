@@ -513,4 +513,10 @@ export const WORLD_FAULTS: FaultCase[] = [
       });
     },
   },
+  {
+    name: "a team member keeps exporting the validation report after team sharing is off",
+    checks: [world],
+    reportedBy: "stateful/world",
+    fault: servedAsOwner("teammate", "POST", /\/export$/),
+  },
 ];

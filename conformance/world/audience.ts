@@ -388,3 +388,28 @@ export async function duplicate(c: CheckContext, w: World, _cast: Cast, s: S<"du
     );
   }
 }
+
+const REPORT_RULE =
+  "API description, exports: the validation report needs edit access to the Audience (and a scored validation, which main has); 404 for a caller who cannot see it";
+
+/** Edit access decides the validation report, and it follows the sharing flags of the moment. */
+export async function exportReport(
+  c: CheckContext,
+  w: World,
+  _cast: Cast,
+  s: S<"exportReport">,
+): Promise<void> {
+  const ex = await c.call({
+    op: "exportAudience",
+    params: { audienceId: w.audienceId },
+    as: c.as(s.as),
+    json: { kind: "validation_report", format: "md" },
+  });
+  const ok = canEdit(w, s.as) ? [200] : canView(w, s.as) ? [403, 404] : [404];
+  c.expect(
+    ok.includes(ex.status),
+    REPORT_RULE,
+    `${s.as} (${canEdit(w, s.as) ? "an editor" : canView(w, s.as) ? "a reader who may not edit" : "no reader"}) exporting the validation report answered ${ex.status}, not ${ok.join(" or ")}`,
+    ex,
+  );
+}

@@ -13,7 +13,16 @@ import type { Exchange } from "../lib/http.ts";
 import { reportsDir } from "../lib/paths.ts";
 import { curlFor, type Violation } from "../lib/report.ts";
 import type { Role } from "../lib/target.ts";
-import { addMembers, deleteAudience, duplicate, follow, put, removeMember, view } from "./audience.ts";
+import {
+  addMembers,
+  deleteAudience,
+  duplicate,
+  exportReport,
+  follow,
+  put,
+  removeMember,
+  view,
+} from "./audience.ts";
 import { cleanupSessions, createSession, replaySession, session } from "./checkout.ts";
 import { listCollaborators, removeCollaborator } from "./collaborators.ts";
 import {
@@ -55,6 +64,7 @@ const PERFORM: Record<StepKind, Perform> = {
   listCollaborators,
   removeCollaborator,
   duplicate,
+  exportReport,
 };
 
 /** Steps that need something in the model to act on. */

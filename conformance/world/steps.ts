@@ -30,6 +30,7 @@ export type Step =
   | { k: "replaySession"; s: number; sameBody: boolean }
   | { k: "listCollaborators"; as: Role }
   | { k: "duplicate"; as: Role }
+  | { k: "exportReport"; as: Role }
   | { k: "removeCollaborator"; as: Role; who: Role };
 
 export type StepKind = Step["k"];
@@ -111,6 +112,7 @@ export function stepArbitraries(cast: Cast): Record<StepKind, fc.Arbitrary<Step>
     listCollaborators: fc.record({ k: fc.constant("listCollaborators"), as: viewer }),
     // Team-plan and non-editing callers only: a premium editor's copies would run into its Mind cap, which
     // the model cannot know.
+    exportReport: fc.record({ k: fc.constant("exportReport"), as: viewer }),
     duplicate: fc.record({
       k: fc.constant("duplicate"),
       as: fc.constantFrom(
