@@ -74,6 +74,11 @@ async function main(): Promise<void> {
   }
   const loaded = saved?.snapshot ?? null;
   const log = options.log === null ? undefined : requestLogger(options.log);
+  // Prism (Prefer: dynamic=true) is an optional peer: without it such requests get the contract's example and
+  // say why in a header; the operator hears it once, here.
+  const generateBody = host.prismBodyGenerator();
+  if (generateBody.unavailable)
+    process.stderr.write(`note: Prefer: dynamic=true: ${generateBody.unavailable}\n`);
   const sim = createSimulator({
     ...(loaded ? { snapshot: loaded } : {}),
     ...(changeLog ? { changes: changeLog } : {}),
@@ -86,7 +91,7 @@ async function main(): Promise<void> {
     controlToken: options.controlToken,
     rateLimitPerMinute: options.rateLimitPerMinute,
     latencyMs: options.latencyMs,
-    generateBody: host.prismBodyGenerator(),
+    generateBody,
     ...(log ? { onRequest: log } : {}),
     onError: (error, where) => {
       // A client that hung up mid-request is not a bug of the simulator.

@@ -97,6 +97,14 @@ describe("the installed package", () => {
     expect(checked.code, checked.out).toBe(0);
     expect(checked.out).toContain("3 checks: 3 passed");
     expect((await fetch(`${origin}/_docs/scalar.js`)).status).toBe(200);
+    // Prism, an optional peer, is not installed: Prefer: dynamic=true says why it served the example.
+    const manifest = (await (
+      await fetch(`${origin}/__sim/manifest`, { headers: { "x-sim-control-token": "docker-secret" } })
+    ).json()) as { users: { owner: { apiKey: string } } };
+    const dynamic = await fetch(`${origin}/api/v1/auth/me`, {
+      headers: { authorization: `Bearer ${manifest.users.owner.apiKey}`, prefer: "dynamic=true" },
+    });
+    expect(dynamic.headers.get("x-sim-prefer-fallback")).toMatch(/prism-http is not installed/);
     server.kill("SIGTERM");
   }, 120_000);
 

@@ -173,6 +173,17 @@ describe("Prefer: code= and example=", async () => {
     expect(f.status).toBe(401);
     expect(f.headers.get("x-sim-prefer-fallback")).toMatch(/no contract-valid body/);
   });
+
+  it("says why a host's generator cannot run at all (its optional peer missing) instead of a vague fallback", async () => {
+    const missing = "@stoplight/prism-http is not installed (an optional peer)";
+    const g = await harness({ generateBody: Object.assign(async () => undefined, { unavailable: missing }) });
+    const r = await g.call("GET", "/api/v1/auth/me", { headers: { prefer: "dynamic=true" } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("x-sim-prefer-fallback")).toBe(
+      `dynamic=true: ${missing}; served the contract's example`,
+    );
+    expect(r.headers.get("preference-applied")).toBe("code=200");
+  });
 });
 
 describe("sampleSchema", () => {

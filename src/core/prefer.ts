@@ -33,7 +33,10 @@ export interface GenerateBodyInput {
  * A schema-driven body generator, injected by hosts that have one (the Node host uses Prism's). Returning
  * `undefined` (or throwing) means "could not generate a contract-valid body"; the example is served then.
  */
-export type GenerateBody = (input: GenerateBodyInput) => unknown | Promise<unknown>;
+export type GenerateBody = ((input: GenerateBodyInput) => unknown | Promise<unknown>) & {
+  /** Why this host cannot generate at all (say, its generator is not installed): said in the fallback header. */
+  unavailable?: string;
+};
 
 export interface Preferences {
   code?: number;
@@ -149,9 +152,11 @@ export async function preferredResponse(
       found = true;
     } else {
       applied.pop();
-      headers[FALLBACK_HEADER] = ctx.generateBody
-        ? "dynamic=true: no contract-valid body could be generated; served the contract's example"
-        : "dynamic=true needs the Node host (Prism's generator); served the contract's example";
+      headers[FALLBACK_HEADER] = ctx.generateBody?.unavailable
+        ? `dynamic=true: ${ctx.generateBody.unavailable}; served the contract's example`
+        : ctx.generateBody
+          ? "dynamic=true: no contract-valid body could be generated; served the contract's example"
+          : "dynamic=true needs the Node host (Prism's generator); served the contract's example";
     }
   }
   if (!found) {

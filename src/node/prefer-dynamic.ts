@@ -7,6 +7,7 @@
  * is validated before it is served; a few seeds are tried and, when none gives a contract-valid body, the
  * core falls back to the contract's example and says so in `x-sim-prefer-fallback`.
  */
+import { createRequire } from "node:module";
 import { resolvePointer } from "../contract/document.ts";
 import { validate } from "../contract/validate.ts";
 import type { GenerateBody, GenerateBodyInput } from "../core/prefer.ts";
@@ -51,8 +52,20 @@ function inline(node: unknown, depth: number): unknown {
   return node;
 }
 
+/** Why Prism cannot be loaded here, or null when it can: it is an optional peer of the package. */
+export function prismMissing(): string | null {
+  try {
+    createRequire(import.meta.url).resolve("@stoplight/prism-http/package.json");
+    return null;
+  } catch {
+    return "@stoplight/prism-http is not installed (an optional peer: npm install @stoplight/prism-http)";
+  }
+}
+
 /** A `generateBody` for `createSimulator` that serves only bodies the contract accepts. */
 export function prismBodyGenerator(): GenerateBody {
+  const missing = prismMissing();
+  if (missing) return Object.assign(async () => undefined, { unavailable: missing });
   return async (input: GenerateBodyInput) => {
     if (input.mediaType !== "application/json") return undefined;
     const generate = await loadPrism();
