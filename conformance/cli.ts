@@ -6,10 +6,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { allChecks } from "./checks/index.ts";
-import { type CoverageReport, formatCoverage, joinCoverage } from "./lib/coverage.ts";
+import { useContract } from "../src/contract/document.ts";
+import type { CoverageReport } from "./lib/coverage.ts";
 import { reportsDir } from "./lib/paths.ts";
-import { type Reporter, runChecks } from "./lib/runner.ts";
+import type { Reporter } from "./lib/runner.ts";
 import {
   ConfigError,
   discover,
@@ -42,6 +42,8 @@ Options:
   --shard I/N            run only shard I of N (every N-th check, for CI machines in parallel)
   -t, --test PATTERN     run only checks whose name matches PATTERN (e.g. "generic/auth")
   --replay FILE          re-run one saved failing sequence (reports/sequence-*.json) against the target
+  --contract FILE|URL    check against this version of openapi.json (a file, or a URL such as the
+                         deployment's /_openapi.json) instead of the one the kit ships with
   --merge-coverage FILE  join the coverage reports of shard runs (repeat it, one per report) into
                          reports/conformance-coverage.json and print the summary; needs no target
   -h, --help             this text
@@ -60,6 +62,7 @@ interface Options extends Omit<RunSettings, "runId"> {
   shard: { index: number; count: number } | null;
   testPattern: string | null;
   replay: string | null;
+  contract: string | null;
 }
 
 function integer(name: string, raw: string | undefined, min: number): number | null {
@@ -88,6 +91,7 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
         shard: { type: "string" },
         test: { type: "string", short: "t" },
         replay: { type: "string" },
+        contract: { type: "string" },
         "merge-coverage": { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
       },
@@ -145,7 +149,18 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
       ? `${replay.check.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&")}:`
       : ((values.test as string | undefined) ?? null),
     replay: replay?.file ?? null,
+    contract: (values.contract as string | undefined) ?? null,
   };
+}
+
+/** A contract from a file (relative to where the user runs the kit) or a URL, parsed as JSON. */
+async function loadContract(source: string): Promise<unknown> {
+  if (/^https?:\/\//.test(source)) {
+    const res = await fetch(source, { signal: AbortSignal.timeout(10_000) });
+    if (!res.ok) throw new Error(`answered ${res.status}`);
+    return res.json();
+  }
+  return JSON.parse(readFileSync(resolve(userDir(), source), "utf8"));
 }
 
 /** Where the user ran the kit from: `npm run` moves into the package, and says where it came from. */
@@ -185,7 +200,8 @@ async function preflight(o: Options): Promise<string> {
 }
 
 /** Joins shard coverage reports into one; a file that is not a coverage report is exit 2. */
-function mergeReports(files: string[]): number {
+async function mergeReports(files: string[]): Promise<number> {
+  const { formatCoverage, joinCoverage } = await import("./lib/coverage.ts");
   const reports: CoverageReport[] = [];
   for (const file of files) {
     try {
@@ -220,6 +236,14 @@ async function main(): Promise<number> {
     return 0;
   }
   if ("merge" in o) return mergeReports(o.merge);
+  if (o.contract) {
+    try {
+      useContract(await loadContract(o.contract));
+    } catch (e) {
+      process.stderr.write(`conformance: --contract ${o.contract}: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
   let where: string;
   try {
     where = await preflight(o);
@@ -245,6 +269,11 @@ async function main(): Promise<number> {
     }
     throw e;
   }
+  // The checks and everything they derive from the contract load only now, after --contract took effect.
+  const [{ runChecks }, { allChecks }] = await Promise.all([
+    import("./lib/runner.ts"),
+    import("./checks/index.ts"),
+  ]);
   const failed = await runChecks(info, {
     checks: allChecks,
     pattern: o.testPattern ? new RegExp(o.testPattern) : null,

@@ -4,11 +4,11 @@
  * same check runs from a vitest file against any target, or from a self-test against a broken server.
  */
 import fc from "fast-check";
-import { responseViolations } from "./contract.ts";
+import { operations, responseViolations } from "./contract.ts";
 import { Coverage } from "./coverage.ts";
 import { type CallSpec, type Credentials, Exchange, HttpClient, sleep } from "./http.ts";
 import { type Violation, type ViolationInput, violation } from "./report.ts";
-import type { RuleId } from "./rules.ts";
+import { type RuleId, ruleOperations } from "./rules.ts";
 import type { Role, TargetInfo } from "./target.ts";
 
 export interface Needs {
@@ -123,6 +123,12 @@ export class Target {
 
 /** Why a check cannot run against this target, or null when it can. */
 export function skipReason(def: CheckDef, info: TargetInfo): string | null {
+  // A contract given with --contract may not have every operation the check's rules govern.
+  const known = operations.map((o) => o.operationId);
+  const absent = [...new Set(def.rules.flatMap((r) => ruleOperations(r, known)))].filter(
+    (id) => !known.includes(id),
+  );
+  if (absent.length) return `the contract has no operation ${absent.join(", ")}`;
   const n = def.needs ?? {};
   if ((def.mutates || n.changeable?.length) && info.readOnly) return "read-only run (--read-only)";
   if ((n.simulator || n.reset) && info.kind !== "simulator") return "needs the simulator's control plane";

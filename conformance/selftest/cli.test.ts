@@ -3,11 +3,12 @@
  * file where the user asked for it, stable names, a replay, a shard coverage merge, and bad usage.
  */
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contract } from "../../src/contract/document.ts";
 import { WORLD_FAULTS } from "./faults-world.ts";
 import { type BrokenServer, brokenServer } from "./harness.ts";
 
@@ -86,6 +87,25 @@ describe("the conformance command line", () => {
     const merged = await cli(["--merge-coverage", "c1.json", "--merge-coverage", "c2.json"]);
     expect(merged.code, merged.out).toBe(0);
     expect(merged.out).toContain("merged 2 report(s)");
+  });
+
+  it("checks against another version of the contract with --contract (a file or a URL)", async () => {
+    // That version documents no 404 for deleting an API key and has no follow operations.
+    const other = structuredClone(contract) as unknown as {
+      paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>>;
+    };
+    for (const item of Object.values(other.paths))
+      for (const op of Object.values(item))
+        if (op?.operationId === "deleteApiKey") delete op.responses?.["404"];
+    for (const path of Object.keys(other.paths)) if (path.endsWith("/follow")) delete other.paths[path];
+    writeFileSync(join(dir, "other.json"), JSON.stringify(other));
+    const only = "^(domain/api-key-access|domain/follow):";
+    const r = await check(clean, only, "--contract", "other.json");
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toContain("deleteApiKey does not document status 404");
+    expect(r.out).toContain("[skipped: the contract has no operation followAudience, unfollowAudience]");
+    expect((await check(clean, only, "--contract", `${clean.info.baseUrl}/_openapi.json`)).code).toBe(0);
+    expect((await check(clean, only, "--contract", "missing.json")).code).toBe(2);
   });
 
   it("exits 2 on bad usage and on an unreachable target", async () => {

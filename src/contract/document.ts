@@ -4,7 +4,24 @@
 import doc from "../../openapi.json" with { type: "json" };
 
 export type OpenApiDocument = typeof doc;
-export const contract: OpenApiDocument = doc;
+/** The contract every module reads. Only `useContract`, before any of them loads, replaces it. */
+export let contract: OpenApiDocument = doc;
+
+/**
+ * Another version of the contract (the conformance kit's `--contract`): it must be set before any module
+ * that derives from the contract (operations, validators, limits) is loaded, since they read it once.
+ */
+export function useContract(other: unknown): void {
+  const d = other as { openapi?: unknown; paths?: unknown };
+  if (
+    typeof d?.openapi !== "string" ||
+    !d.openapi.startsWith("3.1") ||
+    typeof d.paths !== "object" ||
+    !d.paths
+  )
+    throw new Error("not an OpenAPI 3.1 document (no `openapi: 3.1.x` or no `paths`)");
+  contract = other as OpenApiDocument;
+}
 
 /**
  * Resolves a local `#/…` JSON pointer in the contract. The document is ours and only uses local refs, so a
