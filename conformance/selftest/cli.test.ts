@@ -54,12 +54,30 @@ afterAll(async () => {
 
 describe("the conformance command line", () => {
   it("exits 0 on the clean simulator, writes JUnit where asked, with names free of the seed", async () => {
-    const r = await check(clean, "^(domain/identity|stateful/world):", "--reporter", "junit=out/j.xml");
+    const r = await check(
+      clean,
+      "^(domain/identity|stateful/world):",
+      "--reporter",
+      "junit=out/j.xml",
+      "--reporter",
+      "json=out/r.json",
+      "--reporter",
+      "dot",
+    );
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/2 checks: 2 passed, 0 failed, 0 skipped \(seed 4\)/);
     const xml = readFileSync(join(dir, "out/j.xml"), "utf8");
     expect(xml).toContain('name="stateful/world: ');
     expect(xml).not.toMatch(/seed 4/);
+    const json = JSON.parse(readFileSync(join(dir, "out/r.json"), "utf8")) as {
+      checks: { name: string; status: string }[];
+    };
+    expect(json.checks.map((c) => `${c.name} ${c.status}`)).toEqual([
+      "domain/identity passed",
+      "stateful/world passed",
+    ]);
+    // `dot`: a character per check instead of a line.
+    expect(r.out).toMatch(/^\.\.$/m);
     expect(existsSync(join(dir, "reports/conformance-coverage.json"))).toBe(true);
     expect(r.out.includes("\u001b[")).toBe(false);
   });
