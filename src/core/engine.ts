@@ -245,9 +245,13 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
             ? await handleControl(request, url, deps)
             : await changing(() => handleControl(request, url, deps));
       } else {
-        const page = reads
-          ? await serveOutside(request, url)
-          : await changing(() => changeOutside(request, url, undefined));
+        // Only a path a page claims takes the page's way (for a write, its own turn in the serial section).
+        const claimed = outside.some((o) => o.claims(url.pathname));
+        const page = !claimed
+          ? null
+          : reads
+            ? await serveOutside(request, url)
+            : await changing(() => changeOutside(request, url, undefined));
         response = page ?? (await serveApi(request, url, who));
       }
     } catch (error) {
@@ -278,8 +282,9 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
   }
 
   async function serveOutside(request: SimRequest, url: URL): Promise<Outcome | null> {
-    for (const serve of outside) {
-      const res = await serve(request, url, world.services);
+    for (const page of outside) {
+      if (!page.claims(url.pathname)) continue;
+      const res = await page.serve(request, url, world.services);
       if (res) return res;
     }
     return null;
@@ -463,7 +468,9 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     };
     let outcome: Reply | Outcome | null = null;
     try {
-      if (c.method !== "GET" && c.method !== "HEAD") outcome = await changeOutside(request, url, c.at);
+      const claimed = outside.some((o) => o.claims(url.pathname));
+      if (claimed && c.method !== "GET" && c.method !== "HEAD")
+        outcome = await changeOutside(request, url, c.at);
       if (outcome === null) {
         const match = router.match(c.method, url.pathname);
         const spec = match.kind === "found" ? routes.get(match.op.operationId) : undefined;

@@ -111,9 +111,12 @@ export interface ResourceModule {
   /** Runs once after each scenario build, e.g. to schedule work for records that start mid-flight. */
   init?: (services: Services) => void;
   /**
-   * Serves paths outside the contract (a page a buyer opens, say). Asked in module order before the
-   * contract's routes; answers null for paths that are not its own. No API key, rate limit or fault rule
-   * applies there.
+   * Serves paths outside the contract (a page a buyer opens, say): `claims` says which paths are its own
+   * (cheaply, so that every other request skips it), `serve` answers them. No API key, rate limit or fault
+   * rule applies there.
    */
-  outside?: (request: SimRequest, url: URL, services: Services) => Promise<Outcome | null>;
+  outside?: {
+    claims: (pathname: string) => boolean;
+    serve: (request: SimRequest, url: URL, services: Services) => Promise<Outcome | null>;
+  };
 }

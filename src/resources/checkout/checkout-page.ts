@@ -180,4 +180,7 @@ export async function handleCheckoutPage(
 }
 
 /** The buyer's page, served outside the contract at each session's `continue_url`. */
-export const checkoutPage: ResourceModule = { routes: {}, outside: handleCheckoutPage };
+export const checkoutPage: ResourceModule = {
+  routes: {},
+  outside: { claims: (pathname) => parseCheckoutPath(pathname) !== null, serve: handleCheckoutPage },
+};
