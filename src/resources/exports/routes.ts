@@ -121,6 +121,14 @@ function offered(kind: ExportKind, format: ExportFormat, asRequested: string): v
 }
 
 /** Kind and format of export-status and export-download; the engine has checked them against the enums. */
+/** What export-status and export-download are asked about (their shared query), checked, and its record. */
+function queriedExport(ctx: RequestContext) {
+  const { kind, format, asRequested } = queryTarget(ctx);
+  const audience = accessible(ctx, kind);
+  offered(kind, format, asRequested);
+  return { kind, format, audience, record: exportsTable(ctx.state).get(keyOf(audience.id, kind, format)) };
+}
+
 function queryTarget(ctx: RequestContext): { kind: ExportKind; format: ExportFormat; asRequested: string } {
   const kind = (ctx.queryValues.kind as ExportKind | undefined) ?? "brief";
   const asRequested = (ctx.queryValues.format as string | undefined) ?? "pdf";
@@ -294,10 +302,7 @@ export const exportsModule: ResourceModule = {
       invalidParameter: invalidQuery,
       authorize: viewerOnly,
       handler: async (ctx) => {
-        const { kind, format, asRequested } = queryTarget(ctx);
-        const audience = accessible(ctx, kind);
-        offered(kind, format, asRequested);
-        const record = exportsTable(ctx.state).get(keyOf(audience.id, kind, format));
+        const { kind, format, audience, record } = queriedExport(ctx);
         if (kind === "validation_report" && !hasScoredValidation(audience) && record?.status !== "ready") {
           return {
             status: 200,
@@ -320,10 +325,7 @@ export const exportsModule: ResourceModule = {
       invalidParameter: invalidQuery,
       authorize: viewerOnly,
       handler: async (ctx) => {
-        const { kind, format, asRequested } = queryTarget(ctx);
-        const audience = accessible(ctx, kind);
-        offered(kind, format, asRequested);
-        const record = exportsTable(ctx.state).get(keyOf(audience.id, kind, format));
+        const { format, record } = queriedExport(ctx);
         if (record?.status !== "ready") throw notFound("Export not found");
         const bytes = await artifactBytes(record);
         return new Response(bytes as Uint8Array<ArrayBuffer>, {

@@ -87,18 +87,8 @@ export function parseFilters(raw: string | null): FilterSelection {
   return selection;
 }
 
-/** Facet order: FILTER_ATTRIBUTE_KEYS, which `rawAt` mirrors (checked once at load). */
-const ROW_KEYS = [
-  "perspective",
-  "industry",
-  "role",
-  "country",
-  "companySize",
-  "technology",
-  "businessModel",
-] as const satisfies readonly FilterAttributeKey[];
-if (ROW_KEYS.join() !== FILTER_ATTRIBUTE_KEYS.join())
-  throw new Error("filter-attributes: ROW_KEYS are stale");
+/** Facet order: the description's attribute keys, which `rawAt` mirrors (checked once at load, below it). */
+const ROW_KEYS = FILTER_ATTRIBUTE_KEYS;
 const FACETS = ROW_KEYS.length;
 
 /**
@@ -123,6 +113,10 @@ function rawAt(a: FilterAttributes, k: number): unknown {
       return a.businessModel;
   }
 }
+
+for (const [f, key] of ROW_KEYS.entries())
+  if (rawAt({ [key]: key } as FilterAttributes, f) !== key)
+    throw new Error(`filter-attributes: rawAt(${f}) is not ${key}`);
 
 /** A value counts only as a non-empty string; anything else is "no value". */
 const isValue = (v: unknown): v is string => typeof v === "string" && v !== "";
