@@ -15,7 +15,7 @@ import {
 } from "./audiences.ts";
 import { checkout } from "./checkout.ts";
 import { collaboratorRemoval, collaborators } from "./collaborators.ts";
-import { duplicateContents, duplicateReplay } from "./duplicate.ts";
+import { duplicateContents, duplicatePlanLimit, duplicateReplay } from "./duplicate.ts";
 import { exportsRules } from "./exports.ts";
 import { facets, largeAudience } from "./filter-attributes.ts";
 import {
@@ -63,5 +63,6 @@ export const domainChecks: CheckDef[] = [
   followRules,
   duplicateReplay,
   duplicateContents,
+  duplicatePlanLimit,
   checkout,
 ];

@@ -4,7 +4,7 @@
  * drops (sharing, public links).
  */
 import type { CheckDef } from "../lib/context.ts";
-import { deleteAudienceLater, duplicator, fresh, ok } from "../lib/helpers.ts";
+import { deleteAudienceLater, duplicator, fresh, memberIds, ok } from "../lib/helpers.ts";
 import type { Role } from "../lib/target.ts";
 
 export const duplicateReplay: CheckDef = {
@@ -205,5 +205,46 @@ export const duplicateContents: CheckDef = {
         "the copy has no scored validation although the original has",
         null,
       );
+  },
+};
+
+export const duplicatePlanLimit: CheckDef = {
+  name: "domain/duplicate-plan-limit",
+  rules: ["duplicate/plan-limit"],
+  title:
+    "a duplicate whose Minds would take the owner past its plan's Mind allowance is 403 PlanLimitError (sparks)",
+  needs: { roles: ["owner"], audiences: ["atCap"], plan: ["owner", "premium"] },
+  // Refused by design; a target that wrongly makes the copy changes, and the copy is deleted again.
+  mutates: true,
+  async run(ctx) {
+    const rule =
+      "API description, duplicate: 403 when the copy would exceed the plan's Mind or member allowance; Errors: PlanLimitError data { code: PLAN_LIMIT, limitType (sparks: Minds owned), currentPlan, limit, current }";
+    const audienceId = ctx.target.audience("atCap");
+    const members = (await memberIds(ctx, audienceId)).length;
+    const ex = await ctx.call({
+      op: "duplicateAudience",
+      params: { audienceId },
+      as: ctx.as("owner"),
+      json: {},
+      headers: { "x-service-idempotency-key": fresh("over-allowance") },
+    });
+    if (ok(ex) && ex.body?.data?.id) deleteAudienceLater(ctx, ex.body.data.id, "owner");
+    const d = ex.body?.data ?? {};
+    // A premium plan allows 100 Minds, and the owner owns some already: a copy of as many is past it.
+    if (
+      !ctx.expect(
+        ex.status === 403,
+        rule,
+        `a premium owner copying ${members} Minds answered ${ex.status}, not 403`,
+        ex,
+      )
+    )
+      return;
+    ctx.expect(
+      d.code === "PLAN_LIMIT" && d.limitType === "sparks" && d.current + members > d.limit,
+      rule,
+      `403 with data ${JSON.stringify(d)} for a copy of ${members} Minds`,
+      ex,
+    );
   },
 };

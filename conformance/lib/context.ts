@@ -23,6 +23,8 @@ export interface Needs {
   prices?: string[];
   /** Needs the simulator's control plane (clock, config). */
   simulator?: boolean;
+  /** The plan a role must be on (the config's `plans`, or the simulator's manifest). */
+  plan?: [Role, string];
   /** Puts the simulator back with a reset afterwards (what it changes, the API cannot undo). */
   reset?: boolean;
   /** Needs a known rate limit: the simulator, or `rateLimitPerMinute` in the config. */
@@ -146,6 +148,7 @@ export function skipReason(def: CheckDef, info: TargetInfo): string | null {
   for (const f of n.formations ?? []) if (!info.formations[f]) missing.push(`readable.formations.${f}`);
   for (const m of n.minds ?? []) if (!info.minds[m]) missing.push(`readable.minds.${m}`);
   for (const p of n.prices ?? []) if (!info.prices[p]) missing.push(`prices.${p}`);
+  if (n.plan && info.plans[n.plan[0]] !== n.plan[1]) missing.push(`plans.${n.plan[0]}: ${n.plan[1]}`);
   return missing.length ? `the target's config lacks ${missing.join(", ")}` : null;
 }
 

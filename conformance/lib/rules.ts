@@ -102,6 +102,10 @@ export const RULES = {
     "duplicateAudience",
     "201 a new copy; 200 the same copy on replay of the key; keys over 128 ignored; name 1..200",
   ],
+  "duplicate/plan-limit": [
+    "duplicateAudience",
+    "403 PlanLimitError when the copy would exceed the plan's Mind or member allowance",
+  ],
   "duplicate/contents": [
     "duplicateAudience",
     "private; independent Mind copies, grounding, sources, Formations, validation history; no sharing or links",

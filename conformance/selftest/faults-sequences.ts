@@ -6,7 +6,7 @@
 
 import { membersPreview } from "../checks/audiences.ts";
 import { collaboratorRemoval } from "../checks/collaborators.ts";
-import { duplicateContents, duplicateReplay } from "../checks/duplicate.ts";
+import { duplicateContents, duplicatePlanLimit, duplicateReplay } from "../checks/duplicate.ts";
 import { exportsRules } from "../checks/exports.ts";
 import { facets } from "../checks/filter-attributes.ts";
 import { formationRefusals } from "../checks/formations.ts";
@@ -328,6 +328,26 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
             "ratelimit-limit": "300",
             "ratelimit-remaining": "299",
             "cache-control": "private, no-store",
+          },
+        },
+      );
+    },
+  },
+  {
+    name: "a duplicate past the owner's Mind allowance is made",
+    checks: [duplicatePlanLimit],
+    reportedBy: "domain/duplicate-plan-limit",
+    fault: async (req, next) => {
+      const res = await next(req);
+      if (!is(req, "POST", /\/duplicate$/) || res.status !== 403) return res;
+      return new Response(
+        JSON.stringify({ data: { id: "7d0c1f60-3b5e-4f8a-9a51-0c6f4a2e9b11", name: "Copy" } }),
+        {
+          status: 201,
+          headers: {
+            "content-type": "application/json",
+            "ratelimit-limit": "300",
+            "ratelimit-remaining": "299",
           },
         },
       );
