@@ -18,7 +18,6 @@ function castOf(ctx: CheckContext): Cast {
     minds: minds.map((h) => ctx.target.mind(h)),
     addable: minds.filter((h) => h !== "foreignMind").length,
     prefixes: ctx.target.v1Prefixes(),
-    simulator: ctx.target.isSimulator,
     removals:
       ctx.target.isSimulator &&
       ctx.info.mayReset &&

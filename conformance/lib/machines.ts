@@ -35,7 +35,3 @@ export const MACHINES: Record<string, readonly string[]> = {
   // API keys: created, then deleted (and refused at once).
   apiKey: ["∅→live", "live→deleted"],
 };
-
-export function transitionId(machine: string, from: string, to: string): string {
-  return `${machine}: ${from}→${to}`;
-}

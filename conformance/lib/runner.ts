@@ -16,7 +16,7 @@ export interface Reporter {
   file?: string;
 }
 
-export interface RunOptions {
+export interface SuiteOptions {
   checks: readonly CheckDef[];
   /** Runs only the checks whose `name: title` matches. */
   pattern?: RegExp | null;
@@ -35,7 +35,7 @@ interface Outcome {
 }
 
 /** Runs the checks and writes the reports; resolves to the number of checks that failed. */
-export async function runChecks(info: TargetInfo, o: RunOptions): Promise<number> {
+export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<number> {
   const print = o.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const reporters = o.reporters?.length ? o.reporters : [{ name: "default" as const }];
   const dots = reporters.some((r) => r.name === "dot");
@@ -56,9 +56,11 @@ export async function runChecks(info: TargetInfo, o: RunOptions): Promise<number
   if (dots) print("");
   results.coverage.push(coverage.fragment());
   const failed = outcomes.filter((x) => x.error || x.violations.length);
+  const skipped = outcomes.filter((x) => x.skipped && !failed.includes(x)).length;
   for (const f of failed) print(`\n✗ ${f.def.name}\n${f.error ?? formatViolations(f.violations)}`);
+  const passed = chosen.length - failed.length - skipped;
   print(
-    `\n${chosen.length} checks: ${chosen.length - failed.length - outcomes.filter((x) => x.skipped && !failed.includes(x)).length} passed, ${failed.length} failed, ${outcomes.filter((x) => x.skipped && !failed.includes(x)).length} skipped (seed ${info.seed})`,
+    `\n${chosen.length} checks: ${passed} passed, ${failed.length} failed, ${skipped} skipped (seed ${info.seed})`,
   );
   for (const r of reporters) if (r.file && r.name === "junit") save(r.file, junit(outcomes));
   for (const r of reporters)

@@ -46,7 +46,7 @@ export async function createSession(c: CheckContext, w: World, _cast: Cast, s: S
   c.coverage.transition("checkout", "∅", "open");
 }
 
-export async function session(c: CheckContext, w: World, cast: Cast, s: S<"session">): Promise<void> {
+export async function session(c: CheckContext, w: World, _cast: Cast, s: S<"session">): Promise<void> {
   const x = w.sessions[s.s % w.sessions.length];
   if (!x) return;
   const op = {
@@ -111,7 +111,6 @@ export async function session(c: CheckContext, w: World, cast: Cast, s: S<"sessi
     );
   }
   x.status = ex.body?.status ?? x.status;
-  void cast;
 }
 
 /** The owner still reads the session as the model has it (after another account touched it). */

@@ -46,7 +46,6 @@ export interface Cast {
   addable: number;
   /** The v1 prefixes (`/api/v1`, `/v1`). */
   prefixes: string[];
-  simulator: boolean;
   /** Collaborators may be removed: the simulator, which the run may reset to bring them back. */
   removals: boolean;
 }

@@ -53,7 +53,7 @@ function inline(node: unknown, depth: number): unknown {
 }
 
 /** Why Prism cannot be loaded here, or null when it can: it is an optional peer of the package. */
-export function prismMissing(): string | null {
+function prismMissing(): string | null {
   try {
     createRequire(import.meta.url).resolve("@stoplight/prism-http/package.json");
     return null;
