@@ -100,10 +100,7 @@ export const collaboratorRemoval: CheckDef = {
     const audienceId = ctx.target.audience("main");
     const member = ctx.as("member");
     const userId = ctx.target.user("member");
-    ctx.defer(async () => {
-      const m = (await ctx.target.control("GET", "/manifest")) as { scenario: string; seed: number };
-      await ctx.target.control("POST", "/reset", { scenario: m.scenario, seed: m.seed });
-    });
+    ctx.defer(() => ctx.target.rebuild());
     const before = await ctx.call({ op: "getAudience", params: { audienceId }, as: member });
     if (
       !ctx.expect(

@@ -116,6 +116,15 @@ export class Target {
     return res.status === 204 ? null : res.json();
   }
 
+  /**
+   * Builds the simulator's world again from its scenario and seed (the same keys and IDs): how a check
+   * undoes what the API cannot, such as a collaborator's removal. Needs `needs.reset`.
+   */
+  async rebuild(): Promise<void> {
+    const m = (await this.control("GET", "/manifest")) as { scenario: string; seed: number };
+    await this.control("POST", "/reset", { scenario: m.scenario, seed: m.seed });
+  }
+
   /** Moves time: the simulator's virtual clock, or real waiting against a deployment. */
   async advance(ms: number): Promise<void> {
     if (this.isSimulator) await this.control("POST", "/clock/advance", { ms: Math.ceil(ms) });

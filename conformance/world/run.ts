@@ -181,10 +181,7 @@ export class WorldRunner {
     for (const copy of w.copies)
       await c.call({ op: "deleteAudience", params: { audienceId: copy.id }, as: c.as(copy.by) });
     // The API cannot undo a removal (invitations are not described); the same scenario and seed can.
-    if (w.removed.size) {
-      const m = (await c.target.control("GET", "/manifest")) as { scenario: string; seed: number };
-      await c.target.control("POST", "/reset", { scenario: m.scenario, seed: m.seed });
-    }
+    if (w.removed.size) await c.target.rebuild();
   }
 
   /** After the last sequence: the Audience is as the run found it, or what differs is reported as left over. */
