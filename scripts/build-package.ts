@@ -22,6 +22,8 @@ const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.pee
 
 export async function buildPackage(): Promise<void> {
   const { build } = await import("esbuild");
+  // Chunk names carry a content hash: without this, every earlier build's chunks would ship as well.
+  rmSync(path.join(ROOT, "dist/chunks"), { recursive: true, force: true });
   await build({
     absWorkingDir: ROOT,
     entryPoints: { index: "src/simulator.ts", msw: "src/msw/index.ts" },

@@ -52,7 +52,7 @@ setTimeout(flushCompileCache, 2000).unref();
  * its browser bundle with `createRequire(import.meta.url)`, which from dist/ resolves in node_modules as
  * it does from src/node/.
  */
-const EXTERNAL = ["pdf-lib", "docx", "pptxgenjs", "exceljs", "jszip", "@stoplight/*", "@scalar/*"];
+const EXTERNAL = ["pdf-lib", "pptxgenjs", "jszip", "@stoplight/*", "@scalar/*"];
 
 /** Files whose change can change the bundle without being one of its inputs. */
 const BUILD_INPUTS = ["scripts/build.ts", "package-lock.json", "tsconfig.json"];

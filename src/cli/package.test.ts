@@ -51,6 +51,14 @@ describe("the installed package", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("installs in at most 60 MB of disk, dependencies included", async () => {
+    // Disk usage, not the files' sum: what a CI cache or an image layer pays.
+    const kib = Number((await run("du", ["-sk", "node_modules"])).out.split("\t")[0]);
+    console.info(`package.test: production install takes ${(kib / 1024).toFixed(1)} MiB`);
+    expect(kib * 1024).toBeGreaterThan(5e6);
+    expect(kib * 1024).toBeLessThanOrEqual(60e6);
+  });
+
   it("holds no test and no TypeScript source, and installs without the API reference's dependency tree", async () => {
     const listed = (await run("npm", ["ls", "--all", "--parseable", "--omit=dev"])).out;
     expect(listed).not.toMatch(/@scalar\/api-reference/);

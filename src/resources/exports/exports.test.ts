@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ExcelJS from "exceljs";
 import JSZip from "jszip";
+import mammoth from "mammoth";
 import { PDFDocument } from "pdf-lib";
 import { beforeEach, describe, expect, it } from "vitest";
 import { UPLOADED_FILE_URL_PREFIX } from "../../../fixtures/index.ts";
@@ -142,6 +143,24 @@ describe("export lifecycle, every offered format", () => {
         const zip = await zipOf(file.bytes);
         const xml = await zip.file("word/document.xml")?.async("string");
         expect(xml).toContain(name);
+        // An independent reader: mammoth maps styles, lists and tables to HTML, and lists what it could not read.
+        const { value: html, messages } = await mammoth.convertToHtml(
+          { buffer: Buffer.from(file.bytes) },
+          { styleMap: ["p[style-name='Title'] => h1.title:fresh"] },
+        );
+        expect(messages).toEqual([]);
+        expect(html).toContain(`<h1 class="title">${name}`);
+        expect(html).toContain("<h2>");
+        expect(html).toMatch(/<table>.*<th>|<table>.*<td>/s);
+        const heading = kind === "brief" ? "Members" : "KPIs";
+        expect(html).toContain(heading);
+        const core = await zip.file("docProps/core.xml")?.async("string");
+        expect(core).toContain(
+          `<dc:title>${kind === "brief" ? name : `${name}: validation report`}</dc:title>`,
+        );
+        expect(core).toContain(
+          `<dcterms:created xsi:type="dcterms:W3CDTF">${ready.startedAt.replace(/\.\d{3}Z$/, "Z")}`,
+        );
         break;
       }
       case "pptx": {
@@ -162,6 +181,17 @@ describe("export lifecycle, every offered format", () => {
           rows.push((row.values as unknown[]).slice(1));
         });
         expect(rows).toContainEqual(["V1", "Answer-share agreement", 0.84, 0.79, 0.88, expect.any(Number)]);
+        // Numbers stay numbers, shown in their format; headers are bold on a fill.
+        let v1Row = 0;
+        kpis?.eachRow((row, n) => {
+          if (row.getCell(1).value === "V1") v1Row = n;
+        });
+        const header = kpis?.getRow(v1Row - 1);
+        expect(header?.getCell(1).font?.bold).toBe(true);
+        expect(header?.getCell(1).fill).toMatchObject({ type: "pattern", pattern: "solid" });
+        expect(kpis?.getRow(v1Row).getCell(3).numFmt).toBe("0.000");
+        expect(wb.title).toBe(`${name}: validation report`);
+        expect(wb.creator).toBe("Audience Research Service (simulator)");
         break;
       }
     }
