@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { useContract } from "../src/contract/document.ts";
 import type { CoverageReport } from "./lib/coverage.ts";
-import { reportsDir } from "./lib/paths.ts";
+import { reportsDir, userDir } from "./lib/paths.ts";
 import type { Reporter } from "./lib/runner.ts";
 import {
   ConfigError,
@@ -39,6 +39,8 @@ Options:
   --control-token T      the simulator's x-sim-control-token
   --reporter NAME[=FILE] default or dot (the terminal), junit[=FILE] or json[=FILE] (a file; by default
                          reports/conformance-junit.xml, reports/conformance-json.json); repeatable
+  --junit FILE           also write a JUnit report to FILE (the terminal report stays)
+  --json FILE            also write the JSON report to FILE (the terminal report stays)
   --shard I/N            run only shard I of N (every N-th check, for CI machines in parallel)
   -t, --test PATTERN     run only checks whose name matches PATTERN (e.g. "generic/auth")
   --replay FILE          re-run one saved failing sequence (reports/sequence-*.json) against the target
@@ -88,6 +90,8 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
         "no-reset": { type: "boolean" },
         "control-token": { type: "string" },
         reporter: { type: "string", multiple: true },
+        junit: { type: "string" },
+        json: { type: "string" },
         shard: { type: "string" },
         test: { type: "string", short: "t" },
         replay: { type: "string" },
@@ -130,6 +134,10 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
       : undefined;
     reporters.push({ name: name as Reporter["name"], ...(path ? { file: path } : {}) });
   }
+  // The shorthands add a file to whatever the terminal shows (the default report unless one was chosen).
+  const files = (["junit", "json"] as const).filter((name) => typeof values[name] === "string");
+  if (files.length && !reporters.some((r) => !r.file)) reporters.push({ name: "default" });
+  for (const name of files) reporters.push({ name, file: resolve(userDir(), values[name] as string) });
   const replay = values.replay ? readReplay(resolve(userDir(), values.replay as string)) : null;
   return {
     target,
@@ -161,11 +169,6 @@ async function loadContract(source: string): Promise<unknown> {
     return res.json();
   }
   return JSON.parse(readFileSync(resolve(userDir(), source), "utf8"));
-}
-
-/** Where the user ran the kit from: `npm run` moves into the package, and says where it came from. */
-function userDir(): string {
-  return process.env.INIT_CWD ?? process.cwd();
 }
 
 /** A sequence file saved by a failing model run: which check, which seed, which steps. */

@@ -157,7 +157,11 @@ export function junit(outcomes: readonly Outcome[]): string {
     const time = (list.reduce((t, o) => t + o.ms, 0) / 1000).toFixed(3);
     return `  <testsuite name="${xml(g)}" tests="${list.length}" failures="${failures}" skipped="${skipped}" time="${time}">\n${cases.join("\n")}\n  </testsuite>`;
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="conformance">\n${suites.join("\n")}\n</testsuites>\n`;
+  // Totals on the root too: CI annotators read them from there.
+  const failed = outcomes.filter((o) => o.error || o.violations.length).length;
+  const skippedAll = outcomes.filter((o) => o.skipped).length;
+  const totalTime = (outcomes.reduce((t, o) => t + o.ms, 0) / 1000).toFixed(3);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="conformance" tests="${outcomes.length}" failures="${failed}" skipped="${skippedAll}" time="${totalTime}">\n${suites.join("\n")}\n</testsuites>\n`;
 }
 
 function jsonOf(outcomes: readonly Outcome[], info: TargetInfo) {

@@ -26,7 +26,7 @@ function cli(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((done) => {
     const child = spawn(process.execPath, ["--import", TSX, CLI, ...args], {
       cwd: dir,
-      env: { ...process.env, INIT_CWD: dir, CONFORMANCE_SHRINK_MS: "500" },
+      env: { ...process.env, CONFORMANCE_SHRINK_MS: "500" },
     });
     let out = "";
     child.stdout.on("data", (b) => (out += b));

@@ -4,7 +4,16 @@
  * Node imports `.` and `./msw`, and a strict TypeScript project type-checks against the declarations.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,8 +33,16 @@ function run(cmd: string, args: string[], cwd = dir): Promise<{ code: number | n
   });
 }
 
-const node = (args: string[]) => run(process.execPath, args);
+const node = (args: string[], runtime = process.execPath) => run(runtime, args);
 const bin = join(dir, "node_modules/.bin/audience-research-sim");
+
+/**
+ * The Nodes the installed package runs on: this one (24), and Node 22 when ARS_NODE22 names its binary
+ * (`.ci/run` sets it from scripts/fetch-node.sh).
+ */
+const RUNTIMES: [string, string][] = [[`Node ${process.versions.node}`, process.execPath]];
+if (process.env.ARS_NODE22) RUNTIMES.push(["Node 22", process.env.ARS_NODE22]);
+else console.warn("package.test: ARS_NODE22 is not set; the installed package is run on this Node only");
 
 describe("the installed package", () => {
   beforeAll(async () => {
@@ -68,57 +85,76 @@ describe("the installed package", () => {
     ).toEqual([]);
   });
 
-  it("serves as the Dockerfile runs it (0.0.0.0, token from the environment), and `conformance` checks it clean", async () => {
-    const args = [bin, "serve", "--host", "0.0.0.0", "--port", "0", "--clock", "manual", "--quiet"];
-    const server = spawn(process.execPath, args, {
-      cwd: dir,
-      env: { ...process.env, SIM_CONTROL_TOKEN: "docker-secret" },
-    });
-    children.push(server);
-    let out = "";
-    server.stdout.on("data", (b) => (out += b));
-    const deadline = Date.now() + 30_000;
-    while (!/Press Ctrl\+C to stop/.test(out) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
-    const port = /listening on http:\/\/\S*:(\d+)/.exec(out)?.[1];
-    expect(port, out).toBeDefined();
-    const origin = `http://127.0.0.1:${port}`;
-    // The control plane wants the token; the docs page anyone can open shows no key.
-    expect((await fetch(`${origin}/__sim/manifest`)).status).toBeGreaterThanOrEqual(400);
-    expect(await (await fetch(`${origin}/`)).text()).not.toMatch(/service_[A-Za-z0-9]/);
-    // The Dockerfile's HEALTHCHECK command.
-    const probe = `fetch('${origin}/_openapi.json').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`;
-    expect((await node(["-e", probe])).code).toBe(0);
-    const only = "^(generic/auth-401|domain/identity|stateful/world):";
-    const checked = await node([
-      bin,
-      "conformance",
-      "--target",
-      origin,
-      "--control-token",
-      "docker-secret",
-      "--seed",
-      "5",
-      "-t",
-      only,
-    ]);
-    expect(checked.code, checked.out).toBe(0);
-    expect(checked.out).toContain("3 checks: 3 passed");
-    expect((await fetch(`${origin}/_docs/scalar.js`)).status).toBe(200);
-    // Prism, an optional peer, is not installed: Prefer: dynamic=true says why it served the example.
-    const manifest = (await (
-      await fetch(`${origin}/__sim/manifest`, { headers: { "x-sim-control-token": "docker-secret" } })
-    ).json()) as { users: { owner: { apiKey: string } } };
-    const dynamic = await fetch(`${origin}/api/v1/auth/me`, {
-      headers: { authorization: `Bearer ${manifest.users.owner.apiKey}`, prefer: "dynamic=true" },
-    });
-    expect(dynamic.headers.get("x-sim-prefer-fallback")).toMatch(/prism-http is not installed/);
-    server.kill("SIGTERM");
-  }, 120_000);
+  it.each(RUNTIMES)(
+    "on %s: serves as the Dockerfile runs it (0.0.0.0, token from the environment), and `conformance` checks it clean",
+    async (_, runtime) => {
+      const version = await node(["--version"], runtime);
+      expect(version.out).toMatch(runtime === process.execPath ? /^v2[24]\./ : /^v22\./);
+      const args = [bin, "serve", "--host", "0.0.0.0", "--port", "0", "--clock", "manual", "--quiet"];
+      const server = spawn(runtime, args, {
+        cwd: dir,
+        env: { ...process.env, SIM_CONTROL_TOKEN: "docker-secret" },
+      });
+      children.push(server);
+      let out = "";
+      server.stdout.on("data", (b) => (out += b));
+      const deadline = Date.now() + 30_000;
+      while (!/Press Ctrl\+C to stop/.test(out) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      const port = /listening on http:\/\/\S*:(\d+)/.exec(out)?.[1];
+      expect(port, out).toBeDefined();
+      const origin = `http://127.0.0.1:${port}`;
+      // The control plane wants the token; the docs page anyone can open shows no key.
+      expect((await fetch(`${origin}/__sim/manifest`)).status).toBeGreaterThanOrEqual(400);
+      expect(await (await fetch(`${origin}/`)).text()).not.toMatch(/service_[A-Za-z0-9]/);
+      // The Dockerfile's HEALTHCHECK command.
+      const probe = `fetch('${origin}/_openapi.json').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`;
+      expect((await node(["-e", probe], runtime)).code).toBe(0);
+      const only = "^(generic/auth-401|domain/identity|stateful/world):";
+      const checked = await node(
+        [
+          bin,
+          "conformance",
+          "--target",
+          origin,
+          "--control-token",
+          "docker-secret",
+          "--seed",
+          "5",
+          "-t",
+          only,
+          "--junit",
+          "report.xml",
+        ],
+        runtime,
+      );
+      expect(checked.code, checked.out).toBe(0);
+      expect(checked.out).toContain("3 checks: 3 passed");
+      // The report lands in the working directory, as a CI job expects.
+      expect(readFileSync(join(dir, "report.xml"), "utf8")).toMatch(
+        /<testsuites[^>]* tests="3"[^>]* failures="0"/,
+      );
+      expect((await fetch(`${origin}/_docs/scalar.js`)).status).toBe(200);
+      // Prism, an optional peer, is not installed: Prefer: dynamic=true says why it served the example.
+      const manifest = (await (
+        await fetch(`${origin}/__sim/manifest`, { headers: { "x-sim-control-token": "docker-secret" } })
+      ).json()) as { users: { owner: { apiKey: string } } };
+      const dynamic = await fetch(`${origin}/api/v1/auth/me`, {
+        headers: { authorization: `Bearer ${manifest.users.owner.apiKey}`, prefer: "dynamic=true" },
+      });
+      expect(dynamic.headers.get("x-sim-prefer-fallback")).toMatch(/prism-http is not installed/);
+      server.kill("SIGTERM");
+    },
+    120_000,
+  );
 
-  it("is imported by plain Node, `.` and `./msw` (with its msw peer installed), with no loader", async () => {
-    const peer = await run("npm", ["install", "msw@2", "--prefer-offline", "--no-audit", "--no-fund"]);
-    expect(peer.code, peer.out).toBe(0);
+  it.each(
+    RUNTIMES,
+  )("on %s: is imported by plain Node, `.` and `./msw` (with its msw peer installed), with no loader", async (_, runtime) => {
+    if (!existsSync(join(dir, "node_modules/msw"))) {
+      const peer = await run("npm", ["install", "msw@2", "--prefer-offline", "--no-audit", "--no-fund"]);
+      expect(peer.code, peer.out).toBe(0);
+    }
     const script = `
       const { createSimulator } = await import("audience-research-sim");
       const { createHandlers } = await import("audience-research-sim/msw");
@@ -127,41 +163,50 @@ describe("the installed package", () => {
       const key = sim.manifest().users.owner.apiKey;
       const res = await sim.fetch(new Request("http://sim.test/api/v1/auth/me", { headers: { authorization: "Bearer " + key } }));
       console.log(res.status, typeof createHandlers);`;
-    const r = await node(["--input-type=module", "-e", script]);
+    const r = await node(["--input-type=module", "-e", script], runtime);
     expect(r.out.trim()).toBe("200 function");
   });
 
-  it("type-checks in a strict TypeScript project against its declarations", async () => {
-    // The consumer's own tools: TypeScript and Node's types (the package may have brought @types already).
-    mkdirSync(join(dir, "node_modules/@types"), { recursive: true });
-    for (const name of ["typescript", "@types/node"])
-      if (!existsSync(join(dir, "node_modules", name)))
-        symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name), "dir");
-    writeFileSync(
-      join(dir, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          target: "ES2022",
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          strict: true,
-          noEmit: true,
-          types: ["node"],
-          lib: ["ES2022", "DOM"],
-          erasableSyntaxOnly: true,
-        },
-        files: ["index.ts"],
-      }),
-    );
-    writeFileSync(
-      join(dir, "index.ts"),
-      `import { createSimulator } from "audience-research-sim";
+  it.each([
+    ["NodeNext", "NodeNext"],
+    ["Bundler", "Preserve"],
+  ])(
+    "type-checks in a strict TypeScript project against its declarations (moduleResolution %s)",
+    async (resolution, module) => {
+      // The consumer's own tools: TypeScript and Node's types (the package may have brought @types already).
+      mkdirSync(join(dir, "node_modules/@types"), { recursive: true });
+      for (const name of ["typescript", "@types/node"])
+        if (!existsSync(join(dir, "node_modules", name)))
+          symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name), "dir");
+      writeFileSync(
+        join(dir, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            target: "ES2022",
+            module,
+            moduleResolution: resolution,
+            strict: true,
+            noEmit: true,
+            types: ["node"],
+            lib: ["ES2022", "DOM"],
+            erasableSyntaxOnly: true,
+          },
+          files: ["index.ts"],
+        }),
+      );
+      writeFileSync(
+        join(dir, "index.ts"),
+        `import { createSimulator } from "audience-research-sim";
+import { createHandlers } from "audience-research-sim/msw";
 const sim = createSimulator({ clock: "manual" });
 const answer: Promise<Response> = sim.fetch(new Request("http://sim.test/api/v1/auth/me"));
 void answer;
+void createHandlers;
 `,
-    );
-    const r = await node([join(dir, "node_modules/typescript/bin/tsc"), "-p", dir]);
-    expect(r.code, r.out).toBe(0);
-  }, 60_000);
+      );
+      const r = await node([join(dir, "node_modules/typescript/bin/tsc"), "-p", dir]);
+      expect(r.code, r.out).toBe(0);
+    },
+    60_000,
+  );
 });
