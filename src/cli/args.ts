@@ -31,6 +31,12 @@ export interface CliOptions {
   given: string[];
   /** `--cors-origin`: origins a browser app may call from; `*` (the default) is any origin. */
   corsOrigins: string[];
+  /** `--max-sandboxes`: how many sandboxes may exist at once. */
+  maxSandboxes: number;
+  /** `--sandbox-ttl`: a sandbox idle this long (ms) is deleted; null keeps them until deleted. */
+  sandboxTtlMs: number | null;
+  /** `--instance`: this process's name in the sandbox IDs it makes, for a proxy in front of several. */
+  instance: string | null;
 }
 
 export type ParsedArgs = { kind: "help" } | { kind: "run"; options: CliOptions };
@@ -62,7 +68,11 @@ ${scenarios.map((s) => `                           ${s.name}`).join("\n")}
   --cors-origin ORIGIN   let a browser app on ORIGIN (e.g. http://localhost:5173) call the API;
                          repeatable (default: *, any origin)
   --state-file PATH      keep the state in PATH: loaded at start if it exists (then --scenario and
-                         --seed are ignored), saved atomically after every change
+                         --seed are ignored), saved atomically after every change; sandboxes too
+  --max-sandboxes N      how many sandboxes (POST /__sim/sandboxes) may exist at once (default: 100)
+  --sandbox-ttl DURATION delete a sandbox unused for DURATION: 90s, 30m, 12h, 7d (default: never)
+  --instance NAME        name this process in the sandbox IDs it makes (a-z, 0-9; for a proxy that
+                         routes several processes by sandbox ID)
   -h, --help             show this help
 `;
 
@@ -80,6 +90,9 @@ const OPTIONS = {
   quiet: { type: "boolean" },
   "cors-origin": { type: "string", multiple: true },
   "state-file": { type: "string" },
+  "max-sandboxes": { type: "string" },
+  "sandbox-ttl": { type: "string" },
+  instance: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -150,6 +163,15 @@ export function parseCli(
       throw new UsageError(`--cors-origin: ${error instanceof Error ? error.message : String(error)}`);
     }
   });
+  const maxSandboxes =
+    values["max-sandboxes"] === undefined
+      ? 100
+      : integer("--max-sandboxes", values["max-sandboxes"], 0, 100_000);
+  const sandboxTtlMs =
+    values["sandbox-ttl"] === undefined ? null : duration("--sandbox-ttl", values["sandbox-ttl"]);
+  const instance = values.instance ?? null;
+  if (instance !== null && !/^[a-z0-9]{1,16}$/.test(instance))
+    throw new UsageError(`--instance must be 1 to 16 characters a-z and 0-9, not "${instance}"`);
   const given = (["scenario", "seed", "rate-limit", "latency"] as const).filter(
     (f) => values[f] !== undefined,
   );
@@ -170,6 +192,9 @@ export function parseCli(
       stateFile,
       given,
       corsOrigins,
+      maxSandboxes,
+      sandboxTtlMs,
+      instance,
     },
   };
 }
@@ -190,6 +215,18 @@ function integer(name: string, text: string, min: number, max: number): number {
 function nonEmpty(name: string, text: string): string {
   if (text.trim() === "") throw new UsageError(`${name} must not be empty`);
   return text;
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `90s`, `30m`, `12h`, `7d` (a bare number is seconds), from one second to a year, in ms. */
+function duration(name: string, text: string): number {
+  const m = /^\s*(\d+)\s*([smhd]?)\s*$/.exec(text);
+  if (!m) throw new UsageError(`${name} must be a duration such as 90s, 30m, 12h or 7d, not "${text}"`);
+  const ms = Number(m[1]) * (UNIT_MS[m[2] || "s"] as number);
+  if (!Number.isSafeInteger(ms) || ms < 1000 || ms > 366 * 86_400_000)
+    throw new UsageError(`${name} must be from 1s to 366d, not "${text}"`);
+  return ms;
 }
 
 /** `MS` or `MIN-MAX`, in whole milliseconds, at most ten minutes. */

@@ -45,19 +45,7 @@ const handlers: Record<string, ControlHandler> = {
       scenarios.map((s) => ({ name: s.name, description: s.description })),
     ),
   "POST /__sim/reset": async (body, _u, { sim, scenarios }) => {
-    const scenario = optional(body, "scenario", "string");
-    const seed = optional(body, "seed", "integer");
-    if (seed !== undefined && ((seed as number) < 0 || (seed as number) > 0xffffffff)) {
-      throw badRequest("seed must be an integer from 0 to 4294967295");
-    }
-    if (scenario !== undefined && !scenarios.some((s) => s.name === scenario)) {
-      const known = scenarios.map((s) => s.name);
-      throw badRequest(`Unknown scenario "${scenario}". Known scenarios: ${known.join(", ")}`, { known });
-    }
-    await sim.reset({
-      ...(scenario !== undefined ? { scenario: scenario as string } : {}),
-      ...(seed !== undefined ? { seed: seed as number } : {}),
-    });
+    await sim.reset(worldChoice(body, scenarios));
     return json(200, sim.manifest());
   },
   "POST /__sim/clock/advance": (body, _u, { sim }) => {
@@ -113,7 +101,28 @@ export async function handleControl(request: SimRequest, url: URL, deps: Control
   }
 }
 
-async function readObject(request: SimRequest): Promise<Record<string, unknown>> {
+/** `{ scenario?, seed? }` of a reset or a new sandbox, checked: 400 naming the known scenarios. */
+export function worldChoice(
+  body: Record<string, unknown>,
+  scenarios: readonly Pick<Scenario, "name">[],
+): { scenario?: string; seed?: number } {
+  const scenario = optional(body, "scenario", "string");
+  const seed = optional(body, "seed", "integer");
+  if (seed !== undefined && ((seed as number) < 0 || (seed as number) > 0xffffffff)) {
+    throw badRequest("seed must be an integer from 0 to 4294967295");
+  }
+  if (scenario !== undefined && !scenarios.some((s) => s.name === scenario)) {
+    const known = scenarios.map((s) => s.name);
+    throw badRequest(`Unknown scenario "${scenario}". Known scenarios: ${known.join(", ")}`, { known });
+  }
+  return {
+    ...(scenario !== undefined ? { scenario: scenario as string } : {}),
+    ...(seed !== undefined ? { seed: seed as number } : {}),
+  };
+}
+
+/** A control request's body: `{}` when absent, 400 unless a JSON object within 64 KiB. */
+export async function readObject(request: SimRequest): Promise<Record<string, unknown>> {
   if (request.method === "GET" || request.method === "HEAD") return {};
   const raw = await readCapped(request, MAX_CONTROL_BODY);
   if (!raw.present) return {};

@@ -50,6 +50,13 @@ export interface SimulatorOptions {
    * uses Prism's generator); without it such requests get the contract's example and a header saying so.
    */
   generateBody?: GenerateBody;
+  /**
+   * How this world's API keys begin (default `service_`). A sandbox's keys carry its ID after `service_`,
+   * so that a request finds its world, and a proxy its process, by the key alone.
+   */
+  keyPrefix?: string;
+  /** Where this world's pages outside the contract are served below the origin (default ``). */
+  pageBase?: string;
   /** Start from a saved world (src/core/snapshot.ts) instead of building a scenario. */
   snapshot?: Snapshot;
   /**
@@ -137,6 +144,8 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     inits,
     memo,
     scenarios,
+    keyPrefix: options.keyPrefix ?? "service_",
+    pageBase: options.pageBase ?? "",
   };
 
   /** Everything kept beside the world starts over with it. */

@@ -28,9 +28,14 @@ export interface Services {
     uuid(): string;
     /** `c` followed by 24 lowercase alphanumerics. */
     cuid(): string;
-    /** A raw API key: `service_` followed by an opaque string. */
+    /** A raw API key: the world's key prefix (`service_`, or a sandbox's) followed by an opaque string. */
     apiKeySecret(): string;
   };
+  /**
+   * Where this world's pages outside the contract live below the origin: `` for the default world, a
+   * sandbox's `/sandboxes/{id}` (src/core/sandboxes.ts), so a buyer's link reaches the right world.
+   */
+  pageBase: string;
   /** Hex SHA-256 of a string, as stored for API keys. */
   sha256(text: string): Promise<string>;
   /**

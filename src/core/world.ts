@@ -46,6 +46,9 @@ export interface WorldDeps {
   memo: StateMemo;
   /** The scenarios a world can be built from. */
   scenarios: readonly Scenario[];
+  /** How every API key of these worlds begins (`service_`; a sandbox's says which sandbox). */
+  keyPrefix: string;
+  pageBase: string;
 }
 
 export async function buildWorld(deps: WorldDeps, scenarioName: string, seed: number): Promise<World> {
@@ -55,7 +58,14 @@ export async function buildWorld(deps: WorldDeps, scenarioName: string, seed: nu
   const state = emptyState();
   const services = {} as Services;
   const clock = newClock(deps, deps.startTime, services);
-  const b = new ScenarioBuilder(state, rng.fork("scenario"), deps.startTime, scenario.name, seed);
+  const b = new ScenarioBuilder(
+    state,
+    rng.fork("scenario"),
+    deps.startTime,
+    scenario.name,
+    seed,
+    deps.keyPrefix,
+  );
   scenario.build(b);
   // Hashed together, stored in order: the order keys are listed in must not depend on which hash finished first.
   const hashes = await Promise.all(b.pendingKeys.map(({ raw }) => sha256Hex(raw)));
@@ -131,8 +141,9 @@ function wireServices(
     ids: {
       uuid: () => runtime.uuid(),
       cuid: () => `c${runtime.chars(24, CUID_ALPHABET)}`,
-      apiKeySecret: () => `service_${runtime.chars(40, KEY_ALPHABET)}`,
+      apiKeySecret: () => `${deps.keyPrefix}${runtime.chars(40, KEY_ALPHABET)}`,
     },
+    pageBase: deps.pageBase,
     sha256: sha256Hex,
     memo: (key, derive) => deps.memo.get(key, derive),
   } satisfies Services);

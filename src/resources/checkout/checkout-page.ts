@@ -26,7 +26,7 @@ import {
   sessionForBuyer,
 } from "./checkout.ts";
 
-export type CheckoutPageServices = Pick<Services, "state" | "clock">;
+export type CheckoutPageServices = Pick<Services, "state" | "clock" | "pageBase">;
 
 const HTML_HEADERS: Readonly<Record<string, string>> = {
   "content-type": "text/html; charset=utf-8",
@@ -62,7 +62,9 @@ export function parseCheckoutPath(pathname: string): PagePath | null {
   return action === "complete" || action === "abandon" ? { id, action } : null;
 }
 
-const pagePath = (id: string): string => `${CHECKOUT_PAGE_PREFIX}${encodeURIComponent(id)}`;
+/** The page's path as the buyer sees it: below the world's page base (a sandbox's). */
+const pagePath = (base: string, id: string): string =>
+  `${base}${CHECKOUT_PAGE_PREFIX}${encodeURIComponent(id)}`;
 
 const STATUS_TEXT: Readonly<Record<CheckoutSessionRecord["status"], string>> = {
   requires_escalation: "Awaiting your confirmation",
@@ -97,10 +99,10 @@ ${main}
 }
 
 /** The page for one session; `notice` explains a refused action. */
-export function renderCheckoutPage(s: CheckoutSessionRecord, notice?: string): string {
+export function renderCheckoutPage(s: CheckoutSessionRecord, base: string, notice?: string): string {
   const amount = s.price.unitAmount * s.quantity;
   const money = (n: number) => escapeHtml(formatAmount(n, s.price.currency));
-  const path = pagePath(s.id);
+  const path = pagePath(base, s.id);
   const actions =
     s.status === "requires_escalation"
       ? `<form method="post" action="${escapeHtml(`${path}/complete`)}"><button type="submit">Pay ${money(amount)}</button></form>
@@ -163,7 +165,7 @@ export async function handleCheckoutPage(
         allow: "GET, HEAD",
       });
     const s = sessionForBuyer(services, route.id);
-    return s ? html(200, renderCheckoutPage(s), method) : notFoundPage(method);
+    return s ? html(200, renderCheckoutPage(s, services.pageBase), method) : notFoundPage(method);
   }
   if (method !== "POST") {
     return html(405, layout("Method Not Allowed", "<h1>Method Not Allowed</h1>"), method, { allow: "POST" });
@@ -174,9 +176,9 @@ export async function handleCheckoutPage(
   if (!s) return notFoundPage(method);
   const outcome = route.action === "complete" ? completeByBuyer(services, s) : abandonByBuyer(services, s);
   if (typeof outcome === "object") {
-    return html(409, renderCheckoutPage(s, refusal(outcome, route.action)), method);
+    return html(409, renderCheckoutPage(s, services.pageBase, refusal(outcome, route.action)), method);
   }
-  return new Answer(303, { ...HTML_HEADERS, location: pagePath(s.id) }, null);
+  return new Answer(303, { ...HTML_HEADERS, location: pagePath(services.pageBase, s.id) }, null);
 }
 
 /** The buyer's page, served outside the contract at each session's `continue_url`. */

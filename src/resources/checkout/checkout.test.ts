@@ -43,7 +43,7 @@ async function open(price: keyof typeof PRICE_CATALOGUE = "premiumMonthly", as =
 /** The buyer's browser: the page function called with the simulator's state and clock. */
 function page(method: string, path: string) {
   const url = new URL(`http://sim.test${path}`);
-  const services = { state: h.sim.state, clock: h.sim.clock };
+  const services = { state: h.sim.state, clock: h.sim.clock, pageBase: "" };
   return handleCheckoutPage(new Request(url, { method }), url, services).then((a) =>
     a === null ? null : a.toResponse(),
   );

@@ -1,0 +1,276 @@
+/**
+ * Sandboxes (DESIGN.md, "Sandboxes"): many isolated worlds behind one URL, for partners who each want a
+ * world nobody else can reset under them.
+ *
+ * Each sandbox is a whole engine of its own (world, clock, faults, rate limits, journal, config), built by
+ * the host's `create`, so nothing one partner does can reach another. What makes the one URL work is the
+ * API key: a sandbox's keys begin `service_sbx_<id>_`, so a request finds its world by the key alone, and a
+ * proxy in front of several processes finds the process by the same characters (the ID's first part names
+ * the instance that made it). Pages outside the contract (a buyer's checkout link) carry no key and live
+ * under `/sandboxes/<id>/`; the control plane of one sandbox is `/__sim/sandboxes/<id>/…`, opened by that
+ * sandbox's own token or the operator's. Anything else, and every key that names no live sandbox, goes
+ * to the default world, exactly as without sandboxes.
+ */
+import { bearerKey } from "./auth.ts";
+import { readObject, worldChoice } from "./control.ts";
+import type { Simulator } from "./engine.ts";
+import { ApiError } from "./errors.ts";
+import { Answer, type Outcome, type SimRequest, toResponse } from "./exchange.ts";
+import type { Manifest } from "./manifest.ts";
+import { json, renderError } from "./render.ts";
+
+export const SANDBOX_KEY_PREFIX = "service_sbx_";
+/** `[instance-]` then 12 random characters of base32: short, unguessable enough, and path- and key-safe. */
+const ID = "(?:[a-z0-9]{1,16}-)?[a-z2-7]{12}";
+const KEY_ID = new RegExp(`^${SANDBOX_KEY_PREFIX}(${ID})_`);
+const PAGE_PATH = new RegExp(`^/sandboxes/(${ID})(/.*)$`);
+const CONTROL_PATH = new RegExp(`^/__sim/sandboxes/(${ID})(/.*)?$`);
+const INSTANCE = /^[a-z0-9]{1,16}$/;
+
+/** The sandbox a key belongs to (by its form alone), or null: what a proxy reads too. */
+export function sandboxOfKey(key: string): string | null {
+  return KEY_ID.exec(key)?.[1] ?? null;
+}
+
+export interface SandboxRecord {
+  id: string;
+  controlToken: string;
+  scenario: string;
+  seed: number;
+  /** Wall-clock epoch ms: lifetimes are the operator's real time, not any world's virtual time. */
+  createdAt: number;
+  lastUsedAt: number;
+}
+
+/** What a host is asked to build: an engine for these keys and pages, from a scenario or a saved state. */
+export interface SandboxSpec {
+  id: string;
+  keyPrefix: string;
+  pageBase: string;
+  scenario: string;
+  seed: number;
+}
+
+export interface SandboxHostOptions {
+  /** The default world: everything that names no sandbox. */
+  main: Pick<Simulator, "handle" | "manifest" | "ready">;
+  /** Builds a sandbox's engine. Its control plane must be on and without a token (this file guards it). */
+  create(spec: SandboxSpec): Pick<Simulator, "handle" | "manifest" | "ready">;
+  scenarios: readonly { name: string }[];
+  /** The control plane: off means no sandbox endpoint at all; `token` is the operator's. */
+  control: { enabled: boolean; token: string | null };
+  /** Past this many, creating one is refused with 429 (default 100). */
+  maxSandboxes?: number;
+  /** A sandbox unused for this long is deleted (default: never). */
+  idleTtlMs?: number | null;
+  /** Names this process in every ID it makes, so a proxy can route by ID to the process that holds it. */
+  instance?: string | null;
+  wall: () => number;
+  /** Told before a creation or deletion is answered, to save it (a host with a state file). */
+  onCreated?(record: SandboxRecord): Promise<void> | void;
+  onDeleted?(id: string): Promise<void> | void;
+}
+
+interface Live {
+  record: SandboxRecord;
+  sim: Pick<Simulator, "handle" | "manifest" | "ready">;
+}
+
+export class SandboxHost {
+  private readonly live = new Map<string, Live>();
+  private lastSweep = 0;
+  readonly ready: Promise<void>;
+
+  constructor(private readonly options: SandboxHostOptions) {
+    if (options.instance != null && !INSTANCE.test(options.instance))
+      throw new Error("instance must be 1 to 16 characters a-z and 0-9");
+    this.ready = options.main.ready;
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  manifest(): Manifest {
+    return this.options.main.manifest();
+  }
+
+  fetch = async (request: Request): Promise<Response> => toResponse(await this.handle(request));
+
+  handle = async (request: SimRequest): Promise<Outcome> => {
+    const url = URL.parse(request.url);
+    if (url === null) return this.options.main.handle(request);
+    if (this.options.idleTtlMs != null) await this.sweep();
+    const path = url.pathname;
+    if (path === "/__sim/sandboxes" || path.startsWith("/__sim/sandboxes/")) {
+      try {
+        return await this.control(request, url);
+      } catch (error) {
+        if (error instanceof ApiError) return renderError(error, path, {});
+        throw error;
+      }
+    }
+    const page = PAGE_PATH.exec(path);
+    if (page) {
+      const sb = this.touch(page[1] as string);
+      if (!sb) return renderError(new ApiError(404, "Not Found"), path, {});
+      return sb.sim.handle(moved(request, url, page[2] as string));
+    }
+    // With no sandbox alive (the common case), the default world's path costs nothing more.
+    if (this.live.size > 0 && path !== "/__sim" && !path.startsWith("/__sim/")) {
+      const key = bearerKey(request.headers.get("authorization"));
+      const id = key === null ? null : sandboxOfKey(key);
+      // A key of no live sandbox is no key of the default world either: it gets that world's 401.
+      const sb = id === null ? undefined : this.touch(id);
+      if (sb) return sb.sim.handle(request);
+    }
+    return this.options.main.handle(request);
+  };
+
+  /** Adds a sandbox brought back from saved state (a restart), as it was. */
+  adopt(record: SandboxRecord, sim: Live["sim"]): void {
+    this.live.set(record.id, { record, sim });
+  }
+
+  /** Deletes every sandbox idle past the TTL; runs at most once a second however often it is called. */
+  async sweep(): Promise<void> {
+    const ttl = this.options.idleTtlMs;
+    const now = this.options.wall();
+    if (ttl == null || now - this.lastSweep < 1000) return;
+    this.lastSweep = now;
+    for (const [id, sb] of this.live) if (now - sb.record.lastUsedAt > ttl) await this.remove(id);
+  }
+
+  private touch(id: string): Live | undefined {
+    const sb = this.live.get(id);
+    if (sb) sb.record.lastUsedAt = this.options.wall();
+    return sb;
+  }
+
+  private async remove(id: string): Promise<void> {
+    if (!this.live.delete(id)) return;
+    await this.options.onDeleted?.(id);
+  }
+
+  private async control(request: SimRequest, url: URL): Promise<Outcome> {
+    const { control } = this.options;
+    if (!control.enabled) throw new ApiError(404, "Not Found");
+    const path = url.pathname;
+    const token = request.headers.get("x-sim-control-token");
+    const operator = control.token !== null && token === control.token;
+    if (path === "/__sim/sandboxes" || path === "/__sim/sandboxes/") {
+      if (control.token !== null && !operator)
+        throw new ApiError(401, "Missing or wrong x-sim-control-token");
+      if (request.method === "POST") return this.create(await readObject(request));
+      if (request.method === "GET" || request.method === "HEAD")
+        return json(
+          200,
+          [...this.live.values()].map((sb) => this.describe(sb.record)),
+        );
+      throw new ApiError(405, "Method Not Allowed");
+    }
+    const m = CONTROL_PATH.exec(path);
+    const sb = m ? this.live.get(m[1] as string) : undefined;
+    // Another sandbox's token, or none, learns nothing: not even that this one exists.
+    if (!sb || !(operator || (token !== null && sameSecret(token, sb.record.controlToken))))
+      throw new ApiError(404, "Not Found");
+    sb.record.lastUsedAt = this.options.wall();
+    const rest = m?.[2] ?? "";
+    if (rest === "" || rest === "/") {
+      if (request.method === "DELETE") {
+        await this.remove(sb.record.id);
+        return new Answer(204, {}, null);
+      }
+      if (request.method === "GET" || request.method === "HEAD")
+        return json(200, { ...this.describe(sb.record), manifest: sb.sim.manifest() });
+      throw new ApiError(405, "Method Not Allowed");
+    }
+    return sb.sim.handle(moved(request, url, `/__sim${rest}`));
+  }
+
+  private async create(body: Record<string, unknown>): Promise<Outcome> {
+    const { options } = this;
+    const choice = worldChoice(body, options.scenarios);
+    const max = options.maxSandboxes ?? 100;
+    if (this.live.size >= max)
+      throw new ApiError(429, `At most ${max} sandboxes may exist at once; delete one first`);
+    let id = newId(options.instance ?? null);
+    while (this.live.has(id)) id = newId(options.instance ?? null);
+    const scenario = choice.scenario ?? options.scenarios[0]?.name ?? "default";
+    const seed = choice.seed ?? 1;
+    const sim = options.create({
+      id,
+      keyPrefix: `${SANDBOX_KEY_PREFIX}${id}_`,
+      pageBase: `/sandboxes/${id}`,
+      scenario,
+      seed,
+    });
+    await sim.ready;
+    const now = options.wall();
+    const record: SandboxRecord = {
+      id,
+      controlToken: `sbt_${randomChars(32, TOKEN_ALPHABET)}`,
+      scenario,
+      seed,
+      createdAt: now,
+      lastUsedAt: now,
+    };
+    // Counted before it is saved, so two creations at once cannot both pass the limit.
+    this.live.set(id, { record, sim });
+    try {
+      await options.onCreated?.(record);
+    } catch (error) {
+      this.live.delete(id);
+      throw error;
+    }
+    return json(201, { id, controlToken: record.controlToken, manifest: sim.manifest() });
+  }
+
+  private describe(r: SandboxRecord) {
+    const now = this.options.wall();
+    return {
+      id: r.id,
+      scenario: r.scenario,
+      seed: r.seed,
+      createdAt: new Date(r.createdAt).toISOString(),
+      lastUsedAt: new Date(r.lastUsedAt).toISOString(),
+      ageSeconds: Math.floor((now - r.createdAt) / 1000),
+      idleSeconds: Math.floor((now - r.lastUsedAt) / 1000),
+    };
+  }
+}
+
+/** The same request with another path (the query kept), for the sandbox's own engine. */
+function moved(request: SimRequest, url: URL, path: string): SimRequest {
+  return {
+    method: request.method,
+    url: `${url.origin}${path}${url.search}`,
+    headers: request.headers,
+    body: request.body,
+    signal: request.signal,
+  };
+}
+
+const ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
+const TOKEN_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+function newId(instance: string | null): string {
+  const random = randomChars(12, ID_ALPHABET);
+  return instance ? `${instance}-${random}` : random;
+}
+
+/** Unpredictable (Web Crypto, in every runtime the core runs in), unlike the worlds' seeded streams. */
+function randomChars(n: number, alphabet: string): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(n));
+  let out = "";
+  // 256 is a multiple of 32 (IDs); for 62 (tokens) the slight bias does not matter for a test token.
+  for (const b of bytes) out += alphabet[b % alphabet.length];
+  return out;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
