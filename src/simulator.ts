@@ -4,44 +4,56 @@
  */
 import { scenarios } from "../scenarios/index.ts";
 import { createEngine, type Simulator, type SimulatorOptions } from "./core/engine.ts";
-import { SandboxHost, type SandboxHostOptions } from "./core/sandboxes.ts";
+import { SandboxHost, type SandboxHostOptions, type SandboxSpec } from "./core/sandboxes.ts";
 import { resourceModules } from "./resources/index.ts";
 
 export type { Simulator, SimulatorOptions } from "./core/engine.ts";
-export { SandboxHost, type SandboxRecord, sandboxOfKey } from "./core/sandboxes.ts";
+export {
+  SandboxHost,
+  type SandboxRecord,
+  type SandboxSpec,
+  sandboxOfKey,
+  sandboxSpec,
+} from "./core/sandboxes.ts";
 
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
   return createEngine({ resources: resourceModules, scenarios, ...options });
 }
 
 export interface SandboxesOptions
-  extends Pick<SandboxHostOptions, "maxSandboxes" | "idleTtlMs" | "instance" | "onCreated" | "onDeleted"> {}
+  extends Pick<SandboxHostOptions, "maxSandboxes" | "idleTtlMs" | "instance" | "onCreated" | "onDeleted"> {
+  /** More options for one sandbox's engine, such as the change log a host keeps for it. */
+  sandbox?: (spec: SandboxSpec) => SimulatorOptions;
+}
 
 /**
- * The default world of `options` with sandboxes beside it (src/core/sandboxes.ts): each sandbox an engine
- * of the same options but its own scenario, seed, keys, pages and unguarded control plane (the host guards
- * it), and no saved state unless `sandbox` builds it.
+ * What a sandbox's engine is made of: the host's options (rate limit, latency, clock, hooks), but its own
+ * scenario, seed, keys and pages, and a control plane without a token (the sandbox host guards it).
  */
+export function sandboxOptions(options: SimulatorOptions, spec: SandboxSpec): SimulatorOptions {
+  const { snapshot: _snapshot, changes: _changes, ...shared } = options;
+  return {
+    ...shared,
+    scenario: spec.scenario,
+    seed: spec.seed,
+    keyPrefix: spec.keyPrefix,
+    pageBase: spec.pageBase,
+    control: true,
+    controlToken: null,
+  };
+}
+
+/** The default world of `options` (or `main`) with sandboxes beside it (src/core/sandboxes.ts). */
 export function createSandboxes(
   options: SimulatorOptions & SandboxesOptions = {},
   main: Simulator = createSimulator(options),
 ): SandboxHost {
-  const { snapshot: _s, changes: _c, ...shared } = options;
   return new SandboxHost({
     ...options,
     main,
     scenarios,
     control: { enabled: options.control ?? true, token: options.controlToken ?? null },
     wall: options.wallClock ?? (() => performance.timeOrigin + performance.now()),
-    create: (spec) =>
-      createSimulator({
-        ...shared,
-        scenario: spec.scenario,
-        seed: spec.seed,
-        keyPrefix: spec.keyPrefix,
-        pageBase: spec.pageBase,
-        control: true,
-        controlToken: null,
-      }),
+    create: (spec) => createSimulator({ ...sandboxOptions(options, spec), ...options.sandbox?.(spec) }),
   });
 }

@@ -23,7 +23,17 @@ describe("parseCli", () => {
       stateFile: null,
       given: [],
       corsOrigins: ["*"],
+      maxSandboxes: 100,
+      sandboxTtlMs: null,
+      instance: null,
     });
+  });
+
+  it("takes the sandbox flags: a limit, an idle lifetime with a unit, and an instance name", () => {
+    const o = options(["--max-sandboxes", "5", "--sandbox-ttl", "30m", "--instance", "east1"]);
+    expect([o.maxSandboxes, o.sandboxTtlMs, o.instance]).toEqual([5, 1_800_000, "east1"]);
+    expect(options(["--sandbox-ttl", "90"]).sandboxTtlMs).toBe(90_000);
+    expect(options(["--sandbox-ttl", "7d"]).sandboxTtlMs).toBe(604_800_000);
   });
 
   it("takes --cors-origin, repeatable, and refuses what is not an origin", () => {
@@ -118,6 +128,10 @@ describe("parseCli", () => {
     [["--latency", "fast"], /--latency must be milliseconds/],
     [["--latency", "300-50"], /MIN <= MAX/],
     [["--log", "xml"], /--log must be "pretty" or "json"/],
+    [["--max-sandboxes", "many"], /--max-sandboxes must be an integer/],
+    [["--sandbox-ttl", "soon"], /--sandbox-ttl must be a duration such as 90s/],
+    [["--sandbox-ttl", "0s"], /--sandbox-ttl must be from 1s to 366d/],
+    [["--instance", "East_1"], /--instance must be 1 to 16 characters a-z and 0-9/],
     [["--frobnicate"], /Unknown option '--frobnicate'/],
     [["--port"], /--port/],
     [["extra"], /extra/],

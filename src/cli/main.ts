@@ -7,10 +7,12 @@
  * usage (including a state file that is corrupt or of an unknown version).
  */
 import { setFlagsFromString } from "node:v8";
+import type { SimulatorOptions } from "../core/engine.ts";
 import type { JournalEntry } from "../core/journal.ts";
 import type { Manifest } from "../core/manifest.ts";
 import type { SimConfig } from "../core/route.ts";
-import type { ChangeLog, SavedState } from "../node/change-log.ts";
+import type { SandboxRecord, SandboxSpec } from "../core/sandboxes.ts";
+import type { ChangeLog, Checkpointer, SavedState } from "../node/change-log.ts";
 import type { RunningServer } from "../node/server.ts";
 import { type CliOptions, type LogFormat, parseCli, USAGE, UsageError } from "./args.ts";
 
@@ -35,13 +37,15 @@ async function main(): Promise<void> {
   }
 
   // Loaded only now, so that bad usage and --help answer without compiling the contract.
-  const [{ createSimulator }, { startServer }, stateFiles, changeLogs, host] = await Promise.all([
+  const [simulator, { startServer }, stateFiles, changeLogs, host, { SandboxStore }] = await Promise.all([
     import("../simulator.ts"),
     import("../node/server.ts"),
     import("../node/state-file.ts"),
     import("../node/change-log.ts"),
     import("../node/host.ts"),
+    import("../node/sandbox-store.ts"),
   ]);
+  const { createSimulator, createSandboxes, sandboxOptions, sandboxSpec } = simulator;
   const stateFile = options.stateFile;
   let saved: SavedState | null = null;
   let changeLog: ChangeLog | null = null;
@@ -79,9 +83,8 @@ async function main(): Promise<void> {
   const generateBody = host.prismBodyGenerator();
   if (generateBody.unavailable)
     process.stderr.write(`note: Prefer: dynamic=true: ${generateBody.unavailable}\n`);
-  const sim = createSimulator({
-    ...(loaded ? { snapshot: loaded } : {}),
-    ...(changeLog ? { changes: changeLog } : {}),
+  // What the default world and every sandbox share.
+  const shared: SimulatorOptions = {
     scenario: options.scenario,
     seed: options.seed,
     clock: options.clock,
@@ -98,6 +101,11 @@ async function main(): Promise<void> {
       if (isAbort(error)) return;
       process.stderr.write(`[bug] ${where.method} ${where.path} was answered 500: ${describe(error)}\n`);
     },
+  };
+  const sim = createSimulator({
+    ...shared,
+    ...(loaded ? { snapshot: loaded } : {}),
+    ...(changeLog ? { changes: changeLog } : {}),
   });
 
   try {
@@ -139,11 +147,67 @@ async function main(): Promise<void> {
     if (options.given.includes("latency")) sim.config.latencyMs = options.latencyMs;
   }
 
+  // Sandboxes, each saved beside the state file as the default world is (src/node/sandbox-store.ts).
+  const store =
+    stateFile === null
+      ? null
+      : new SandboxStore(stateFile, {
+          onFatal: (error) => {
+            process.stderr.write(`error: cannot write a sandbox's change log: ${describeShort(error)}\n`);
+            process.exit(1);
+          },
+          onCompactError: (error) =>
+            process.stderr.write(
+              `[state-file] could not write a sandbox snapshot: ${describeShort(error)}\n`,
+            ),
+        });
+  const sandboxes = createSandboxes(
+    {
+      ...shared,
+      maxSandboxes: options.maxSandboxes,
+      idleTtlMs: options.sandboxTtlMs,
+      instance: options.instance,
+      ...(store
+        ? {
+            sandbox: (spec: SandboxSpec) => ({ changes: store.logFor(spec.id) }),
+            onCreated: (record: SandboxRecord, engine: Checkpointer) => store.created(record, engine),
+            onDeleted: (id: string) => store.deleted(id),
+          }
+        : {}),
+    },
+    sim,
+  );
+  if (store) {
+    try {
+      for (const { record, saved } of await store.load()) {
+        for (const notice of saved.notices) process.stderr.write(`notice: sandbox ${record.id}: ${notice}\n`);
+        const spec = sandboxSpec(record);
+        const log = store.logFor(record.id, saved.generation);
+        const engine = createSimulator({
+          ...sandboxOptions(shared, spec),
+          ...(saved.snapshot ? { snapshot: saved.snapshot } : {}),
+          changes: log,
+        });
+        await engine.ready;
+        await engine.replay(saved.changes);
+        store.attach(record.id, engine);
+        // A torn last record must not stay behind the generation the log continues in.
+        if (saved.notices.length > 0) await log.compact(engine);
+        sandboxes.adopt({ ...record, lastUsedAt: Date.now() }, engine);
+      }
+    } catch (error) {
+      process.stderr.write(`error: sandboxes of ${stateFile}: ${describeShort(error)}\n`);
+      process.exit(2);
+    }
+  }
+  // Idle sandboxes go even when no request comes to notice them.
+  if (options.sandboxTtlMs !== null) setInterval(() => void sandboxes.sweep(), 10_000).unref();
+
   let server: RunningServer;
   try {
     // A page anyone can open shows keys only when anyone may read them from the control plane too.
     const showKeys = options.control && options.controlToken === null;
-    server = await startServer(host.nodeHandler(sim, { corsOrigins: options.corsOrigins, showKeys }), {
+    server = await startServer(host.nodeHandler(sandboxes, { corsOrigins: options.corsOrigins, showKeys }), {
       port: options.port,
       host: options.host,
       onError: (error, where) => {
@@ -156,7 +220,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  process.stdout.write(banner(server, options, sim.manifest(), sim.config, loaded !== null));
+  process.stdout.write(banner(server, options, sim.manifest(), sim.config, loaded !== null, sandboxes.size));
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
@@ -170,6 +234,7 @@ async function main(): Promise<void> {
       .close()
       .then(() => changeLog?.compact(sim))
       .then(() => changeLog?.close())
+      .then(() => store?.close())
       .then(
         () => process.exit(0),
         (error: unknown) => {
@@ -209,6 +274,7 @@ function banner(
   manifest: Manifest,
   config: SimConfig,
   loaded: boolean,
+  sandboxCount: number,
 ): string {
   const origin = displayOrigin(options.host, server.port);
   const lines: string[] = [];
@@ -226,6 +292,9 @@ function banner(
     const token =
       options.controlToken === null ? "" : `  (header ${CONTROL_TOKEN_HEADER}: ${options.controlToken})`;
     row("Control", `${origin}/__sim/manifest${token}`);
+    const ttl = options.sandboxTtlMs === null ? "" : `, removed after ${options.sandboxTtlMs / 1000} s idle`;
+    const kept = sandboxCount > 0 ? `; ${sandboxCount} brought back from the state file` : "";
+    row("Sandboxes", `POST ${origin}/__sim/sandboxes (at most ${options.maxSandboxes}${ttl}${kept})`);
   } else {
     row("Control", "off (--no-control)");
   }

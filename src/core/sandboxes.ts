@@ -51,11 +51,22 @@ export interface SandboxSpec {
   seed: number;
 }
 
+/** The engine a sandbox of this ID, scenario and seed is built as (also when it is brought back). */
+export function sandboxSpec(r: Pick<SandboxRecord, "id" | "scenario" | "seed">): SandboxSpec {
+  return {
+    id: r.id,
+    keyPrefix: `${SANDBOX_KEY_PREFIX}${r.id}_`,
+    pageBase: `/sandboxes/${r.id}`,
+    scenario: r.scenario,
+    seed: r.seed,
+  };
+}
+
 export interface SandboxHostOptions {
   /** The default world: everything that names no sandbox. */
   main: Pick<Simulator, "handle" | "manifest" | "ready">;
   /** Builds a sandbox's engine. Its control plane must be on and without a token (this file guards it). */
-  create(spec: SandboxSpec): Pick<Simulator, "handle" | "manifest" | "ready">;
+  create(spec: SandboxSpec): SandboxEngine;
   scenarios: readonly { name: string }[];
   /** The control plane: off means no sandbox endpoint at all; `token` is the operator's. */
   control: { enabled: boolean; token: string | null };
@@ -67,13 +78,16 @@ export interface SandboxHostOptions {
   instance?: string | null;
   wall: () => number;
   /** Told before a creation or deletion is answered, to save it (a host with a state file). */
-  onCreated?(record: SandboxRecord): Promise<void> | void;
+  onCreated?(record: SandboxRecord, sim: SandboxEngine): Promise<void> | void;
   onDeleted?(id: string): Promise<void> | void;
 }
 
+/** What this file needs of a sandbox's engine (a host saving it needs `checkpoint` too). */
+export type SandboxEngine = Pick<Simulator, "handle" | "manifest" | "ready" | "checkpoint">;
+
 interface Live {
   record: SandboxRecord;
-  sim: Pick<Simulator, "handle" | "manifest" | "ready">;
+  sim: SandboxEngine;
 }
 
 export class SandboxHost {
@@ -198,13 +212,7 @@ export class SandboxHost {
     while (this.live.has(id)) id = newId(options.instance ?? null);
     const scenario = choice.scenario ?? options.scenarios[0]?.name ?? "default";
     const seed = choice.seed ?? 1;
-    const sim = options.create({
-      id,
-      keyPrefix: `${SANDBOX_KEY_PREFIX}${id}_`,
-      pageBase: `/sandboxes/${id}`,
-      scenario,
-      seed,
-    });
+    const sim = options.create(sandboxSpec({ id, scenario, seed }));
     await sim.ready;
     const now = options.wall();
     const record: SandboxRecord = {
@@ -218,7 +226,7 @@ export class SandboxHost {
     // Counted before it is saved, so two creations at once cannot both pass the limit.
     this.live.set(id, { record, sim });
     try {
-      await options.onCreated?.(record);
+      await options.onCreated?.(record, sim);
     } catch (error) {
       this.live.delete(id);
       throw error;

@@ -59,13 +59,17 @@ async function logGenerations(path: string): Promise<number[]> {
   return found.sort((a, b) => a - b);
 }
 
-/** Reads the snapshot and the log records that follow it. Damage that cannot be a torn tail is a StateFileError. */
-export async function readSavedState(path: string): Promise<SavedState> {
+/**
+ * Reads the snapshot and the log records that follow it. Damage that cannot be a torn tail is a
+ * StateFileError. `baseKnown`: the world the log starts from is known without a snapshot (a sandbox's
+ * scenario and seed), so a log alone is whole.
+ */
+export async function readSavedState(path: string, baseKnown = false): Promise<SavedState> {
   const snapshot = await readStateFile(path);
   const generations = await logGenerations(path);
   const from = snapshot?.log?.generation ?? 0;
   const live = generations.filter((g) => g >= from);
-  if (snapshot === null && live.length > 0) {
+  if (snapshot === null && live.length > 0 && !baseKnown) {
     throw new StateFileError(
       `${logPath(path, live[0] as number)} is a change log without its snapshot ${path}; remove the log files to start afresh`,
     );

@@ -1,0 +1,109 @@
+/**
+ * Sandboxes in the served program: with `--state-file`, every sandbox survives a SIGKILL under the same
+ * rule as the default world (a change acknowledged is a change kept), a deleted one leaves no file, and
+ * the flags that bound them are honoured.
+ */
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliRun, freePort, killAllClis, startCli } from "../testing/cli.ts";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "sim-sandboxes-"));
+});
+afterAll(async () => {
+  killAllClis();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function serve(args: string[]): Promise<{ run: CliRun; base: string }> {
+  const port = await freePort();
+  const run = startCli(["--port", String(port), "--quiet", "--control-token", "op", ...args]);
+  const deadline = Date.now() + 30_000;
+  while (!run.stdout().includes("Press Ctrl+C") && Date.now() < deadline) {
+    if (run.child.exitCode !== null) throw new Error(run.stderr());
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { run, base: `http://127.0.0.1:${port}` };
+}
+
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+interface Created {
+  id: string;
+  controlToken: string;
+  manifest: {
+    now: string;
+    users: Record<string, { apiKey: string }>;
+    audiences: Record<string, { id: string }>;
+  };
+}
+
+describe("sandboxes of the served program", () => {
+  it("survive SIGKILL with --state-file: changes kept, keys and tokens still valid; a deleted one is gone", async () => {
+    const state = join(dir, "world.json");
+    let { run, base } = await serve(["--state-file", state]);
+    const op = { "x-sim-control-token": "op" };
+    const made: Created[] = [];
+    for (const seed of [4, 4]) made.push((await call(base, "POST", "/__sim/sandboxes", op, { seed })).body);
+    const [a, b] = made as [Created, Created];
+    const bearer = (c: Created) => ({ authorization: `Bearer ${c.manifest.users.owner?.apiKey}` });
+    const audience = `/api/v1/audiences/${a.manifest.audiences.main?.id}`;
+    expect((await call(base, "PUT", audience, bearer(a), { name: "Kept across a kill" })).status).toBe(200);
+    const sbCtl = (c: Created) => ({ "x-sim-control-token": c.controlToken });
+    expect(
+      (await call(base, "POST", `/__sim/sandboxes/${b.id}/clock/advance`, sbCtl(b), { ms: 60_000 })).status,
+    ).toBe(200);
+
+    run.child.kill("SIGKILL");
+    await run.exit;
+    ({ run, base } = await serve(["--state-file", state]));
+    expect(run.stdout()).toContain("2 brought back from the state file");
+    expect((await call(base, "GET", audience, bearer(a))).body.data.name).toBe("Kept across a kill");
+    expect((await call(base, "GET", audience, bearer(b))).body.data.name).not.toBe("Kept across a kill");
+    const bNow = (await call(base, "GET", `/__sim/sandboxes/${b.id}/manifest`, sbCtl(b))).body.now;
+    expect(Date.parse(bNow) - Date.parse(b.manifest.now)).toBeGreaterThanOrEqual(60_000);
+
+    expect((await call(base, "DELETE", `/__sim/sandboxes/${a.id}`, sbCtl(a))).status).toBe(204);
+    expect((await readdir(dir)).filter((f) => f.includes(a.id))).toEqual([]);
+    run.child.kill("SIGKILL");
+    await run.exit;
+    ({ run, base } = await serve(["--state-file", state]));
+    expect((await call(base, "GET", "/api/v1/auth/me", bearer(a))).status).toBe(401);
+    expect((await call(base, "GET", "/api/v1/auth/me", bearer(b))).status).toBe(200);
+    const listed = (await call(base, "GET", "/__sim/sandboxes", op)).body as { id: string }[];
+    expect(listed.map((s) => s.id)).toEqual([b.id]);
+    run.child.kill("SIGTERM");
+    expect((await run.exit).code).toBe(0);
+  }, 90_000);
+
+  it("honours --max-sandboxes and --instance", async () => {
+    const { run, base } = await serve(["--max-sandboxes", "1", "--instance", "east"]);
+    const op = { "x-sim-control-token": "op" };
+    const first = await call(base, "POST", "/__sim/sandboxes", op, {});
+    expect(first.status).toBe(201);
+    expect(first.body.id).toMatch(/^east-[a-z2-7]{12}$/);
+    expect(first.body.manifest.users.owner.apiKey).toMatch(/^service_sbx_east-[a-z2-7]{12}_/);
+    const second = await call(base, "POST", "/__sim/sandboxes", op, {});
+    expect(second.status).toBe(429);
+    expect(second.body).toMatchObject({ error: true, statusCode: 429 });
+    run.child.kill("SIGTERM");
+    await run.exit;
+  }, 60_000);
+});
