@@ -30,6 +30,7 @@ import {
   SIMULATOR_ONLY,
 } from "./lib/workloads.ts";
 import { summarizeProfile } from "./profile.ts";
+import { benchSandboxes } from "./sandboxes.ts";
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -43,6 +44,9 @@ const USAGE = `Usage: npm run bench -- [options]
   --soak N              mixed requests driven at the simulator at the end, sampling its RSS (default
                         100000; 1000000 for the issue's one-million run; 0 to skip)
   --soak-only           start only the simulator and run only the soak
+  --sandboxes LIST      sandbox counts to create in a fresh simulator each, timing creation and RSS
+                        (default 100,1000; 0 to skip)
+  --sandboxes-only      run only the sandbox measurement
   --profile             run the simulator with --cpu-prof (into reports/cpu/) and print its top functions
   --sim-node-flags F    extra node flags for the simulator, space-separated (e.g. "--max-semi-space-size=2")
   --json FILE           where to write the results (default reports/bench.json)
@@ -60,6 +64,8 @@ const { values: flags } = parseArgs({
     "startup-samples": { type: "string", default: "5" },
     soak: { type: "string", default: "100000" },
     "soak-only": { type: "boolean", default: false },
+    sandboxes: { type: "string", default: "100,1000" },
+    "sandboxes-only": { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
     "sim-node-flags": { type: "string", default: "" },
     json: { type: "string", default: "reports/bench.json" },
@@ -95,12 +101,18 @@ const duration = num("duration", flags.duration, 0.5);
 const rounds = num("rounds", flags.rounds, 1);
 const warmup = num("warmup", flags.warmup, 0);
 const connections = num("connections", flags.connections, 1);
-const startupSamples = num("startup-samples", flags["startup-samples"], 1);
-const soakRequests = num("soak", flags.soak, 0);
+const sandboxesOnly = flags["sandboxes-only"];
+const startupSamples = sandboxesOnly ? 1 : num("startup-samples", flags["startup-samples"], 1);
+const soakRequests = sandboxesOnly ? 0 : num("soak", flags.soak, 0);
 const soakOnly = flags["soak-only"];
-const targets: TargetName[] = soakOnly ? ["simulator"] : list("targets", flags.targets, TARGET_NAMES);
+const simulatorOnly = soakOnly || sandboxesOnly;
+const targets: TargetName[] = simulatorOnly ? ["simulator"] : list("targets", flags.targets, TARGET_NAMES);
 if (!targets.includes("simulator")) targets.unshift("simulator");
-const endpoints: EndpointId[] = soakOnly ? [] : list("endpoints", flags.endpoints, ENDPOINT_IDS);
+const endpoints: EndpointId[] = simulatorOnly ? [] : list("endpoints", flags.endpoints, ENDPOINT_IDS);
+const sandboxCounts =
+  soakOnly || flags.sandboxes === "0"
+    ? []
+    : flags.sandboxes.split(",").map((c) => num("sandboxes", c.trim(), 1));
 const simNodeFlags = flags["sim-node-flags"].split(" ").filter((f) => f !== "");
 const jsonPath = path.resolve(ROOT, flags.json);
 const reportsDir = path.resolve(ROOT, "reports");
@@ -311,11 +323,16 @@ async function main(): Promise<void> {
       rssEndMB: mapValues(rssEnd, (b) => b / 2 ** 20),
       results,
       soak,
+      sandboxes: [],
       checks: [],
     };
-    report.checks = checks(report);
     await stopAll();
     running.clear();
+    for (const count of sandboxCounts) {
+      log(`sandboxes: ${count} in a fresh simulator`);
+      report.sandboxes.push(await benchSandboxes(count, log));
+    }
+    report.checks = checks(report);
 
     printReport(report);
     mkdirSync(path.dirname(jsonPath), { recursive: true });
@@ -492,6 +509,12 @@ function checks(r: Report): TargetCheck[] {
     10,
     "%",
   );
+  for (const sb of r.sandboxes) {
+    const note = `full world build ${sb.fullBuildMs.toFixed(1)} ms; p95 is ${sb.p95OverFullBuild.toFixed(2)}x it`;
+    add(`sandbox creation p95, ${sb.count} sandboxes`, sb.createP95Ms, "<", 100, "ms", note);
+    add(`RSS growth per sandbox, ${sb.count} sandboxes`, sb.rssPerSandboxMB, "<", 2, "MB");
+    add(`sandboxes answering, of ${sb.count}`, sb.answering, ">=", sb.count, "");
+  }
   return out;
 }
 

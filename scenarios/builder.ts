@@ -60,8 +60,6 @@ export class ScenarioBuilder {
     readonly now: number,
     scenario: string,
     seed: number,
-    /** How API keys begin: `service_`, and for a sandbox's world what names the sandbox after it. */
-    private readonly keyPrefix = "service_",
   ) {
     this.manifest = {
       scenario,
@@ -129,7 +127,7 @@ export class ScenarioBuilder {
 
   /** Adds an API key; returns the raw secret. */
   apiKey(user: UserRecord, name: string | null, createdAt: number): string {
-    const raw = `${this.keyPrefix}${this.rng.chars(40, KEY_ALPHABET)}`;
+    const raw = `service_${this.rng.chars(40, KEY_ALPHABET)}`;
     const record = {
       id: `c${this.rng.chars(24, CUID_ALPHABET)}`,
       userId: user.id,

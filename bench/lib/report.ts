@@ -1,4 +1,5 @@
 /** The benchmark's results: their shape (also written as reports/bench.json) and the printed tables. */
+import { printSandboxes, type SandboxResult } from "../sandboxes.ts";
 import type { Sample } from "./load.ts";
 import type { TargetName } from "./servers.ts";
 import { ENDPOINT_LABELS, type EndpointId } from "./workloads.ts";
@@ -43,6 +44,7 @@ export interface Report {
   rssStartMB: Record<string, number>;
   rssEndMB: Record<string, number>;
   results: Result[];
+  sandboxes: SandboxResult[];
   soak: {
     requests: number;
     seconds: number;
@@ -164,9 +166,11 @@ export function printReport(r: Report): void {
     );
   }
 
+  if (r.sandboxes.length > 0) out.push(printSandboxes(r.sandboxes).trimEnd());
+
   out.push(
     "",
-    "Targets (issue 6)",
+    "Targets",
     table(
       ["target", "measured", "goal", "result", "in this run"],
       r.checks.map((c) => [

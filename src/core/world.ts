@@ -3,7 +3,7 @@
  * reset replaces: the state, the virtual clock with its jobs, the random streams, the manifest, and the
  * services that handlers and jobs are given. The engine (src/core/engine.ts) holds one at a time.
  */
-import { type Scenario, ScenarioBuilder } from "../../scenarios/builder.ts";
+import type { Scenario } from "../../scenarios/builder.ts";
 import { sha256Hex } from "./auth.ts";
 import { type ClockMode, type Job, VirtualClock, type WallClock } from "./clock.ts";
 import type { Manifest } from "./manifest.ts";
@@ -19,7 +19,8 @@ import {
   SnapshotError,
   serializeState,
 } from "./snapshot.ts";
-import { emptyState, type State } from "./state.ts";
+import type { State } from "./state.ts";
+import { copyState, TEMPLATE_KEY_PREFIX, templateOf } from "./template.ts";
 
 const CUID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 const KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -55,28 +56,24 @@ export async function buildWorld(deps: WorldDeps, scenarioName: string, seed: nu
   const scenario = deps.scenarios.find((s) => s.name === scenarioName);
   if (!scenario) throw new Error(`Unknown scenario ${scenarioName}`);
   const rng = createRng(seed);
-  const state = emptyState();
+  const template = templateOf(scenario, seed, deps.startTime);
+  const state = copyState(template.state);
   const services = {} as Services;
   const clock = newClock(deps, deps.startTime, services);
-  const b = new ScenarioBuilder(
-    state,
-    rng.fork("scenario"),
-    deps.startTime,
-    scenario.name,
-    seed,
-    deps.keyPrefix,
-  );
-  scenario.build(b);
+  // The template's keys with this world's prefix (a sandbox's names the sandbox).
+  const own = (raw: string) => `${deps.keyPrefix}${raw.slice(TEMPLATE_KEY_PREFIX.length)}`;
+  const manifest = structuredClone(template.manifest);
+  for (const user of Object.values(manifest.users)) user.apiKey = own(user.apiKey);
   // Hashed together, stored in order: the order keys are listed in must not depend on which hash finished first.
-  const hashes = await Promise.all(b.pendingKeys.map(({ raw }) => sha256Hex(raw)));
-  b.pendingKeys.forEach(({ record }, i) => {
+  const hashes = await Promise.all(template.keys.map(({ raw }) => sha256Hex(own(raw))));
+  template.keys.forEach(({ record }, i) => {
     const hash = hashes[i] as string;
     state.apiKeys.set(record.id, { ...record, hash });
     state.apiKeyByHash.set(hash, record.id);
   });
   wireServices(deps, services, state, clock, rng.fork("runtime"));
   for (const init of deps.inits) init(services);
-  return { state, clock, rng, manifest: b.manifest, services };
+  return { state, clock, rng, manifest, services };
 }
 
 /** A saved world brought back, with the configuration it was saved with; SnapshotError if it cannot run. */

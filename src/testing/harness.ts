@@ -96,3 +96,23 @@ function assertDocumented(method: string, path: string, res: Response, text: str
     );
   }
 }
+
+/**
+ * A record as the state holds it now, for tests that keep hold of one across requests: Mind records are
+ * replaced rather than changed (src/core/template.ts), so a reference taken earlier goes stale. Reading
+ * a field reads the current record; setting one replaces the record with a copy that has it.
+ */
+export function live<T extends object>(table: Map<string, T>, id: string): T {
+  const current = (): T => {
+    const record = table.get(id);
+    if (!record) throw new Error(`no record ${id}`);
+    return record;
+  };
+  return new Proxy({} as T, {
+    get: (_, field) => current()[field as keyof T],
+    set: (_, field, value) => {
+      table.set(id, { ...current(), [field]: value });
+      return true;
+    },
+  });
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isUploadedFileUrl } from "../../../fixtures/index.ts";
 import { table } from "../../core/state.ts";
+import { live } from "../../testing/harness.ts";
 import {
   audience,
   freshWorldEachTest,
@@ -117,7 +118,7 @@ describe("GET /audiences/{audienceId}", () => {
 
   it("shows a member whose profile image has not arrived yet with a null profileImageUrl", async () => {
     const a = audience("main");
-    mind(a.memberIds[0]!)!.profileImageUrl = null;
+    live(h.sim.state.minds, a.memberIds[0]!).profileImageUrl = null;
     const r = await h.call("GET", path("main"));
     expect(r.body.data.minds[0].profileImageUrl).toBeNull();
   });

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { AUDIENCE_MEMBER_CAP } from "../../core/plans.ts";
 import type { AudienceRecord, FormationRecord } from "../../core/state.ts";
-import { type Harness, harness } from "../../testing/harness.ts";
+import { type Harness, harness, live } from "../../testing/harness.ts";
 import { BUILD_TOTAL_MS } from "../formations/formation-builds.ts";
 import { QUEUE_MS, RUN_MS } from "../progress/training.ts";
 import { MAX_MIND_IDS, MEMBERS_EFFECTS_MS } from "./members.ts";
@@ -369,9 +369,8 @@ describe("POST /audiences/{audienceId}/members", () => {
 
     it("retrains members whose training failed, but not those that failed for good", async () => {
       const [failedId, forGoodId] = audience("main").memberIds as [string, string];
-      const failed = h.sim.state.minds.get(failedId);
-      const forGood = h.sim.state.minds.get(forGoodId);
-      if (!failed || !forGood) throw new Error("no minds");
+      const failed = live(h.sim.state.minds, failedId);
+      const forGood = live(h.sim.state.minds, forGoodId);
       failed.training = { ...failed.training, status: "failed", failedForGood: false, attempts: 1 };
       forGood.training = { ...forGood.training, status: "failed", failedForGood: true, attempts: 3 };
       await h.call("POST", membersPath("main"), { body: { mindId: h.id("minds", "ownLoose") } });
@@ -415,8 +414,7 @@ describe("DELETE /audiences/{audienceId}/members/{mindId}", () => {
 
   it("retrains failed members in the background", async () => {
     const [removed, failedId] = audience("private").memberIds as [string, string];
-    const failed = h.sim.state.minds.get(failedId);
-    if (!failed) throw new Error("no mind");
+    const failed = live(h.sim.state.minds, failedId);
     failed.training = { ...failed.training, status: "failed", failedForGood: false };
     await h.call("DELETE", memberPath("private", removed));
     h.sim.advance(MEMBERS_EFFECTS_MS);

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { TRAINING_STATES } from "../../../scenarios/training.ts";
 import type { Services } from "../../core/route.ts";
 import type { AudienceRecord, MindRecord, MindTraining } from "../../core/state.ts";
-import { type Harness, harness } from "../../testing/harness.ts";
+import { type Harness, harness, live } from "../../testing/harness.ts";
 import { MEMBERS_EFFECTS_MS } from "../members/members.ts";
 import { COMPLETED_TRAINING } from "../minds.ts";
 import {
@@ -70,11 +70,7 @@ describe("training on the virtual clock (training scenario)", () => {
   beforeEach(async () => {
     h = await harness({ scenario: "training" });
   });
-  const mind = (handle: string): MindRecord => {
-    const m = h.sim.state.minds.get(h.id("minds", handle));
-    if (!m) throw new Error(`no mind ${handle}`);
-    return m;
-  };
+  const mind = (handle: string): MindRecord => live(h.sim.state.minds, h.id("minds", handle));
   /** The services a job or handler gets, enough for the training helpers: the engine's state and queue. */
   const svc = (): Services =>
     ({
@@ -195,8 +191,8 @@ describe("training on the virtual clock (training scenario)", () => {
   it("moves on by itself in real-clock mode", async () => {
     let wall = 1_000_000;
     const real = await harness({ scenario: "training", clock: "real", wallClock: () => wall });
-    const queued = real.sim.state.minds.get(real.id("minds", "queuedMind")) as MindRecord;
-    const repairing = real.sim.state.minds.get(real.id("minds", "repairingMind")) as MindRecord;
+    const queued = live(real.sim.state.minds, real.id("minds", "queuedMind"));
+    const repairing = live(real.sim.state.minds, real.id("minds", "repairingMind"));
     wall += QUEUE_MS + RUN_MS;
     // Due jobs run before the next request is served.
     expect((await real.call("GET", "/api/v1/auth/me")).status).toBe(200);

@@ -13,6 +13,9 @@
  *
  * Simulator decision: runs never fail on their own (runs stay deterministic); `recordFailure` lets
  * scenarios, other modules and tests make an attempt fail.
+ *
+ * Every move goes through `moveTraining`, which replaces the Mind's record rather than changing it: Mind
+ * records are shared, frozen, by every world built from the same scenario and seed (src/core/world.ts).
  */
 
 import type { components } from "../../contract/types.gen.ts";
@@ -63,6 +66,13 @@ export function isTrainingInFlight(s: Services, mindId: string): boolean {
   return runs(s).get(mindId)?.inFlight === true;
 }
 
+/** The one way a Mind's training moves: a new record with the new training, in place of the old one. */
+function moveTraining(s: Services, mind: MindRecord, patch: Partial<MindTraining>): MindRecord {
+  const moved = { ...mind, training: { ...mind.training, ...patch } };
+  s.state.minds.set(mind.id, moved);
+  return moved;
+}
+
 function newRun(s: Services, mindId: string): number {
   const seq = (runs(s).get(mindId)?.seq ?? 0) + 1;
   runs(s).set(mindId, { seq, inFlight: true });
@@ -78,10 +88,7 @@ export function scheduleTraining(s: Services, mindId: string, opts: { restart?: 
   const mind = s.state.minds.get(mindId);
   if (!mind) return false;
   if (isTrainingInFlight(s, mindId) && !opts.restart) return false;
-  const t = mind.training;
-  t.status = "queued";
-  t.learning = true;
-  t.failedForGood = false;
+  moveTraining(s, mind, { status: "queued", learning: true, failedForGood: false });
   const payload: RunPayload = { mindId, seq: newRun(s, mindId) };
   s.schedule(QUEUE_MS, JOB_START, payload);
   return true;
@@ -89,7 +96,7 @@ export function scheduleTraining(s: Services, mindId: string, opts: { restart?: 
 
 /** Starts the repair of a Mind whose last attempt failed: reported `queued`, being repaired. */
 function repair(s: Services, mind: MindRecord): boolean {
-  mind.training.beingRepaired = true;
+  moveTraining(s, mind, { beingRepaired: true });
   return scheduleTraining(s, mind.id, { restart: true });
 }
 
@@ -107,10 +114,7 @@ export function recordFailure(s: Services, mindId: string): void {
     repair(s, mind);
     return;
   }
-  t.status = "failed";
-  t.beingRepaired = false;
-  t.failedForGood = true;
-  t.learning = false;
+  moveTraining(s, mind, { status: "failed", beingRepaired: false, failedForGood: true, learning: false });
 }
 
 /**
@@ -142,24 +146,26 @@ function current(s: Services, payload: unknown): MindRecord | null {
 const start: JobHandler = (s, payload) => {
   const mind = current(s, payload);
   if (!mind) return;
-  const t = mind.training;
-  t.status = "running";
-  t.learning = true;
-  t.attempts += 1;
   // A started run writes the profile and system prompt first: the Mind can chat while it keeps learning.
-  t.readyToChat = true;
+  moveTraining(s, mind, {
+    status: "running",
+    learning: true,
+    attempts: mind.training.attempts + 1,
+    readyToChat: true,
+  });
   s.schedule(RUN_MS, JOB_COMPLETE, payload);
 };
 
 const complete: JobHandler = (s, payload) => {
   const mind = current(s, payload);
   if (!mind) return;
-  const t = mind.training;
-  t.status = "completed";
-  t.beingRepaired = false;
-  t.failedForGood = false;
-  t.learning = false;
-  t.readyToChat = true;
+  moveTraining(s, mind, {
+    status: "completed",
+    beingRepaired: false,
+    failedForGood: false,
+    learning: false,
+    readyToChat: true,
+  });
   const run = runs(s).get(mind.id);
   if (run) run.inFlight = false;
 };
@@ -173,11 +179,11 @@ function init(s: Services): void {
     const t = mind.training;
     if (t.status === "running") {
       const payload: RunPayload = { mindId: mind.id, seq: newRun(s, mind.id) };
-      t.learning = true;
+      moveTraining(s, mind, { learning: true });
       s.schedule(RUN_MS, JOB_COMPLETE, payload);
     } else if (t.status === "queued") {
       const payload: RunPayload = { mindId: mind.id, seq: newRun(s, mind.id) };
-      t.learning = true;
+      moveTraining(s, mind, { learning: true });
       s.schedule(QUEUE_MS, JOB_START, payload);
     } else if (t.status === "failed" && !t.failedForGood) {
       repair(s, mind);

@@ -1,0 +1,82 @@
+/**
+ * Scenario templates: a scenario built once per seed and start time, then copied into every world that
+ * asks for it, so that a reset or a new sandbox costs a copy rather than a build, and a thousand
+ * sandboxes of one seed hold one set of Minds between them.
+ *
+ * What is shared and what is copied is decided by freezing: the template's Mind records (the bulk of a
+ * world: 5,000 of them in the default scenario) are frozen and shared by reference, and every other
+ * record is copied, strings included by reference (they are immutable anyway). A Mind therefore never
+ * changes in place; its state machine replaces the record (src/resources/progress/training.ts), and code
+ * that tried otherwise would throw in the first test that ran it.
+ */
+import type { PendingKey, Scenario } from "../../scenarios/builder.ts";
+import { ScenarioBuilder } from "../../scenarios/builder.ts";
+import type { Manifest } from "./manifest.ts";
+import { createRng } from "./prng.ts";
+import { emptyState, type State } from "./state.ts";
+
+/** The prefix a template's keys are made with; a world swaps in its own. */
+export const TEMPLATE_KEY_PREFIX = "service_";
+
+export interface Template {
+  /** Never handed out: worlds get `copyState(template.state)`. */
+  state: State;
+  manifest: Manifest;
+  keys: readonly PendingKey[];
+}
+
+/** Per scenario, the templates of the seeds last used; bounded so many seeds cannot grow memory. */
+const templates = new WeakMap<Scenario, Map<string, Template>>();
+const KEPT_PER_SCENARIO = 4;
+
+export function templateOf(scenario: Scenario, seed: number, startTime: number): Template {
+  let bySeed = templates.get(scenario);
+  if (!bySeed) {
+    bySeed = new Map();
+    templates.set(scenario, bySeed);
+  }
+  const key = `${seed}:${startTime}`;
+  const known = bySeed.get(key);
+  if (known) {
+    // Most recently used last, so the oldest goes first.
+    bySeed.delete(key);
+    bySeed.set(key, known);
+    return known;
+  }
+  const state = emptyState();
+  const b = new ScenarioBuilder(state, createRng(seed).fork("scenario"), startTime, scenario.name, seed);
+  scenario.build(b);
+  for (const mind of state.minds.values()) deepFreeze(mind);
+  const made: Template = { state, manifest: b.manifest, keys: b.pendingKeys };
+  if (bySeed.size >= KEPT_PER_SCENARIO) bySeed.delete(bySeed.keys().next().value as string);
+  bySeed.set(key, made);
+  return made;
+}
+
+/** A world's own state from a template: frozen records shared, everything else copied. */
+export function copyState(template: State): State {
+  return copy(template) as State;
+}
+
+function copy(value: unknown): unknown {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) return value.map(copy);
+  if (value instanceof Map) {
+    const out = new Map();
+    for (const [k, v] of value) out.set(k, copy(v));
+    return out;
+  }
+  if (value instanceof Set) return new Set([...value].map(copy));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null)
+    throw new Error(`a scenario left a ${proto?.constructor?.name ?? "foreign"} object in the state`);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = copy(v);
+  return out;
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
+}
