@@ -12,6 +12,7 @@ import { reportsDir, userDir } from "./lib/paths.ts";
 import type { Reporter } from "./lib/runner.ts";
 import {
   ConfigError,
+  controlBaseOf,
   discover,
   loadConfig,
   probeDeployment,
@@ -36,7 +37,10 @@ Options:
   --runs N               numRuns of every property (default: each property's own, tuned for < 60 s)
   --read-only            skip every check that changes state (they are reported as skipped)
   --no-reset             do not reset the simulator first
-  --control-token T      the simulator's x-sim-control-token
+  --control-token T      the simulator's x-sim-control-token (with --sandbox ID: that sandbox's token
+                         or the operator's; with --sandbox new: the operator's)
+  --sandbox ID|new       run in one sandbox of the simulator (its keys, its control plane), or in a new
+                         one the run makes and deletes at the end
   --reporter NAME[=FILE] default or dot (the terminal), junit[=FILE] or json[=FILE] (a file; by default
                          reports/conformance-junit.xml, reports/conformance-json.json); repeatable
   --junit FILE           also write a JUnit report to FILE (the terminal report stays)
@@ -89,6 +93,7 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
         "read-only": { type: "boolean" },
         "no-reset": { type: "boolean" },
         "control-token": { type: "string" },
+        sandbox: { type: "string" },
         reporter: { type: "string", multiple: true },
         junit: { type: "string" },
         json: { type: "string" },
@@ -150,6 +155,7 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
     readOnly: Boolean(values["read-only"]),
     noReset: Boolean(values["no-reset"]),
     controlToken: (values["control-token"] as string | undefined) ?? null,
+    sandbox: (values.sandbox as string | undefined) ?? null,
     reporters: reporters.length ? reporters : [{ name: "default" }],
     shard,
     // A replay runs the one check that saved the sequence.
@@ -193,13 +199,18 @@ async function preflight(o: Options): Promise<string> {
     return `${base} (deployment, ${o.config})`;
   }
   const base = (o.target as string).replace(/\/$/, "");
-  const manifest = await probeSimulator(base, o.controlToken);
+  // A new sandbox is made from the default world's control plane; an existing one answers on its own.
+  const sandbox = o.sandbox && o.sandbox !== "new" ? o.sandbox : null;
+  const manifest = await probeSimulator(controlBaseOf(base, sandbox), o.controlToken);
+  if (!manifest && sandbox)
+    throw new ConfigError(`${base} has no sandbox ${sandbox} that this --control-token opens`);
   if (!manifest) {
     throw new ConfigError(
       `${base} answers, but not GET /__sim/manifest: for a real deployment, describe it in a config file (--config FILE; see conformance/example.config.json)`,
     );
   }
-  return `${base} (simulator${o.noReset ? ", not reset" : ""})`;
+  const where = o.sandbox === "new" ? ", a new sandbox" : sandbox ? `, sandbox ${sandbox}` : "";
+  return `${base} (simulator${where}${o.noReset ? ", not reset" : ""})`;
 }
 
 /** Joins shard coverage reports into one; a file that is not a coverage report is exit 2. */

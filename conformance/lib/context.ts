@@ -107,7 +107,7 @@ export class Target {
   async control(method: string, path: string, body?: unknown): Promise<unknown> {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (this.info.controlToken) headers["x-sim-control-token"] = this.info.controlToken;
-    const res = await (this.fetchFn ?? fetch)(`${this.info.baseUrl}/__sim${path}`, {
+    const res = await (this.fetchFn ?? fetch)(`${this.info.controlBase}${path}`, {
       method,
       headers,
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { type CoverageFragment, type CoverageReport, formatCoverage, mergeCoverage } from "./coverage.ts";
 import { reportsDir } from "./paths.ts";
 import { dedupe, type Violation } from "./report.ts";
-import { setSimRateLimit, type TargetInfo } from "./target.ts";
+import { deleteSandbox, setSimRateLimit, type TargetInfo } from "./target.ts";
 
 export interface RunResults {
   violations: Violation[];
@@ -22,7 +22,13 @@ export async function finishRun(
   print: (line: string) => void,
 ): Promise<CoverageReport> {
   if (info.kind === "simulator" && info.originalRateLimit !== null)
-    await setSimRateLimit(info.baseUrl, info.controlToken, info.originalRateLimit).catch(() => {});
+    await setSimRateLimit(info.controlBase, info.controlToken, info.originalRateLimit).catch(() => {});
+  if (info.sandbox?.made) {
+    const gone = await deleteSandbox(info).catch(() => false);
+    print(
+      `\nsandbox ${info.sandbox.id}: ${gone ? "deleted" : "could not be deleted; it stays until its TTL"}`,
+    );
+  }
   const violations = dedupe(results.violations);
   const coverage = mergeCoverage(results.coverage);
   const { skipped, leftovers } = results;

@@ -37,6 +37,13 @@ export interface TargetInfo {
   /** Other prefixes the v1 interface is served under on the same origin (`/v1` on the simulator). */
   extraPrefixes: string[];
   controlToken: string | null;
+  /**
+   * Where the control plane of the target's world is: `<baseUrl>/__sim`, or a sandbox's
+   * `<baseUrl>/__sim/sandboxes/<id>` (its keys route the API requests to it by themselves).
+   */
+  controlBase: string;
+  /** The sandbox the run is in; `made` when the run created it (and deletes it at the end). */
+  sandbox: { id: string; made: boolean } | null;
   keys: Partial<Record<Role, string>>;
   users: Partial<Record<Role, string>>;
   plans: Partial<Record<Role, string>>;
@@ -153,6 +160,8 @@ export interface RunSettings {
   readOnly: boolean;
   noReset: boolean;
   controlToken: string | null;
+  /** A sandbox's ID to run in, `new` for one the run makes (with the operator's token) and deletes. */
+  sandbox?: string | null;
   runId: string;
 }
 
@@ -171,6 +180,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettin
     readOnly: flag(env.CONFORMANCE_READ_ONLY),
     noReset: flag(env.CONFORMANCE_NO_RESET),
     controlToken: env.CONFORMANCE_CONTROL_TOKEN || null,
+    sandbox: env.CONFORMANCE_SANDBOX || null,
     runId: env.CONFORMANCE_RUN_ID || `${process.pid}-${Date.now()}`,
   };
 }
@@ -223,9 +233,17 @@ interface ManifestShape {
   prices: Record<string, Price & { unitAmount: number }>;
 }
 
+/** The control plane of the simulator's default world, or of one of its sandboxes. */
+export function controlBaseOf(baseUrl: string, sandbox: string | null): string {
+  return sandbox ? `${baseUrl}/__sim/sandboxes/${encodeURIComponent(sandbox)}` : `${baseUrl}/__sim`;
+}
+
 /** Asks the target for its manifest: the manifest when it is a simulator, null when it is not. */
-export async function probeSimulator(baseUrl: string, token: string | null): Promise<ManifestShape | null> {
-  const res = await fetchOrUnreachable(`${baseUrl}/__sim/manifest`, { headers: controlHeaders(token) });
+export async function probeSimulator(
+  controlBase: string,
+  token: string | null,
+): Promise<ManifestShape | null> {
+  const res = await fetchOrUnreachable(`${controlBase}/manifest`, { headers: controlHeaders(token) });
   if (res.status !== 200) return null;
   const body = (await res.json().catch(() => null)) as ManifestShape | null;
   return body && typeof body === "object" && body.users && body.audiences ? body : null;
@@ -255,19 +273,61 @@ export async function discover(settings: RunSettings): Promise<TargetInfo> {
   }
   if (!settings.target) throw new ConfigError("no target: give --target URL or --config FILE");
   const baseUrl = settings.target.replace(/\/$/, "");
-  let manifest = await probeSimulator(baseUrl, settings.controlToken);
+  const sandbox =
+    settings.sandbox === "new"
+      ? await makeSandbox(baseUrl, settings.controlToken)
+      : settings.sandbox
+        ? { id: settings.sandbox, made: false, token: settings.controlToken }
+        : null;
+  const token = sandbox ? sandbox.token : settings.controlToken;
+  const controlBase = controlBaseOf(baseUrl, sandbox?.id ?? null);
+  let manifest = await probeSimulator(controlBase, token);
   if (!manifest) {
     throw new ConfigError(
-      `${baseUrl} does not answer GET /__sim/manifest; for a deployment, describe it in a config file (--config)`,
+      sandbox
+        ? `${controlBase}/manifest does not answer: no such sandbox, or not its token (--control-token)`
+        : `${baseUrl} does not answer GET /__sim/manifest; for a deployment, describe it in a config file (--config)`,
     );
   }
-  if (!settings.noReset) manifest = await resetSimulator(baseUrl, settings.controlToken);
-  const originalRateLimit = await raiseRateLimit(baseUrl, settings.controlToken);
-  return fromManifest(manifest, baseUrl, originalRateLimit, common);
+  if (!settings.noReset) manifest = await resetSimulator(controlBase, token);
+  const originalRateLimit = await raiseRateLimit(controlBase, token);
+  return {
+    ...fromManifest(manifest, baseUrl, originalRateLimit, { ...common, controlToken: token }),
+    controlBase,
+    sandbox: sandbox ? { id: sandbox.id, made: sandbox.made } : null,
+  };
 }
 
-async function resetSimulator(baseUrl: string, token: string | null): Promise<ManifestShape> {
-  const res = await fetchOrUnreachable(`${baseUrl}/__sim/reset`, {
+/** A fresh sandbox for the run (the operator's token), deleted by the run's end. */
+async function makeSandbox(
+  baseUrl: string,
+  operatorToken: string | null,
+): Promise<{ id: string; made: true; token: string }> {
+  const res = await fetchOrUnreachable(`${baseUrl}/__sim/sandboxes`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...controlHeaders(operatorToken) },
+    body: "{}",
+  });
+  if (res.status !== 201)
+    throw new ConfigError(
+      `POST /__sim/sandboxes answered ${res.status}: ${(await res.text()).slice(0, 200)}`,
+    );
+  const made = (await res.json()) as { id: string; controlToken: string };
+  return { id: made.id, made: true, token: made.controlToken };
+}
+
+/** Deletes the sandbox the run made; true when it is gone. */
+export async function deleteSandbox(info: TargetInfo): Promise<boolean> {
+  if (!info.sandbox?.made) return false;
+  const res = await fetchOrUnreachable(info.controlBase, {
+    method: "DELETE",
+    headers: controlHeaders(info.controlToken),
+  });
+  return res.status === 204;
+}
+
+async function resetSimulator(controlBase: string, token: string | null): Promise<ManifestShape> {
+  const res = await fetchOrUnreachable(`${controlBase}/reset`, {
     method: "POST",
     headers: { "content-type": "application/json", ...controlHeaders(token) },
     body: JSON.stringify({ scenario: "default" }),
@@ -281,19 +341,19 @@ async function resetSimulator(baseUrl: string, token: string | null): Promise<Ma
  * run would stall at 300 requests per account. The run lifts the ceiling (the description calls it
  * "tunable by the operator"); the 429 check sets its own small limit, and the end of the run restores it.
  */
-async function raiseRateLimit(baseUrl: string, token: string | null): Promise<number | null> {
-  const get = await fetchOrUnreachable(`${baseUrl}/__sim/config`, { headers: controlHeaders(token) });
+async function raiseRateLimit(controlBase: string, token: string | null): Promise<number | null> {
+  const get = await fetchOrUnreachable(`${controlBase}/config`, { headers: controlHeaders(token) });
   const before = get.status === 200 ? ((await get.json()) as { rateLimitPerMinute?: number }) : {};
-  await setSimRateLimit(baseUrl, token, 1_000_000);
+  await setSimRateLimit(controlBase, token, 1_000_000);
   return before.rateLimitPerMinute ?? null;
 }
 
 export async function setSimRateLimit(
-  baseUrl: string,
+  controlBase: string,
   token: string | null,
   perMinute: number,
 ): Promise<void> {
-  await fetchOrUnreachable(`${baseUrl}/__sim/config`, {
+  await fetchOrUnreachable(`${controlBase}/config`, {
     method: "PATCH",
     headers: { "content-type": "application/json", ...controlHeaders(token) },
     body: JSON.stringify({ rateLimitPerMinute: perMinute }),
@@ -334,6 +394,8 @@ function fromManifest(
     rateLimitPerMinute: null,
     pollTimeoutMs: 30_000,
     originalRateLimit,
+    controlBase: `${baseUrl}/__sim`,
+    sandbox: null,
     ...common,
   };
 }
@@ -357,6 +419,8 @@ function fromConfig(c: ConfigFile, baseUrl: string, prefix: string, common: Comm
     rateLimitPerMinute: c.rateLimitPerMinute ?? null,
     pollTimeoutMs: c.pollTimeoutMs ?? 120_000,
     originalRateLimit: null,
+    controlBase: `${baseUrl}/__sim`,
+    sandbox: null,
     ...common,
   };
 }

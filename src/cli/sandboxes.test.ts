@@ -3,11 +3,12 @@
  * rule as the default world (a change acknowledged is a change kept), a deleted one leaves no file, and
  * the flags that bound them are honoured.
  */
+import { spawnSync } from "node:child_process";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliRun, freePort, killAllClis, startCli } from "../testing/cli.ts";
+import { type CliRun, freePort, killAllClis, ROOT, startCli } from "../testing/cli.ts";
 
 let dir: string;
 beforeAll(async () => {
@@ -92,6 +93,31 @@ describe("sandboxes of the served program", () => {
     run.child.kill("SIGTERM");
     expect((await run.exit).code).toBe(0);
   }, 90_000);
+
+  it("runs the conformance kit in a new sandbox, then deletes it; the default world is left alone", async () => {
+    const { run, base } = await serve(["--clock", "manual"]);
+    const op = { "x-sim-control-token": "op" };
+    const main = (await call(base, "GET", "/__sim/manifest", op)).body as Created["manifest"];
+    const owner = { authorization: `Bearer ${main.users.owner?.apiKey}` };
+    const audience = `/api/v1/audiences/${main.audiences.main?.id}`;
+    expect((await call(base, "PUT", audience, owner, { name: "The default world's own" })).status).toBe(200);
+    const only = "^(generic/auth-401|domain/identity|stateful/world):";
+    const args = ["--target", base, "--control-token", "op", "--sandbox", "new", "--seed", "2", "-t", only];
+    const kit = spawnSync(process.execPath, ["--import", "tsx", "conformance/cli.ts", ...args], {
+      cwd: ROOT,
+      encoding: "utf8",
+      env: { ...process.env, CONFORMANCE_REPORTS_DIR: join(dir, "reports") },
+      timeout: 120_000,
+    });
+    expect(kit.status, kit.stdout + kit.stderr).toBe(0);
+    expect(kit.stdout).toContain("(simulator, a new sandbox)");
+    expect(kit.stdout).toMatch(/3 checks: 3 passed/);
+    expect(kit.stdout).toMatch(/sandbox [a-z2-7]{12}: deleted/);
+    expect((await call(base, "GET", audience, owner)).body.data.name).toBe("The default world's own");
+    expect((await call(base, "GET", "/__sim/sandboxes", op)).body).toEqual([]);
+    run.child.kill("SIGTERM");
+    await run.exit;
+  }, 150_000);
 
   it("honours --max-sandboxes and --instance", async () => {
     const { run, base } = await serve(["--max-sandboxes", "1", "--instance", "east"]);
