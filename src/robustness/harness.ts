@@ -11,12 +11,20 @@ import { operations } from "../contract/operations.ts";
 import { checkResponse } from "../contract/responses.ts";
 import { Router } from "../core/router.ts";
 import { type RunningServer, startServer } from "../node/server.ts";
-import { createSimulator, type Simulator, type SimulatorOptions } from "../simulator.ts";
+import {
+  createSandboxes,
+  createSimulator,
+  type SandboxHost,
+  type Simulator,
+  type SimulatorOptions,
+} from "../simulator.ts";
 
 const router = new Router(operations);
 
 export interface Served {
   sim: Simulator;
+  /** What the server serves: the default world `sim` with sandboxes beside it, as `npm start` does. */
+  host: SandboxHost;
   server: RunningServer;
   base: string;
   port: number;
@@ -27,17 +35,22 @@ export interface Served {
   close(): Promise<void>;
 }
 
-/** The default scenario on a manual clock, behind the node:http host on 127.0.0.1, port 0. */
+/**
+ * The default scenario on a manual clock, with room for four sandboxes, behind the node:http host on
+ * 127.0.0.1, port 0.
+ */
 export async function serve(options: SimulatorOptions = {}): Promise<Served> {
   const bugs: Served["bugs"] = [];
   const hostErrors: Served["hostErrors"] = [];
-  const sim = createSimulator({
+  const all: SimulatorOptions = {
     clock: "manual",
     onError: (error, where) => bugs.push({ error, where }),
     ...options,
-  });
+  };
+  const sim = createSimulator(all);
+  const host = createSandboxes({ ...all, maxSandboxes: 4 }, sim);
   await sim.ready;
-  const server = await startServer(sim, {
+  const server = await startServer(host, {
     port: 0,
     host: "127.0.0.1",
     onError: (error, where) => {
@@ -46,7 +59,16 @@ export async function serve(options: SimulatorOptions = {}): Promise<Served> {
       hostErrors.push({ error, where });
     },
   });
-  return { sim, server, base: server.url, port: server.port, bugs, hostErrors, close: () => server.close() };
+  return {
+    sim,
+    host,
+    server,
+    base: server.url,
+    port: server.port,
+    bugs,
+    hostErrors,
+    close: () => server.close(),
+  };
 }
 
 export interface RawResponse {
@@ -217,7 +239,7 @@ export interface Answer {
 }
 
 /** Paths outside the API whose errors are HTML pages for a browser, not envelopes. */
-const HTML_PAGES = /^\/checkout\//;
+const HTML_PAGES = /^(\/sandboxes\/[a-z0-9-]+)?\/checkout\//;
 
 /** What is wrong with an answer: a 5xx, a 4xx that is not the envelope, or an undocumented success. */
 export function answerProblems(a: Answer): string[] {
@@ -264,7 +286,7 @@ export function answerProblems(a: Answer): string[] {
         problems.push(`${match.op.operationId} ${a.status}: ${issue.code} ${issue.message}`);
       }
     }
-  } else if (!/^\/(__sim(\/|$)|checkout\/|_openapi\.json$)/.test(pathname)) {
+  } else if (!/^\/(__sim(\/|$)|checkout\/|sandboxes\/|_openapi\.json$)/.test(pathname)) {
     problems.push(`${a.status} success on ${pathname}, which is no operation of the contract`);
   }
   return problems;

@@ -13,6 +13,7 @@ import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations } from "../contract/operations.ts";
 import { stateDigest } from "../core/digest.ts";
+import type { Manifest } from "../core/manifest.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import {
   type Answer,
@@ -23,7 +24,7 @@ import {
   type Served,
   serve,
 } from "./harness.ts";
-import { describeRequest, type HostileRequest, hostileRequest } from "./hostile.ts";
+import { describeRequest, type HostileRequest, hostileRequest, type SandboxUnderTest } from "./hostile.ts";
 
 // Fixed, so that a red run replays as it was; `ROBUSTNESS_SEED=random` explores (the seed is in the test names).
 const SEED =
@@ -38,6 +39,7 @@ let pool: Pool;
 let initial: Snapshot;
 let digestNow: string;
 let ownerKey: string;
+let sandbox: SandboxUnderTest;
 
 beforeAll(async () => {
   // No rate limit in the way: the fuzzer sends thousands of requests with the same few keys.
@@ -46,6 +48,13 @@ beforeAll(async () => {
   initial = s.sim.snapshot();
   digestNow = stateDigest(s.sim.state);
   ownerKey = s.sim.manifest().users.owner?.apiKey as string;
+  const made = await s.host.fetch(new Request(`${s.base}/__sim/sandboxes`, { method: "POST", body: "{}" }));
+  const body = (await made.json()) as { id: string; controlToken: string; manifest: Manifest };
+  sandbox = {
+    id: body.id,
+    controlToken: body.controlToken,
+    key: body.manifest.users.owner?.apiKey as string,
+  };
 });
 
 afterAll(async () => {
@@ -177,9 +186,12 @@ describe(`hostile input over HTTP (seed ${SEED})`, () => {
     async () => {
       const manifest = s.sim.manifest();
       await fc.assert(
-        fc.asyncProperty(fc.array(hostileRequest(manifest), { minLength: 1, maxLength: 6 }), async (rs) => {
-          await checkRun(rs);
-        }),
+        fc.asyncProperty(
+          fc.array(hostileRequest(manifest, sandbox), { minLength: 1, maxLength: 6 }),
+          async (rs) => {
+            await checkRun(rs);
+          },
+        ),
         { seed: SEED, numRuns: 1_000_000, interruptAfterTimeLimit: FUZZ_MS, endOnFailure: false },
       );
       await healthy();
@@ -460,7 +472,10 @@ describe(`hostile input over HTTP (seed ${SEED})`, () => {
       const before = process.memoryUsage().heapUsed;
       const manifest = s.sim.manifest();
       await fc.assert(
-        fc.asyncProperty(fc.array(hostileRequest(manifest), { minLength: 1, maxLength: 6 }), checkRun),
+        fc.asyncProperty(
+          fc.array(hostileRequest(manifest, sandbox), { minLength: 1, maxLength: 6 }),
+          checkRun,
+        ),
         { seed: SEED + 1, numRuns: 1_000_000, interruptAfterTimeLimit: Math.round(FUZZ_MS / 3) },
       );
       await healthy();

@@ -129,8 +129,15 @@ const QUERIES = [
   "?&&&==",
 ];
 
+/** A sandbox the runs may use (and a key and token that name one that does not exist). */
+export interface SandboxUnderTest {
+  id: string;
+  controlToken: string;
+  key: string;
+}
+
 /** A path from a contract template, a control-plane or page path, or nothing like any of them. */
-export function target(manifest: Manifest): fc.Arbitrary<string> {
+export function target(manifest: Manifest, sandbox?: SandboxUnderTest): fc.Arbitrary<string> {
   const known = ids(manifest);
   const templates = operations.flatMap((op) => op.prefixes.map((p) => `${p}${op.path}`));
   const fromTemplate = fc
@@ -146,7 +153,17 @@ export function target(manifest: Manifest): fc.Arbitrary<string> {
     .array(segment(known), { minLength: 0, maxLength: 6 })
     .chain((segs) =>
       fc
-        .constantFrom("/api/v1", "/v1", "/api/acp", "", "/__sim", "/checkout", "/api")
+        .constantFrom(
+          "/api/v1",
+          "/v1",
+          "/api/acp",
+          "",
+          "/__sim",
+          "/checkout",
+          "/api",
+          "/sandboxes",
+          "/__sim/sandboxes",
+        )
         .map((prefix) => `${prefix}/${segs.join("/")}`),
     );
   const control = fc.constantFrom(
@@ -158,6 +175,22 @@ export function target(manifest: Manifest): fc.Arbitrary<string> {
     "/__sim/faults",
     "/__sim/clock/advance",
     "/_openapi.json",
+    "/__sim/sandboxes",
+    "/__sim/sandboxes/",
+    "/__sim/sandboxes/zzzzzzzzzzzz/manifest",
+    "/sandboxes/zzzzzzzzzzzz/checkout/x",
+    ...(sandbox
+      ? [
+          `/__sim/sandboxes/${sandbox.id}`,
+          `/__sim/sandboxes/${sandbox.id}/manifest`,
+          `/__sim/sandboxes/${sandbox.id}/faults`,
+          `/__sim/sandboxes/${sandbox.id}/config`,
+          `/__sim/sandboxes/${sandbox.id}/clock/advance`,
+          `/__sim/sandboxes/${sandbox.id}/nope`,
+          `/sandboxes/${sandbox.id}/checkout/${sandbox.id}`,
+          `/sandboxes/${sandbox.id}/`,
+        ]
+      : []),
   );
   return fc
     .tuple(
@@ -177,9 +210,9 @@ export const METHODS = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom("HEAD", "OPTIONS", "PROPFIND", "PURGE", "SEARCH", "REPORT") },
 );
 
-/** Authorization headers: every role's key, and every way to get one wrong. */
-export function authorization(manifest: Manifest): fc.Arbitrary<string> {
-  const keys = Object.values(manifest.users).map((u) => u.apiKey);
+/** Authorization headers: every role's key, a sandbox's, and every way to get one wrong. */
+export function authorization(manifest: Manifest, sandbox?: SandboxUnderTest): fc.Arbitrary<string> {
+  const keys = [...Object.values(manifest.users).map((u) => u.apiKey), ...(sandbox ? [sandbox.key] : [])];
   return fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...keys).map((k) => `Bearer ${k}`) },
     {
@@ -197,6 +230,8 @@ export function authorization(manifest: Manifest): fc.Arbitrary<string> {
         "Bearer ../../etc/passwd",
         "Bearer %00",
         "Token service_abc",
+        "Bearer service_sbx_zzzzzzzzzzzz_abc",
+        "Bearer service_sbx__",
       ),
     },
   );
@@ -228,9 +263,18 @@ const ACCEPTS = [
   "",
 ];
 
-export function headers(manifest: Manifest): fc.Arbitrary<[string, string][]> {
+export function headers(manifest: Manifest, sandbox?: SandboxUnderTest): fc.Arbitrary<[string, string][]> {
   const pair = fc.oneof(
-    { weight: 5, arbitrary: authorization(manifest).map((v): [string, string] => ["authorization", v]) },
+    {
+      weight: 5,
+      arbitrary: authorization(manifest, sandbox).map((v): [string, string] => ["authorization", v]),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom("", "nope", ...(sandbox ? [sandbox.controlToken] : []))
+        .map((v): [string, string] => ["x-sim-control-token", v]),
+    },
     {
       weight: 4,
       arbitrary: fc.constantFrom(...CONTENT_TYPES).map((v): [string, string] => ["content-type", v]),
@@ -351,9 +395,14 @@ export const BODIES: fc.Arbitrary<string | Buffer | null> = fc.oneof(
   },
 );
 
-export function hostileRequest(manifest: Manifest): fc.Arbitrary<HostileRequest> {
+export function hostileRequest(manifest: Manifest, sandbox?: SandboxUnderTest): fc.Arbitrary<HostileRequest> {
   return fc
-    .record({ method: METHODS, target: target(manifest), headers: headers(manifest), body: BODIES })
+    .record({
+      method: METHODS,
+      target: target(manifest, sandbox),
+      headers: headers(manifest, sandbox),
+      body: BODIES,
+    })
     .map((r) => ({
       ...r,
       // Bodies on GET and HEAD are not what these runs are about (undici refuses them anyway).
