@@ -88,6 +88,11 @@ describe("sandboxes", () => {
     const nameIn = async (c: Created) =>
       (await call("GET", path, { key: owner(c), token: null })).body.data.name as string;
     const bName = await nameIn(b);
+    const mainKey = mainBefore.users.owner?.apiKey as string;
+    const mainAudience = `/api/v1/audiences/${mainBefore.audiences.main?.id}`;
+    const mainName = async () =>
+      (await call("GET", mainAudience, { key: mainKey, token: null })).body.data.name as string;
+    const mainNameBefore = await mainName();
 
     const renamed = await call("PUT", path, { key: owner(a), token: null, body: { name: "Only in A" } });
     expect(renamed.status).toBe(200);
@@ -120,8 +125,12 @@ describe("sandboxes", () => {
     expect(gone.status).toBe(401);
     expect(gone.body).toMatchObject({ error: true, statusCode: 401 });
     expect((await call("GET", "/api/v1/auth/me", { key: owner(b), token: null })).status).toBe(200);
-    expect(await main()).toEqual({ ...mainBefore, now: expect.any(String) });
-    expect((await main()).now).toBe(mainBefore.now);
+    // Nor did anything of it reach the default world: its keys, clock, data, faults and configuration.
+    expect(await main()).toEqual(mainBefore);
+    expect(await mainName()).toBe(mainNameBefore);
+    expect((await call("GET", "/__sim/faults")).body).toEqual([]);
+    expect((await call("GET", "/__sim/config")).body.rateLimitPerMinute).toBe(300);
+    expect((await call("GET", "/api/v1/auth/me", { key: mainKey, token: null })).status).toBe(200);
   });
 
   it("opens a sandbox's control plane to its token and the operator's, to nobody else, and changes nothing", async () => {
