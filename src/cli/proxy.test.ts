@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type CliRun, freePort, killAllClis, ROOT, startCli } from "../testing/cli.ts";
+import { callJson as call, freePort, killAllClis, ROOT, serveCli } from "../testing/cli.ts";
 
 const NGINX = ["/usr/sbin/nginx", "nginx"].find((bin) => spawnSync(bin, ["-v"]).error === undefined);
 if (!NGINX) console.warn("proxy.test: nginx is not installed (apt-get install nginx-light); skipped");
@@ -23,37 +23,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function serve(instance: string): Promise<{ run: CliRun; port: number }> {
-  const port = await freePort();
-  const run = startCli(["--port", String(port), "--quiet", "--control-token", "op", "--instance", instance]);
-  const deadline = Date.now() + 30_000;
-  while (!run.stdout().includes("Press Ctrl+C") && Date.now() < deadline) {
-    if (run.child.exitCode !== null) throw new Error(run.stderr());
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { run, port };
-}
-
-async function call(
-  front: string,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: unknown,
-) {
-  const res = await fetch(`${front}${path}`, {
-    method,
-    redirect: "manual",
-    headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  let parsed: any = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {}
-  return { status: res.status, body: parsed };
-}
+const serve = (instance: string) => serveCli(["--quiet", "--control-token", "op", "--instance", instance]);
 
 describe.skipIf(!NGINX)("two processes behind nginx (deploy/nginx.conf)", () => {
   it("routes two partners on different processes through one front URL", async () => {

@@ -8,7 +8,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliRun, freePort, killAllClis, ROOT, startCli } from "../testing/cli.ts";
+import { callJson as call, killAllClis, ROOT, serveCli } from "../testing/cli.ts";
 
 let dir: string;
 beforeAll(async () => {
@@ -19,32 +19,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function serve(args: string[]): Promise<{ run: CliRun; base: string }> {
-  const port = await freePort();
-  const run = startCli(["--port", String(port), "--quiet", "--control-token", "op", ...args]);
-  const deadline = Date.now() + 30_000;
-  while (!run.stdout().includes("Press Ctrl+C") && Date.now() < deadline) {
-    if (run.child.exitCode !== null) throw new Error(run.stderr());
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { run, base: `http://127.0.0.1:${port}` };
-}
-
-async function call(
-  base: string,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: unknown,
-) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const serve = (args: string[]) => serveCli(["--quiet", "--control-token", "op", ...args]);
 
 interface Created {
   id: string;

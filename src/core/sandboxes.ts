@@ -11,7 +11,7 @@
  * sandbox's own token or the operator's. Anything else, and every key that names no live sandbox, goes
  * to the default world, exactly as without sandboxes.
  */
-import { bearerKey } from "./auth.ts";
+import { bearerKey, constantTimeEqual } from "./auth.ts";
 import { readObject, worldChoice } from "./control.ts";
 import type { Simulator } from "./engine.ts";
 import { ApiError } from "./errors.ts";
@@ -192,7 +192,7 @@ export class SandboxHost {
     const m = CONTROL_PATH.exec(path);
     const sb = m ? this.live.get(m[1] as string) : undefined;
     // Another sandbox's token, or none, learns nothing: not even that this one exists.
-    if (!sb || !(operator || (token !== null && sameSecret(token, sb.record.controlToken))))
+    if (!sb || !(operator || (token !== null && constantTimeEqual(token, sb.record.controlToken))))
       throw new ApiError(404, "Not Found");
     sb.record.lastUsedAt = this.options.wall();
     const rest = m?.[2] ?? "";
@@ -280,11 +280,4 @@ function randomChars(n: number, alphabet: string): string {
   // 256 is a multiple of 32 (IDs); for 62 (tokens) the slight bias does not matter for a test token.
   for (const b of bytes) out += alphabet[b % alphabet.length];
   return out;
-}
-
-function sameSecret(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
 }

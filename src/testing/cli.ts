@@ -38,6 +38,40 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliR
   return { child, stdout: () => out, stderr: () => err, exit };
 }
 
+/** Starts the CLI on a free port and waits until it says it is listening; fails with its stderr if it exits. */
+export async function serveCli(args: string[]): Promise<{ run: CliRun; port: number; base: string }> {
+  const port = await freePort();
+  const run = startCli(["--port", String(port), ...args]);
+  const deadline = Date.now() + 30_000;
+  while (!run.stdout().includes("Press Ctrl+C") && Date.now() < deadline) {
+    if (run.child.exitCode !== null) throw new Error(run.stderr());
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { run, port, base: `http://127.0.0.1:${port}` };
+}
+
+/** One request to a served CLI: JSON in (when `body` is given) and out (text when it is not JSON); no redirects followed. */
+export async function callJson(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    redirect: "manual",
+    headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  try {
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  } catch {
+    return { status: res.status, body: text };
+  }
+}
+
 /** Kills every CLI a test started and has not seen exit (for afterAll). */
 export function killAllClis(): void {
   for (const child of running) child.kill("SIGKILL");
