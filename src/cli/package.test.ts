@@ -15,16 +15,21 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../testing/cli.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "ars-consumer-"));
 const children: ChildProcess[] = [];
 
-function run(cmd: string, args: string[], cwd = dir): Promise<{ code: number | null; out: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  cwd = dir,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; out: string }> {
   return new Promise((done) => {
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, NO_COLOR: "1" } });
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, NO_COLOR: "1", ...env } });
     children.push(child);
     let out = "";
     child.stdout.on("data", (b) => (out += b));
@@ -83,6 +88,24 @@ describe("the installed package", () => {
     expect(
       files.filter((f) => /\.test\.|\/src\/.*\.ts$|\/conformance\//.test(f) && !f.endsWith(".d.ts")),
     ).toEqual([]);
+  });
+
+  it.each(
+    RUNTIMES,
+  )("on %s: npx finds the program, which answers --help and --version", async (_, runtime) => {
+    // npx runs the bin through its `#!/usr/bin/env node`: the first node on PATH is the one under test.
+    const PATH = `${dirname(runtime)}:${process.env.PATH}`;
+    const help = await run("npx", ["audience-research-sim", "--help"], dir, { PATH });
+    expect(help.code, help.out).toBe(0);
+    expect(help.out).toMatch(/^Usage: audience-research-sim <command>/m);
+    const serveHelp = await run("npx", ["audience-research-sim", "serve", "--help"], dir, { PATH });
+    expect(serveHelp.out).toContain("--max-sandboxes");
+    const version = await run("npx", ["audience-research-sim", "--version"], dir, { PATH });
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+    expect(version.out.trim()).toBe(pkg.version);
+    // What the shebang found: the Node under test.
+    const shebang = await run("env", ["node", "--version"], dir, { PATH });
+    expect(shebang.out.trim()).toBe((await node(["--version"], runtime)).out.trim());
   });
 
   it.each(RUNTIMES)(
