@@ -146,6 +146,11 @@ describe("sandboxes", () => {
       expect(wrong.body).toMatchObject({ error: true, statusCode: 404 });
       expect((await call("DELETE", `/__sim/sandboxes/${a.id}`, { token })).status).toBe(404);
     }
+    // Nor does its page base lead to its control plane.
+    for (const rest of ["/__sim/clock/advance", "/__sim/reset", "/__sim"]) {
+      const sideways = await call("POST", `/sandboxes/${a.id}${rest}`, { token: null, body: { ms: 1000 } });
+      expect(sideways.status).toBe(404);
+    }
     const manifest = await call("GET", `/__sim/sandboxes/${a.id}/manifest`, { token: a.controlToken });
     expect(manifest.body.now).toBe(a.manifest.now);
     expect((await call("GET", `/__sim/sandboxes/${a.id}/manifest`)).status).toBe(200);

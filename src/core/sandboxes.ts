@@ -133,9 +133,11 @@ export class SandboxHost {
     }
     const page = PAGE_PATH.exec(path);
     if (page) {
-      const sb = this.touch(page[1] as string);
+      const rest = page[2] as string;
+      // The sandbox's own control plane answers only under /__sim/sandboxes/<id>/, behind its token.
+      const sb = rest === "/__sim" || rest.startsWith("/__sim/") ? undefined : this.touch(page[1] as string);
       if (!sb) return renderError(new ApiError(404, "Not Found"), path, {});
-      return sb.sim.handle(moved(request, url, page[2] as string));
+      return sb.sim.handle(moved(request, url, rest));
     }
     if (path !== "/__sim" && !path.startsWith("/__sim/")) {
       const key = bearerKey(request.headers.get("authorization"));

@@ -189,6 +189,8 @@ export function target(manifest: Manifest, sandbox?: SandboxUnderTest): fc.Arbit
           `/__sim/sandboxes/${sandbox.id}/nope`,
           `/sandboxes/${sandbox.id}/checkout/${sandbox.id}`,
           `/sandboxes/${sandbox.id}/`,
+          `/sandboxes/${sandbox.id}/__sim/reset`,
+          `/sandboxes/${sandbox.id}/__sim/faults`,
         ]
       : []),
   );
