@@ -3,8 +3,10 @@
  * framework. It filters and shards the checks, runs them one at a time against the target (they share its
  * state), prints a line per check, and writes the reports, JUnit XML included when asked for.
  */
+
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { type Paint, paint } from "./colour.ts";
 import { type CheckDef, runCheck, skipReason } from "./context.ts";
 import { Coverage } from "./coverage.ts";
 import { finishRun, type RunResults } from "./finish.ts";
@@ -37,6 +39,7 @@ interface Outcome {
 /** Runs the checks and writes the reports; resolves to the number of checks that failed. */
 export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<number> {
   const print = o.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const c = paint();
   const reporters = o.reporters?.length ? o.reporters : [{ name: "default" as const }];
   const dots = reporters.some((r) => r.name === "dot");
   const shard = o.shard;
@@ -50,14 +53,17 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<numb
     const outcome = await runOne(def, info, coverage, results);
     outcomes.push(outcome);
     if (dots)
-      process.stdout.write(outcome.error || outcome.violations.length ? "x" : outcome.skipped ? "-" : ".");
-    else print(lineOf(outcome));
+      process.stdout.write(
+        outcome.error || outcome.violations.length ? c.bad("x") : outcome.skipped ? c.skip("-") : c.ok("."),
+      );
+    else print(lineOf(outcome, c));
   }
   if (dots) print("");
   results.coverage.push(coverage.fragment());
   const failed = outcomes.filter((x) => x.error || x.violations.length);
   const skipped = outcomes.filter((x) => x.skipped && !failed.includes(x)).length;
-  for (const f of failed) print(`\n✗ ${f.def.name}\n${f.error ?? formatViolations(f.violations)}`);
+  for (const f of failed)
+    print(`\n${c.bad(`✗ ${f.def.name}`)}\n${f.error ?? formatViolations(f.violations)}`);
   const passed = chosen.length - failed.length - skipped;
   print(
     `\n${chosen.length} checks: ${passed} passed, ${failed.length} failed, ${skipped} skipped (seed ${info.seed})`,
@@ -110,11 +116,13 @@ async function runOne(
   }
 }
 
-function lineOf(o: Outcome): string {
+function lineOf(o: Outcome, c: Paint): string {
   if (o.error || o.violations.length)
-    return `✗ ${o.def.name}: ${o.error ? "could not finish" : `${o.violations.length} violation(s)`} (${o.ms} ms)`;
-  if (o.skipped) return `↓ ${o.def.name} [skipped: ${o.skipped}]`;
-  return `✓ ${o.def.name} (${o.ms} ms)`;
+    return c.bad(
+      `✗ ${o.def.name}: ${o.error ? "could not finish" : `${o.violations.length} violation(s)`} (${o.ms} ms)`,
+    );
+  if (o.skipped) return c.skip(`↓ ${o.def.name} [skipped: ${o.skipped}]`);
+  return `${c.ok("✓")} ${o.def.name} (${o.ms} ms)`;
 }
 
 function save(file: string, text: string): void {

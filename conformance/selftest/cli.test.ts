@@ -22,11 +22,14 @@ const dir = mkdtempSync(join(tmpdir(), "conformance-cli-"));
  * The CLI through tsx (as `npm run conformance` runs it), from `dir`. Asynchronous: the servers it talks to
  * live in this process, whose event loop must keep turning.
  */
-function cli(args: string[]): Promise<{ code: number | null; out: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: string }> {
   return new Promise((done) => {
     const child = spawn(process.execPath, ["--import", TSX, CLI, ...args], {
       cwd: dir,
-      env: { ...process.env, CONFORMANCE_SHRINK_MS: "500" },
+      env: { ...process.env, CONFORMANCE_SHRINK_MS: "500", ...env },
     });
     let out = "";
     child.stdout.on("data", (b) => (out += b));
@@ -80,6 +83,10 @@ describe("the conformance command line", () => {
     expect(r.out).toMatch(/^\.\.$/m);
     expect(existsSync(join(dir, "reports/conformance-coverage.json"))).toBe(true);
     expect(r.out.includes("\u001b[")).toBe(false);
+    // FORCE_COLOR asks for colour where there is no terminal; NO_COLOR alone keeps it off.
+    const only = ["--target", clean.info.baseUrl, "--seed", "4", "-t", "^domain/identity:"];
+    expect((await cli(only, { FORCE_COLOR: "1" })).out).toContain("\u001b[32m✓\u001b[39m domain/identity");
+    expect((await cli(only, { NO_COLOR: "1" })).out.includes("\u001b[")).toBe(false);
   });
 
   it("exits 1 on a broken server, saves the sequence, and replays it: 1 there, 0 on the clean one", async () => {
