@@ -93,6 +93,7 @@ interface Live {
 export class SandboxHost {
   private readonly live = new Map<string, Live>();
   private lastSweep = 0;
+  private creating = 0;
   readonly ready: Promise<void>;
 
   constructor(private readonly options: SandboxHostOptions) {
@@ -214,8 +215,19 @@ export class SandboxHost {
     const { options } = this;
     const choice = worldChoice(body, options.scenarios);
     const max = options.maxSandboxes ?? 100;
-    if (this.live.size >= max)
+    // Creations under way count too: two at once must not both pass the limit while their worlds build.
+    if (this.live.size + this.creating >= max)
       throw new ApiError(429, `At most ${max} sandboxes may exist at once; delete one first`);
+    this.creating++;
+    try {
+      return await this.make(choice);
+    } finally {
+      this.creating--;
+    }
+  }
+
+  private async make(choice: { scenario?: string; seed?: number }): Promise<Outcome> {
+    const { options } = this;
     let id = newId(options.instance ?? null);
     while (this.live.has(id)) id = newId(options.instance ?? null);
     const scenario = choice.scenario ?? options.scenarios[0]?.name ?? "default";
@@ -231,7 +243,6 @@ export class SandboxHost {
       createdAt: now,
       lastUsedAt: now,
     };
-    // Counted before it is saved, so two creations at once cannot both pass the limit.
     this.live.set(id, { record, sim });
     try {
       await options.onCreated?.(record, sim);
