@@ -31,6 +31,7 @@ interface Open {
 export class SandboxStore {
   private readonly registry = new Map<string, Stored>();
   private readonly open = new Map<string, Open>();
+  private writing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly stateFile: string,
@@ -107,9 +108,17 @@ export class SandboxStore {
     for (const { log } of this.open.values()) await log.close();
   }
 
-  private async writeRegistry(): Promise<void> {
-    const sandboxes = [...this.registry.values()];
-    await writeFileAtomic(this.registryPath, `${JSON.stringify({ format: FORMAT, sandboxes })}\n`);
+  /**
+   * One write at a time, each of the registry as it is when the write starts: two creations at once must
+   * not let the older list land last. A caller's change is in the map before it asks, so its write holds it.
+   */
+  private writeRegistry(): Promise<void> {
+    const next = this.writing.then(() => {
+      const sandboxes = [...this.registry.values()];
+      return writeFileAtomic(this.registryPath, `${JSON.stringify({ format: FORMAT, sandboxes })}\n`);
+    });
+    this.writing = next.catch(() => {});
+    return next;
   }
 
   private async removeFilesOf(id: string): Promise<void> {

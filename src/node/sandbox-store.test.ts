@@ -1,0 +1,73 @@
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SandboxRecord } from "../core/sandboxes.ts";
+import { SandboxStore } from "./sandbox-store.ts";
+import { StateFileError } from "./state-file.ts";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "sandbox-store-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const fail = (error: unknown) => {
+  throw error;
+};
+const record = (i: number): SandboxRecord => ({
+  id: "aaaaaaaaaaaa",
+  controlToken: `sbt_${i}`,
+  scenario: "default",
+  seed: i,
+  createdAt: 1_800_000_000_000 + i,
+  lastUsedAt: 1_800_000_000_000 + i,
+});
+const engine = { checkpoint: async <T>(take: (w: never) => T) => take(undefined as never) };
+
+describe("sandbox store", () => {
+  it("lists every sandbox created at once: no registry write overtakes a later one", async () => {
+    const state = join(dir, "many.json");
+    const store = new SandboxStore(state, { onFatal: fail, onCompactError: fail });
+    const records = Array.from({ length: 20 }, (_, i) => ({ ...record(i), id: `many${i}-aaaaaaaaaaaa` }));
+    await Promise.all(records.map((r) => store.created(r, engine)));
+    const again = await new SandboxStore(state, { onFatal: fail, onCompactError: fail }).load();
+    expect(again.map((s) => s.record.id).sort()).toEqual(records.map((r) => r.id).sort());
+    expect(again[0]?.saved).toMatchObject({ snapshot: null, changes: [] });
+  });
+
+  it("removes a deleted sandbox's files, and at load the files of sandboxes it does not list", async () => {
+    const state = join(dir, "files.json");
+    const store = new SandboxStore(state, { onFatal: fail, onCompactError: fail });
+    const kept = { ...record(1), id: "keep-aaaaaaaaaaaa" };
+    const gone = { ...record(2), id: "gone-aaaaaaaaaaaa" };
+    for (const r of [kept, gone]) {
+      store.logFor(r.id);
+      await store.created(r, engine);
+      await writeFile(`${store.pathOf(r.id)}.log.1`, "");
+    }
+    await store.deleted(gone.id);
+    expect((await readdir(dir)).filter((f) => f.includes("gone"))).toEqual([]);
+    await writeFile(`${store.pathOf("stray-aaaaaaaaaaaa")}.log.1`, "");
+    const loaded = await new SandboxStore(state, { onFatal: fail, onCompactError: fail }).load();
+    expect(loaded.map((s) => s.record.id)).toEqual([kept.id]);
+    expect((await readdir(dir)).filter((f) => f.includes("stray"))).toEqual([]);
+    expect((await readdir(dir)).filter((f) => f.includes("keep"))).toEqual([
+      "files.json.sandbox-keep-aaaaaaaaaaaa.log.1",
+    ]);
+  });
+
+  it("refuses a registry it cannot read", async () => {
+    const state = join(dir, "bad.json");
+    const store = new SandboxStore(state, { onFatal: fail, onCompactError: fail });
+    await writeFile(store.registryPath, "{");
+    await expect(store.load()).rejects.toThrow(StateFileError);
+    await writeFile(
+      store.registryPath,
+      JSON.stringify({ format: "audience-research-sim/sandboxes", sandboxes: [{ id: "../x" }] }),
+    );
+    await expect(store.load()).rejects.toThrow(/cannot be read/);
+  });
+});
