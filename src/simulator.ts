@@ -31,9 +31,11 @@ export interface SandboxesOptions
  * scenario, seed, keys and pages, and a control plane without a token (the sandbox host guards it).
  */
 export function sandboxOptions(options: SimulatorOptions, spec: SandboxSpec): SimulatorOptions {
-  const { snapshot: _snapshot, changes: _changes, ...shared } = options;
+  const { snapshot: _snapshot, changes: _changes, onRequest, ...shared } = options;
   return {
     ...shared,
+    // The host's log says which sandbox served each request; the sandbox's own journal stays as it is.
+    ...(onRequest ? { onRequest: (entry) => onRequest({ ...entry, sandbox: spec.id }) } : {}),
     scenario: spec.scenario,
     seed: spec.seed,
     keyPrefix: spec.keyPrefix,

@@ -247,7 +247,7 @@ async function main(): Promise<void> {
   process.on("SIGTERM", stop);
 }
 
-function requestLogger(format: LogFormat): (entry: JournalEntry) => void {
+function requestLogger(format: LogFormat): (entry: JournalEntry & { sandbox?: string }) => void {
   if (format === "json") {
     return (e) => {
       const line = {
@@ -258,13 +258,15 @@ function requestLogger(format: LogFormat): (entry: JournalEntry) => void {
         status: e.status,
         ms: e.ms,
         userId: e.userId,
+        ...(e.sandbox ? { sandbox: e.sandbox } : {}),
       };
       process.stdout.write(`${JSON.stringify(line)}\n`);
     };
   }
   return (e) => {
     const time = new Date().toISOString().slice(11, 23);
-    process.stdout.write(`${time} ${e.method} ${e.path} ${e.status} ${e.ms}ms\n`);
+    const where = e.sandbox ? ` [sandbox ${e.sandbox}]` : "";
+    process.stdout.write(`${time} ${e.method} ${e.path} ${e.status} ${e.ms}ms${where}\n`);
   };
 }
 

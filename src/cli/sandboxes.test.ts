@@ -94,6 +94,27 @@ describe("sandboxes of the served program", () => {
     await run.exit;
   }, 150_000);
 
+  it("names the sandbox in the request log; the sandbox's own journal is as the control plane documents it", async () => {
+    const { run, base } = await serveCli(["--log", "json", "--control-token", "op"]);
+    const made = (await call(base, "POST", "/__sim/sandboxes", { "x-sim-control-token": "op" }, {}))
+      .body as Created;
+    const key = { authorization: `Bearer ${made.manifest.users.owner?.apiKey}` };
+    expect((await call(base, "GET", "/api/v1/auth/me", key)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 100));
+    const lines = run
+      .stdout()
+      .split("\n")
+      .filter((l) => l.startsWith("{"));
+    const logged = lines.map((l) => JSON.parse(l)).find((e) => e.path === "/api/v1/auth/me");
+    expect(logged).toMatchObject({ status: 200, sandbox: made.id });
+    const journal = await call(base, "GET", `/__sim/sandboxes/${made.id}/requests?limit=5`, {
+      "x-sim-control-token": made.controlToken,
+    });
+    expect(Object.keys(journal.body[0]).sort()).toEqual(["at", "method", "ms", "path", "status", "userId"]);
+    run.child.kill("SIGTERM");
+    await run.exit;
+  }, 60_000);
+
   it("honours --max-sandboxes and --instance", async () => {
     const { run, base } = await serve(["--max-sandboxes", "1", "--instance", "east"]);
     const op = { "x-sim-control-token": "op" };

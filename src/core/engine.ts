@@ -41,8 +41,8 @@ export interface SimulatorOptions {
   controlToken?: string | null;
   rateLimitPerMinute?: number;
   latencyMs?: number | [number, number];
-  /** Called after each request, e.g. for the CLI's log. */
-  onRequest?: (entry: JournalEntry) => void;
+  /** Called after each request, e.g. for the CLI's log (`sandbox` names the sandbox that served it). */
+  onRequest?: (entry: JournalEntry & { sandbox?: string }) => void;
   /** Called with bugs (non-ApiError throws) that were answered as a redacted 500. */
   onError?: (error: unknown, where: { method: string; path: string }) => void;
   /**
