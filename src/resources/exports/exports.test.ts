@@ -295,6 +295,46 @@ describe("document content", () => {
       }
     }
   });
+
+  // A third reader, from another ecosystem: Debian's python3-openpyxl and python3-docx (`.ci/run` installs them).
+  const PYTHON = "/usr/bin/python3";
+  const READ_OOXML = `
+import sys, openpyxl, docx
+kind, path = sys.argv[1], sys.argv[2]
+if kind == "xlsx":
+    wb = openpyxl.load_workbook(path)
+    v1 = [r for r in wb["KPIs"].iter_rows(values_only=True) if r[0] == "V1"][0]
+    print(wb.properties.title, "|", ",".join(wb.sheetnames), "|", v1[1], v1[2], v1[3], v1[4])
+else:
+    d = docx.Document(path)
+    print(d.core_properties.title, "|", d.paragraphs[0].style.name, "|", len(d.tables))
+`;
+  it.each([
+    "xlsx",
+    "docx",
+  ] as const)("python's reader opens the %s (skipped with a note when not installed)", async (format) => {
+    const installed = spawnSync(PYTHON, ["-c", "import openpyxl, docx"]).status === 0;
+    if (!installed) {
+      console.warn("exports.test: python3-openpyxl / python3-docx are not installed; that check is skipped");
+      return;
+    }
+    const ready = await exportReady("main", "validation_report", format);
+    const { bytes } = await download(ready.downloadUrl);
+    const dir = mkdtempSync(join(tmpdir(), "exports-test-"));
+    try {
+      const file = join(dir, `report.${format}`);
+      writeFileSync(file, bytes);
+      const out = execFileSync(PYTHON, ["-c", READ_OOXML, format, file]).toString("utf8").trim();
+      const title = `${audienceName("main")}: validation report`;
+      if (format === "xlsx")
+        expect(out).toBe(
+          `${title} | Summary,Score calculation,KPIs,Answer shares,Composition,Provenance | Answer-share agreement 0.84 0.79 0.88`,
+        );
+      else expect(out).toMatch(new RegExp(`^${title} \\| Title \\| \\d+$`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("kinds, formats and access", () => {
