@@ -34,6 +34,7 @@ describe("parseCli", () => {
     expect([o.maxSandboxes, o.sandboxTtlMs, o.instance]).toEqual([5, 1_800_000, "east1"]);
     expect(options(["--sandbox-ttl", "90"]).sandboxTtlMs).toBe(90_000);
     expect(options(["--sandbox-ttl", "7d"]).sandboxTtlMs).toBe(604_800_000);
+    expect(options(["--sandbox-ttl", "250ms"]).sandboxTtlMs).toBe(250);
   });
 
   it("takes --cors-origin, repeatable, and refuses what is not an origin", () => {
@@ -130,7 +131,7 @@ describe("parseCli", () => {
     [["--log", "xml"], /--log must be "pretty" or "json"/],
     [["--max-sandboxes", "many"], /--max-sandboxes must be an integer/],
     [["--sandbox-ttl", "soon"], /--sandbox-ttl must be a duration such as 90s/],
-    [["--sandbox-ttl", "0s"], /--sandbox-ttl must be from 1s to 366d/],
+    [["--sandbox-ttl", "0s"], /--sandbox-ttl must be from 1ms to 366d/],
     [["--instance", "East_1"], /--instance must be 1 to 16 characters a-z and 0-9/],
     [["--frobnicate"], /Unknown option '--frobnicate'/],
     [["--port"], /--port/],

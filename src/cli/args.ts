@@ -70,7 +70,8 @@ ${scenarios.map((s) => `                           ${s.name}`).join("\n")}
   --state-file PATH      keep the state in PATH: loaded at start if it exists (then --scenario and
                          --seed are ignored), saved atomically after every change; sandboxes too
   --max-sandboxes N      how many sandboxes (POST /__sim/sandboxes) may exist at once (default: 100)
-  --sandbox-ttl DURATION delete a sandbox unused for DURATION: 90s, 30m, 12h, 7d (default: never)
+  --sandbox-ttl DURATION delete a sandbox unused for DURATION: 90s, 30m, 12h, 7d, 500ms; a bare
+                         number is seconds (default: never)
   --instance NAME        name this process in the sandbox IDs it makes (a-z, 0-9; for a proxy that
                          routes several processes by sandbox ID)
   -h, --help             show this help
@@ -217,15 +218,15 @@ function nonEmpty(name: string, text: string): string {
   return text;
 }
 
-const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** `90s`, `30m`, `12h`, `7d` (a bare number is seconds), from one second to a year, in ms. */
+/** `500ms`, `90s`, `30m`, `12h`, `7d` (a bare number is seconds), up to a year, in ms. */
 function duration(name: string, text: string): number {
-  const m = /^\s*(\d+)\s*([smhd]?)\s*$/.exec(text);
+  const m = /^\s*(\d+)\s*(ms|[smhd])?\s*$/.exec(text);
   if (!m) throw new UsageError(`${name} must be a duration such as 90s, 30m, 12h or 7d, not "${text}"`);
-  const ms = Number(m[1]) * (UNIT_MS[m[2] || "s"] as number);
-  if (!Number.isSafeInteger(ms) || ms < 1000 || ms > 366 * 86_400_000)
-    throw new UsageError(`${name} must be from 1s to 366d, not "${text}"`);
+  const ms = Number(m[1]) * (UNIT_MS[m[2] ?? "s"] as number);
+  if (!Number.isSafeInteger(ms) || ms < 1 || ms > 366 * 86_400_000)
+    throw new UsageError(`${name} must be from 1ms to 366d, not "${text}"`);
   return ms;
 }
 

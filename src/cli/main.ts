@@ -201,7 +201,8 @@ async function main(): Promise<void> {
     }
   }
   // Idle sandboxes go even when no request comes to notice them.
-  if (options.sandboxTtlMs !== null) setInterval(() => void sandboxes.sweep(), 10_000).unref();
+  if (options.sandboxTtlMs !== null)
+    setInterval(() => void sandboxes.sweep(), Math.max(100, Math.min(10_000, options.sandboxTtlMs))).unref();
 
   let server: RunningServer;
   try {

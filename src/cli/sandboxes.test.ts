@@ -4,7 +4,7 @@
  * the flags that bound them are honoured.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -111,6 +111,23 @@ describe("sandboxes of the served program", () => {
       "x-sim-control-token": made.controlToken,
     });
     expect(Object.keys(journal.body[0]).sort()).toEqual(["at", "method", "ms", "path", "status", "userId"]);
+    run.child.kill("SIGTERM");
+    await run.exit;
+  }, 60_000);
+
+  it("removes an idle sandbox after --sandbox-ttl even when no request comes; its keys then get 401", async () => {
+    const state = join(dir, "ttl.json");
+    const { run, base } = await serve(["--sandbox-ttl", "300ms", "--state-file", state]);
+    const op = { "x-sim-control-token": "op" };
+    const made = (await call(base, "POST", "/__sim/sandboxes", op, {})).body as Created;
+    const listed = async () => JSON.parse(await readFile(`${state}.sandboxes.json`, "utf8")).sandboxes;
+    expect(await listed()).toHaveLength(1);
+    // No request in between: the registry on disk shows the timer's sweep, not one a request set off.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await listed()).toEqual([]);
+    const key = { authorization: `Bearer ${made.manifest.users.owner?.apiKey}` };
+    expect((await call(base, "GET", "/api/v1/auth/me", key)).status).toBe(401);
+    expect((await call(base, "GET", "/__sim/sandboxes", op)).body).toEqual([]);
     run.child.kill("SIGTERM");
     await run.exit;
   }, 60_000);

@@ -155,11 +155,14 @@ export class SandboxHost {
     this.live.set(record.id, { record, sim });
   }
 
-  /** Deletes every sandbox idle past the TTL; runs at most once a second however often it is called. */
+  /**
+   * Deletes every sandbox idle past the TTL. Runs at most once a second (or once a TTL, when that is
+   * shorter) however often it is called.
+   */
   async sweep(): Promise<void> {
     const ttl = this.options.idleTtlMs;
     const now = this.options.wall();
-    if (ttl == null || now - this.lastSweep < 1000) return;
+    if (ttl == null || now - this.lastSweep < Math.min(1000, ttl)) return;
     this.lastSweep = now;
     for (const [id, sb] of this.live) if (now - sb.record.lastUsedAt > ttl) await this.remove(id);
   }
