@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { digest, stateDigest } from "../core/digest.ts";
+import type { Manifest } from "../core/manifest.ts";
 import { createRng } from "../core/prng.ts";
 import { parseSnapshot, SNAPSHOT_VERSION, type Snapshot, SnapshotError } from "../core/snapshot.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
@@ -205,6 +206,8 @@ describe("--state-file", () => {
       const deadline = Date.now() + KILL_MS;
       /** Every API key name and clock move whose reply arrived, over every run so far. */
       const acknowledged = new Set<string>();
+      /** Sandboxes whose creation was acknowledged, with the API key names made in each. */
+      const sandboxes = new Map<string, { key: string; names: Set<string> }>();
       let advances = 0;
       let iterations = 0;
       let torn = 0;
@@ -223,13 +226,37 @@ describe("--state-file", () => {
         const lost = [...acknowledged].filter((n) => !names.has(n));
         expect(lost, `acknowledged API keys lost after kill ${iterations - 1}`).toEqual([]);
         expect(snap.clock.now - startAt).toBeGreaterThanOrEqual(advances * 1000);
+        // The same rule in every sandbox: made before the kill, it is there, with every key made in it.
+        for (const [id, sb] of sandboxes) {
+          const inside = await http(origin, sb.key, "GET", "/api/v1/api-keys");
+          expect(inside.status, `sandbox ${id} lost after kill ${iterations - 1}`).toBe(200);
+          const kept = new Set((JSON.parse(inside.text) as { name: string | null }[]).map((k) => k.name));
+          expect(
+            [...sb.names].filter((n) => !kept.has(n)),
+            `keys of sandbox ${id}`,
+          ).toEqual([]);
+        }
 
-        // Four writers at once, so that kills also fall among changes sharing one fsync.
+        // Five writers at once, so that kills also fall among changes sharing one fsync; one of them makes a
+        // sandbox and writes into it.
         let stop = false;
-        const writers = [0, 1, 2, 3].map(async (w) => {
+        const writers = [0, 1, 2, 3, 4].map(async (w) => {
+          let sandbox: { key: string; names: Set<string> } | null = null;
           for (let i = 0; !stop; i++) {
             try {
-              if (w === 3) {
+              if (w === 4) {
+                if (!sandbox) {
+                  const made = await http(origin, "", "POST", "/__sim/sandboxes", {});
+                  if (made.status !== 201) continue;
+                  const body = JSON.parse(made.text) as { id: string; manifest: Manifest };
+                  sandbox = { key: body.manifest.users.owner?.apiKey as string, names: new Set() };
+                  sandboxes.set(body.id, sandbox);
+                  continue;
+                }
+                const name = `s${iterations}-${i}`;
+                const r = await http(origin, sandbox.key, "POST", "/api/v1/api-keys", { name });
+                if (r.status === 201) sandbox.names.add(name);
+              } else if (w === 3) {
                 const r = await http(origin, "", "POST", "/__sim/clock/advance", { ms: 1000 });
                 if (r.status === 200) advances++;
               } else {
@@ -261,7 +288,7 @@ describe("--state-file", () => {
       expect((await last.exit).code).toBe(0);
       await checkLoads(await readFile(file, "utf8"));
       console.log(
-        `SIGKILL: ${iterations} kills, ${acknowledged.size} acknowledged keys and ${advances} clock moves, all kept; ${torn} torn records dropped`,
+        `SIGKILL: ${iterations} kills, ${acknowledged.size} acknowledged keys, ${advances} clock moves and ${sandboxes.size} sandboxes (${[...sandboxes.values()].reduce((n, s) => n + s.names.size, 0)} keys in them), all kept; ${torn} torn records dropped`,
       );
       expect(acknowledged.size).toBeGreaterThan(iterations);
     },
