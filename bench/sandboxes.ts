@@ -24,14 +24,18 @@ export interface SandboxResult {
 
 const MB = 1024 * 1024;
 
-async function post(origin: string, path: string, body: unknown): Promise<{ ms: number; json: any }> {
+interface Made {
+  manifest: { users: { owner: { apiKey: string } } };
+}
+
+async function post(origin: string, path: string, body: unknown): Promise<{ ms: number; json: Made }> {
   const t = performance.now();
   const res = await fetch(`${origin}${path}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-  const json = await res.json();
+  const json = (await res.json()) as Made;
   const ms = performance.now() - t;
   if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`);
   return { ms, json };

@@ -3,8 +3,7 @@ import { LIMITS } from "../contract/limits.ts";
 import { type Operation, operations } from "../contract/operations.ts";
 import { authenticate, type Caller } from "./auth.ts";
 import { type BodyResult, DEFAULT_MAX_BODY_BYTES, isJsonType, parseJson, readCapped } from "./body.ts";
-import type { Change, ChangeSink, RequestChange } from "./changes.ts";
-import type { ClockMode, VirtualClock } from "./clock.ts";
+import type { Change, RequestChange } from "./changes.ts";
 import { handleControl } from "./control.ts";
 import { ApiError, unauthorized } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest, toResponse } from "./exchange.ts";
@@ -14,89 +13,20 @@ import type { Manifest } from "./manifest.ts";
 import { StateMemo } from "./memo.ts";
 import { collectModules } from "./modules.ts";
 import { checkBody, checkParameters } from "./params.ts";
-import { type GenerateBody, parsePrefer, preferredResponse } from "./prefer.ts";
+import { parsePrefer, preferredResponse } from "./prefer.ts";
 import { createRng } from "./prng.ts";
 import { RateLimiter, rateHeaders } from "./ratelimit.ts";
 import { ListedHeaders, Recorder, RecordingHeaders, worldMark } from "./recorder.ts";
 import { isResponse, renderError, renderReply } from "./render.ts";
 import type { Reply, RequestContext, ResourceModule, RouteSpec, SimConfig } from "./route.ts";
 import { Router } from "./router.ts";
+import type { Simulator, SimulatorOptions } from "./simulator-api.ts";
 import { encodeSnapshot, type Snapshot } from "./snapshot.ts";
-import type { State } from "./state.ts";
 import { buildWorld, restoreWorld, snapshotOf, type World, type WorldDeps } from "./world.ts";
 
 export const DEFAULT_START = Date.parse("2026-11-21T12:00:00.000Z");
 
-export interface SimulatorOptions {
-  scenario?: string;
-  seed?: number;
-  clock?: ClockMode;
-  /** Virtual time at which scenarios start (epoch ms). */
-  startTime?: number;
-  /** Real time in ms; hosts pass `Date.now`. Drives the `real` clock, latency and request timings. */
-  wallClock?: () => number;
-  /** Waits real time, for configured latency and fault delays. */
-  sleep?: (ms: number) => Promise<void>;
-  control?: boolean;
-  controlToken?: string | null;
-  rateLimitPerMinute?: number;
-  latencyMs?: number | [number, number];
-  /** Called after each request, e.g. for the CLI's log (`sandbox` names the sandbox that served it). */
-  onRequest?: (entry: JournalEntry & { sandbox?: string }) => void;
-  /** Called with bugs (non-ApiError throws) that were answered as a redacted 500. */
-  onError?: (error: unknown, where: { method: string; path: string }) => void;
-  /**
-   * Schema-driven bodies for `Prefer: dynamic=true` (src/core/prefer.ts). Hosts inject one (the Node host
-   * uses Prism's generator); without it such requests get the contract's example and a header saying so.
-   */
-  generateBody?: GenerateBody;
-  /**
-   * How this world's API keys begin (default `service_`). A sandbox's keys carry its ID after `service_`,
-   * so that a request finds its world, and a proxy its process, by the key alone.
-   */
-  keyPrefix?: string;
-  /** Where this world's pages outside the contract are served below the origin (default ``). */
-  pageBase?: string;
-  /** Start from a saved world (src/core/snapshot.ts) instead of building a scenario. */
-  snapshot?: Snapshot;
-  /**
-   * Receives every change in the order it was made (src/core/changes.ts); a write's reply waits until the
-   * sink says the change is durable. `replay` brings the changes back.
-   */
-  changes?: ChangeSink;
-}
-
-export interface Simulator {
-  fetch(request: Request): Promise<Response>;
-  /** `fetch` for hosts that pass something lighter than a Request and write Answers out themselves. */
-  handle(request: SimRequest): Promise<Outcome>;
-  /** Resolves once the scenario is built; `fetch` waits for it by itself. */
-  ready: Promise<void>;
-  manifest(): Manifest;
-  reset(to?: { scenario?: string; seed?: number }): Promise<Manifest>;
-  advance(ms: number): string;
-  /** Changes the configuration (the control plane's `PATCH /__sim/config`). */
-  configure(patch: Partial<SimConfig>): SimConfig;
-  /** The whole world (state, clock, random stream position, manifest, config) as a detached copy. */
-  snapshot(): Snapshot;
-  /** The same as `encodeSnapshot(snapshot())`, without the copy: for saving. */
-  snapshotText(): string;
-  /** Replaces the world with a saved one; throws SnapshotError when the simulator cannot run it. */
-  restore(snap: Snapshot): void;
-  /** Makes recorded changes again, in order, on the world as it is (after `restore`, say). */
-  replay(changes: Iterable<Change>): Promise<void>;
-  /**
-   * Calls `take` with a view of the world between two changes, none half made, and answers what it
-   * answers: a host saves a snapshot there and starts its log afresh. `take` must not keep the view.
-   */
-  checkpoint<T>(take: (world: Snapshot) => T): Promise<T>;
-  /** The live state. Taking hold of it counts as a change (what the core derived from it is dropped). */
-  readonly state: State;
-  readonly clock: VirtualClock;
-  readonly config: SimConfig;
-  readonly journal: Journal;
-  readonly faults: Faults;
-}
+export type { Simulator, SimulatorOptions } from "./simulator-api.ts";
 
 const router = new Router(operations);
 

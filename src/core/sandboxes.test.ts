@@ -164,7 +164,7 @@ describe("sandboxes", () => {
   });
 
   it("refuses bad input in the envelope, and past --max-sandboxes with 429", async () => {
-    const { call, create } = setup({ maxSandboxes: 2 });
+    const { call } = setup({ maxSandboxes: 2 });
     expect((await call("POST", "/__sim/sandboxes", { body: "{not json" })).status).toBe(400);
     expect((await call("POST", "/__sim/sandboxes", { body: [] })).status).toBe(400);
     const unknown = await call("POST", "/__sim/sandboxes", { body: { scenario: "nope" } });
