@@ -4,6 +4,7 @@
  * libraries, which cost the package's users about 50 MB of install for the few elements we write; the
  * tests read every document back with an independent reader of its format.
  */
+import { escapeHtml } from "../../../core/html.ts";
 import { GENERATOR } from "../document.ts";
 
 const REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
@@ -48,13 +49,9 @@ const INVALID_XML =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+/** Text for XML content and quoted attributes: the characters XML cannot hold replaced, then escaped. */
 export function esc(text: string): string {
-  return text
-    .replace(INVALID_XML, "\ufffd")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;");
+  return escapeHtml(text.replace(INVALID_XML, "\ufffd"));
 }
 
 export const XML_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
