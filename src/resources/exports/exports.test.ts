@@ -154,6 +154,24 @@ describe("export lifecycle, every offered format", () => {
         expect(html).toMatch(/<table>.*<th>|<table>.*<td>/s);
         const heading = kind === "brief" ? "Members" : "KPIs";
         expect(html).toContain(heading);
+        if (kind === "validation_report") {
+          // What the description says the report contains, as a reader of the DOCX sees it: every scored
+          // validation, the score calculation, every KPI with its 95% interval, answer shares, composition
+          // and provenance.
+          for (const part of [
+            "<h1>Summary</h1>",
+            "Scored validations",
+            "Overall score calculation",
+            "KPIs with 95% intervals",
+            "Answer shares by question",
+            "Composition check",
+            "<h1>Provenance</h1>",
+          ])
+            expect(html).toContain(part);
+          expect(html).toMatch(
+            /<td><p>Answer-share agreement<\/p><\/td><td><p>0\.840<\/p><\/td><td><p>0\.790<\/p><\/td><td><p>0\.880<\/p><\/td>/,
+          );
+        }
         const core = await zip.file("docProps/core.xml")?.async("string");
         expect(core).toContain(
           `<dc:title>${kind === "brief" ? name : `${name}: validation report`}</dc:title>`,
