@@ -3,6 +3,7 @@
  * it serves. Hosts (the CLI, MSW, tests) start here; the engine itself knows no resource by name.
  */
 import { scenarios } from "../scenarios/index.ts";
+import { tokenList } from "./core/control.ts";
 import { createEngine, type Simulator, type SimulatorOptions } from "./core/engine.ts";
 import { SandboxHost, type SandboxHostOptions, type SandboxSpec } from "./core/sandboxes.ts";
 import { resourceModules } from "./resources/index.ts";
@@ -28,10 +29,10 @@ export interface SandboxesOptions
 
 /**
  * What a sandbox's engine is made of: the host's options (rate limit, latency, clock, hooks), but its own
- * scenario, seed, keys and pages, and a control plane without a token (the sandbox host guards it).
+ * scenario, seed, keys and pages, and a control plane that opens to its token or the operator's.
  */
 export function sandboxOptions(options: SimulatorOptions, spec: SandboxSpec): SimulatorOptions {
-  const { snapshot: _snapshot, changes: _changes, onRequest, ...shared } = options;
+  const { snapshot: _snapshot, changes: _changes, onRequest, controlToken: operator, ...shared } = options;
   return {
     ...shared,
     // The host's log says which sandbox served each request; the sandbox's own journal stays as it is.
@@ -41,7 +42,7 @@ export function sandboxOptions(options: SimulatorOptions, spec: SandboxSpec): Si
     keyPrefix: spec.keyPrefix,
     pageBase: spec.pageBase,
     control: true,
-    controlToken: null,
+    controlToken: [spec.controlToken, ...tokenList(operator)],
   };
 }
 
@@ -54,7 +55,7 @@ export function createSandboxes(
     ...options,
     main,
     scenarios,
-    control: { enabled: options.control ?? true, token: options.controlToken ?? null },
+    control: { enabled: options.control ?? true, tokens: tokenList(options.controlToken) },
     wall: options.wallClock ?? (() => performance.timeOrigin + performance.now()),
     create: (spec) => createSimulator({ ...sandboxOptions(options, spec), ...options.sandbox?.(spec) }),
   });

@@ -3,6 +3,7 @@
  * envelope. It is not part of openapi.json; the README documents it.
  */
 import type { Scenario } from "../../scenarios/builder.ts";
+import { constantTimeEqual } from "./auth.ts";
 import { parseJson, readCapped } from "./body.ts";
 import { ApiError, badRequest } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest } from "./exchange.ts";
@@ -26,7 +27,8 @@ export interface Controlled {
 export interface ControlDeps {
   sim: Controlled;
   scenarios: readonly Scenario[];
-  control: { token: string | null };
+  /** Tokens any one of which opens the control plane; none: it is open. */
+  control: { tokens: readonly string[] };
 }
 
 type ControlHandler = (
@@ -86,7 +88,9 @@ const handlers: Record<string, ControlHandler> = {
 
 export async function handleControl(request: SimRequest, url: URL, deps: ControlDeps): Promise<Outcome> {
   try {
-    if (deps.control.token !== null && request.headers.get("x-sim-control-token") !== deps.control.token) {
+    const { tokens } = deps.control;
+    const given = request.headers.get("x-sim-control-token");
+    if (tokens.length > 0 && (given === null || !tokens.some((t) => constantTimeEqual(given, t)))) {
       throw new ApiError(401, "Missing or wrong x-sim-control-token");
     }
     const handler = handlers[`${request.method} ${url.pathname}`];
@@ -99,6 +103,11 @@ export async function handleControl(request: SimRequest, url: URL, deps: Control
     if (error instanceof ApiError) return renderError(error, url.pathname, {});
     throw error;
   }
+}
+
+/** The `controlToken` option as a list: none (the control plane is open), one, or any one of several. */
+export function tokenList(token: string | readonly string[] | null | undefined): readonly string[] {
+  return token == null ? [] : typeof token === "string" ? [token] : token;
 }
 
 /** `{ scenario?, seed? }` of a reset or a new sandbox, checked: 400 naming the known scenarios. */

@@ -4,7 +4,7 @@ import { type Operation, operations } from "../contract/operations.ts";
 import { authenticate, type Caller } from "./auth.ts";
 import { type BodyResult, DEFAULT_MAX_BODY_BYTES, isJsonType, parseJson, readCapped } from "./body.ts";
 import type { Change, RequestChange } from "./changes.ts";
-import { handleControl } from "./control.ts";
+import { handleControl, tokenList } from "./control.ts";
 import { ApiError, unauthorized } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest, toResponse } from "./exchange.ts";
 import { Faults } from "./faults.ts";
@@ -52,7 +52,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     rateLimitPerMinute: options.rateLimitPerMinute ?? LIMITS.rateLimitPerMinute,
     latencyMs: options.latencyMs ?? 0,
   };
-  const control = { enabled: options.control ?? true, token: options.controlToken ?? null };
+  const control = { enabled: options.control ?? true, tokens: tokenList(options.controlToken) };
   const limiter = new RateLimiter();
   const journal = new Journal();
   const memo = new StateMemo();

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { PRICE_CATALOGUE } from "../../scenarios/catalogue.ts";
-import { createSandboxes } from "../simulator.ts";
+import { createSandboxes, createSimulator, sandboxOptions } from "../simulator.ts";
 import type { Manifest } from "./manifest.ts";
-import { SANDBOX_KEY_PREFIX, sandboxOfKey } from "./sandboxes.ts";
+import { SANDBOX_KEY_PREFIX, sandboxOfKey, sandboxSpec } from "./sandboxes.ts";
 
 const ORIGIN = "http://sim.test";
 const OPERATOR = "operator-secret";
@@ -161,6 +161,19 @@ describe("sandboxes", () => {
     expect(listed.body.map((s: { id: string }) => s.id).sort()).toEqual([a.id, b.id].sort());
     expect(listed.body[0]).toMatchObject({ scenario: "default", seed: 1, ageSeconds: 0, idleSeconds: 0 });
     expect(JSON.stringify(listed.body)).not.toContain(a.controlToken);
+  });
+
+  it("builds each sandbox's engine with a control plane of its own token and the operator's, nobody else's", async () => {
+    const spec = sandboxSpec({ id: "aaaaaaaaaaaa", controlToken: "sbt_own", scenario: "default", seed: 1 });
+    const engine = createSimulator(sandboxOptions({ controlToken: OPERATOR }, spec));
+    const manifest = (token?: string) =>
+      engine.fetch(
+        new Request(`${ORIGIN}/__sim/manifest`, token ? { headers: { "x-sim-control-token": token } } : {}),
+      );
+    expect((await manifest()).status).toBe(401);
+    expect((await manifest("sbt_other")).status).toBe(401);
+    expect((await manifest("sbt_own")).status).toBe(200);
+    expect((await manifest(OPERATOR)).status).toBe(200);
   });
 
   it("refuses bad input in the envelope, and past --max-sandboxes with 429", async () => {

@@ -45,6 +45,8 @@ export interface SandboxRecord {
 /** What a host is asked to build: an engine for these keys and pages, from a scenario or a saved state. */
 export interface SandboxSpec {
   id: string;
+  /** The sandbox's own control token: its engine's control plane opens to it (and to the operator's). */
+  controlToken: string;
   keyPrefix: string;
   pageBase: string;
   scenario: string;
@@ -52,9 +54,12 @@ export interface SandboxSpec {
 }
 
 /** The engine a sandbox of this ID, scenario and seed is built as (also when it is brought back). */
-export function sandboxSpec(r: Pick<SandboxRecord, "id" | "scenario" | "seed">): SandboxSpec {
+export function sandboxSpec(
+  r: Pick<SandboxRecord, "id" | "controlToken" | "scenario" | "seed">,
+): SandboxSpec {
   return {
     id: r.id,
+    controlToken: r.controlToken,
     keyPrefix: `${SANDBOX_KEY_PREFIX}${r.id}_`,
     pageBase: `/sandboxes/${r.id}`,
     scenario: r.scenario,
@@ -65,11 +70,14 @@ export function sandboxSpec(r: Pick<SandboxRecord, "id" | "scenario" | "seed">):
 export interface SandboxHostOptions {
   /** The default world: everything that names no sandbox. */
   main: Pick<Simulator, "handle" | "manifest" | "ready">;
-  /** Builds a sandbox's engine. Its control plane must be on and without a token (this file guards it). */
+  /**
+   * Builds a sandbox's engine, its control plane opened by the spec's token or the operator's. This file
+   * answers anyone else 404 before the engine would say 401, so that a sandbox's existence stays hidden.
+   */
   create(spec: SandboxSpec): SandboxEngine;
   scenarios: readonly { name: string }[];
-  /** The control plane: off means no sandbox endpoint at all; `token` is the operator's. */
-  control: { enabled: boolean; token: string | null };
+  /** The control plane: off means no sandbox endpoint at all; `tokens` are the operator's (none: open). */
+  control: { enabled: boolean; tokens: readonly string[] };
   /** Past this many, creating one is refused with 429 (default 100). */
   maxSandboxes?: number;
   /** A sandbox unused for this long is deleted (default: never). */
@@ -183,10 +191,10 @@ export class SandboxHost {
     if (!control.enabled) throw new ApiError(404, "Not Found");
     const path = url.pathname;
     const token = request.headers.get("x-sim-control-token");
-    const operator = control.token !== null && token === control.token;
+    const open = control.tokens.length === 0;
+    const operator = token !== null && control.tokens.some((t) => constantTimeEqual(token, t));
     if (path === "/__sim/sandboxes" || path === "/__sim/sandboxes/") {
-      if (control.token !== null && !operator)
-        throw new ApiError(401, "Missing or wrong x-sim-control-token");
+      if (!open && !operator) throw new ApiError(401, "Missing or wrong x-sim-control-token");
       if (request.method === "POST") return this.create(await readObject(request));
       if (request.method === "GET" || request.method === "HEAD")
         return json(
@@ -235,12 +243,13 @@ export class SandboxHost {
     while (this.live.has(id)) id = newId(options.instance ?? null);
     const scenario = choice.scenario ?? options.scenarios[0]?.name ?? "default";
     const seed = choice.seed ?? 1;
-    const sim = options.create(sandboxSpec({ id, scenario, seed }));
+    const controlToken = `sbt_${randomChars(32, TOKEN_ALPHABET)}`;
+    const sim = options.create(sandboxSpec({ id, controlToken, scenario, seed }));
     await sim.ready;
     const now = options.wall();
     const record: SandboxRecord = {
       id,
-      controlToken: `sbt_${randomChars(32, TOKEN_ALPHABET)}`,
+      controlToken,
       scenario,
       seed,
       createdAt: now,

@@ -24,7 +24,8 @@ export interface SimulatorOptions {
   /** Waits real time, for configured latency and fault delays. */
   sleep?: (ms: number) => Promise<void>;
   control?: boolean;
-  controlToken?: string | null;
+  /** What `x-sim-control-token` must be; any one of a list opens it (a sandbox's: its own, the operator's). */
+  controlToken?: string | readonly string[] | null;
   rateLimitPerMinute?: number;
   latencyMs?: number | [number, number];
   /** Called after each request, e.g. for the CLI's log (`sandbox` names the sandbox that served it). */
