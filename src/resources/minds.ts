@@ -21,6 +21,13 @@ export const UNTRAINED: Readonly<MindTraining> = {
   learning: true,
 };
 
+/** No knowledge yet: one frozen list for every new Mind. */
+const NO_KNOWLEDGE = Object.freeze([]) as unknown as MindRecord["knowledge"];
+
+/**
+ * A Mind record over a persona. Mind records are replaced, never changed (src/core/template.ts), so the
+ * persona's frozen profile and attributes are shared, not copied.
+ */
 export function mindFromPersona(
   p: PersonaFixture,
   o: { id: string; ownerId: string; isPublic: boolean; createdAt: number; training: Readonly<MindTraining> },
@@ -33,10 +40,10 @@ export function mindFromPersona(
     headline: p.headline,
     bio: p.bio,
     systemPrompt: p.systemPrompt,
-    profile: { ...p.profile },
-    attributes: { ...p.attributes },
+    profile: p.profile as unknown as MindRecord["profile"],
+    attributes: p.attributes,
     profileImageUrl: p.profileImageUrl,
-    knowledge: [],
+    knowledge: NO_KNOWLEDGE,
     training: { ...o.training },
     createdAt: o.createdAt,
   };
