@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { scenarios } from "../../scenarios/index.ts";
 import { LIMITS } from "../contract/limits.ts";
 import type { ClockMode } from "../core/clock.ts";
+import { INSTANCE_NAME } from "../core/sandboxes.ts";
 import { parseCorsOrigin } from "../node/cors.ts";
 
 export const DEFAULT_PORT = 4010;
@@ -171,7 +172,7 @@ export function parseCli(
   const sandboxTtlMs =
     values["sandbox-ttl"] === undefined ? null : duration("--sandbox-ttl", values["sandbox-ttl"]);
   const instance = values.instance ?? null;
-  if (instance !== null && !/^[a-z0-9]{1,16}$/.test(instance))
+  if (instance !== null && !INSTANCE_NAME.test(instance))
     throw new UsageError(`--instance must be 1 to 16 characters a-z and 0-9, not "${instance}"`);
   const given = (["scenario", "seed", "rate-limit", "latency"] as const).filter(
     (f) => values[f] !== undefined,

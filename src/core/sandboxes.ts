@@ -25,7 +25,14 @@ const ID = "(?:[a-z0-9]{1,16}-)?[a-z2-7]{12}";
 const KEY_ID = new RegExp(`^${SANDBOX_KEY_PREFIX}(${ID})_`);
 const PAGE_PATH = new RegExp(`^/sandboxes/(${ID})(/.*)$`);
 const CONTROL_PATH = new RegExp(`^/__sim/sandboxes/(${ID})(/.*)?$`);
-const INSTANCE = /^[a-z0-9]{1,16}$/;
+/** What `--instance` may be: it stands at the front of IDs, keys and paths. */
+export const INSTANCE_NAME = /^[a-z0-9]{1,16}$/;
+
+/** Whether `id` has the form of a sandbox ID (what a saved registry may name). */
+export function isSandboxId(id: string): boolean {
+  return WHOLE_ID.test(id);
+}
+const WHOLE_ID = new RegExp(`^${ID}$`);
 
 /** The sandbox a key belongs to (by its form alone), or null: what a proxy reads too. */
 export function sandboxOfKey(key: string): string | null {
@@ -69,7 +76,7 @@ export function sandboxSpec(
 
 export interface SandboxHostOptions {
   /** The default world: everything that names no sandbox. */
-  main: Pick<Simulator, "handle" | "manifest" | "ready">;
+  main: Pick<Simulator, "handle" | "manifest">;
   /**
    * Builds a sandbox's engine, its control plane opened by the spec's token or the operator's. This file
    * answers anyone else 404 before the engine would say 401, so that a sandbox's existence stays hidden.
@@ -102,12 +109,10 @@ export class SandboxHost {
   private readonly live = new Map<string, Live>();
   private lastSweep = 0;
   private creating = 0;
-  readonly ready: Promise<void>;
 
   constructor(private readonly options: SandboxHostOptions) {
-    if (options.instance != null && !INSTANCE.test(options.instance))
+    if (options.instance != null && !INSTANCE_NAME.test(options.instance))
       throw new Error("instance must be 1 to 16 characters a-z and 0-9");
-    this.ready = options.main.ready;
   }
 
   get size(): number {

@@ -15,7 +15,7 @@
  */
 import { readdir, readFile, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { SandboxRecord } from "../core/sandboxes.ts";
+import { isSandboxId, type SandboxRecord } from "../core/sandboxes.ts";
 import { ChangeLog, type Checkpointer, readSavedState, type SavedState } from "./change-log.ts";
 import { StateFileError, writeFileAtomic } from "./state-file.ts";
 
@@ -152,7 +152,7 @@ function parseRegistry(text: string, path: string): Stored[] {
   for (const s of v.sandboxes as Stored[]) {
     const ok =
       typeof s?.id === "string" &&
-      /^[a-z0-9-]{1,64}$/.test(s.id) &&
+      isSandboxId(s.id) &&
       typeof s.controlToken === "string" &&
       typeof s.scenario === "string" &&
       Number.isSafeInteger(s.seed) &&
