@@ -55,7 +55,10 @@ export interface CheckoutSessionRecord {
   lineItemId: string;
   capabilities: Record<string, unknown>;
   metadata: Record<string, unknown>;
-  /** Origin the create request reached: `continue_url` and the order's permalink live there. */
+  /**
+   * Where the buyer's pages of this world live: the origin the create request reached, followed by the
+   * world's page base (a sandbox's `/sandboxes/<id>`). `continue_url` and the order's permalink start here.
+   */
   origin: string;
   createdAt: number;
   expiresAt: number;
