@@ -15,7 +15,7 @@ import type { Manifest } from "../core/manifest.ts";
 import { createRng } from "../core/prng.ts";
 import { parseSnapshot, SNAPSHOT_VERSION, type Snapshot, SnapshotError } from "../core/snapshot.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
-import { startCli as cli, killAllClis, type CliRun as Run } from "../testing/cli.ts";
+import { startCli as cli, killAllClis, listening } from "../testing/cli.ts";
 
 const KILL_MS = Number(process.env.ROBUSTNESS_KILL_MS ?? 25_000);
 let dir: string;
@@ -139,18 +139,6 @@ describe("snapshot round trip", () => {
     expect(() => createRng(8).fork("runtime").restore(saved)).toThrow(/seed/);
   });
 });
-
-async function listening(run: Run, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout());
-    if (m && run.stdout().includes("Press Ctrl+C")) return m[1] as string;
-    if (run.child.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`CLI did not start.\nstdout:\n${run.stdout()}\nstderr:\n${run.stderr()}`);
-    }
-    await sleep(20);
-  }
-}
 
 async function http(origin: string, key: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${origin}${path}`, {

@@ -38,16 +38,24 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliR
   return { child, stdout: () => out, stderr: () => err, exit };
 }
 
-/** Starts the CLI on a free port and waits until it says it is listening; fails with its stderr if it exits. */
+/** Waits until a started CLI has printed its banner; answers the origin it listens on. */
+export async function listening(run: CliRun, timeoutMs = 30_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout());
+    if (m && run.stdout().includes("Press Ctrl+C")) return m[1] as string;
+    if (run.child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`CLI did not start.\nstdout:\n${run.stdout()}\nstderr:\n${run.stderr()}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Starts the CLI on a free port and waits until it listens. */
 export async function serveCli(args: string[]): Promise<{ run: CliRun; port: number; base: string }> {
   const port = await freePort();
   const run = startCli(["--port", String(port), ...args]);
-  const deadline = Date.now() + 30_000;
-  while (!run.stdout().includes("Press Ctrl+C") && Date.now() < deadline) {
-    if (run.child.exitCode !== null) throw new Error(run.stderr());
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { run, port, base: `http://127.0.0.1:${port}` };
+  return { run, port, base: await listening(run) };
 }
 
 /** One request to a served CLI: JSON in (when `body` is given) and out (text when it is not JSON); no redirects followed. */
