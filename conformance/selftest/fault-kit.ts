@@ -1,6 +1,6 @@
 /** What every fault case is, and the helpers several of them use to break a request or an answer. */
 import type { CheckDef } from "../lib/context.ts";
-import { type Fault, type HttpLayer, pathOf } from "./harness.ts";
+import { editJson, type Fault, type HttpLayer, pathOf } from "./harness.ts";
 
 export interface FaultCase {
   name: string;
@@ -11,6 +11,44 @@ export interface FaultCase {
   /** The check (name prefix) that must report it. */
   reportedBy: string;
 }
+
+/**
+ * Cases, by name, that `checks` must report: each fault breaks one rule. The reporting check is the
+ * first one unless `reportedBy` names another (generic checks report under finer names, such as
+ * `response/schema`).
+ */
+export function casesOf(checks: CheckDef | CheckDef[], cases: Record<string, Fault>): FaultCase[];
+export function casesOf(
+  checks: CheckDef | CheckDef[],
+  reportedBy: string,
+  cases: Record<string, Fault>,
+): FaultCase[];
+export function casesOf(
+  checks: CheckDef | CheckDef[],
+  ...rest: [Record<string, Fault>] | [string, Record<string, Fault>]
+): FaultCase[] {
+  const list = Array.isArray(checks) ? checks : [checks];
+  const [reportedBy, cases] = rest.length === 2 ? rest : [list[0]!.name, rest[0]];
+  return Object.entries(cases).map(([name, fault]) => ({ name, checks: list, reportedBy, fault }));
+}
+
+/** The same case behind another HTTP layer than the project's host. */
+export const behind = (layer: HttpLayer, cases: FaultCase[]): FaultCase[] =>
+  cases.map((c) => ({ ...c, layer }));
+
+/** Which answers a fault changes: those to `method` on a path `re` matches, with `status` when given. */
+export const on =
+  (method: string, re: RegExp, status?: number) =>
+  (req: Request, res: Response): boolean =>
+    is(req, method, re) && (status === undefined || res.status === status);
+
+/** A fault that edits the JSON of the answers `match` picks and passes every other answer through. */
+export const editWhen =
+  (match: (req: Request, res: Response) => boolean, edit: Parameters<typeof editJson>[1]): Fault =>
+  async (req, next) => {
+    const res = await next(req);
+    return match(req, res) ? editJson(res, edit) : res;
+  };
 
 export const isV1 = (req: Request) => /^\/(api\/)?v1\//.test(pathOf(req));
 export const is = (req: Request, method: string, re: RegExp) => req.method === method && re.test(pathOf(req));

@@ -13,15 +13,12 @@ import {
   userInput,
 } from "../checks/limits.ts";
 import { pendingRecalibrations } from "../checks/recalibrate.ts";
-import { bodyOf, type FaultCase, is, withBody } from "./fault-kit.ts";
+import { bodyOf, casesOf, type FaultCase, is, withBody } from "./fault-kit.ts";
 import { editJson, envelope, pathOf, withStatus } from "./harness.ts";
 
 export const LIMITS_FAULTS: FaultCase[] = [
-  {
-    name: "an eleventh pending recalibration accepted",
-    checks: [pendingRecalibrations],
-    reportedBy: "limits/pending-recalibrations",
-    fault: async (req, next) => {
+  ...casesOf(pendingRecalibrations, {
+    "an eleventh pending recalibration accepted": async (req, next) => {
       const res = await next(req);
       if (res.status !== 409 || !is(req, "POST", /\/recalibrate$/)) return res;
       return editJson(withStatus(res, 202), () => ({
@@ -38,12 +35,9 @@ export const LIMITS_FAULTS: FaultCase[] = [
         },
       }));
     },
-  },
-  {
-    name: "1001 member IDs accepted",
-    checks: [memberIdCount],
-    reportedBy: "limits/member-ids",
-    fault: async (req, next) => {
+  }),
+  ...casesOf(memberIdCount, {
+    "1001 member IDs accepted": async (req, next) => {
       if (!is(req, "POST", /\/members$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
       const b = json as { mindIds?: string[] } | undefined;
@@ -51,12 +45,9 @@ export const LIMITS_FAULTS: FaultCase[] = [
         return next(withBody(copy, { mindIds: b.mindIds.slice(0, 1000) }));
       return next(copy);
     },
-  },
-  {
-    name: "reserved subgroup id accepted",
-    checks: [subgroupCounts],
-    reportedBy: "limits/subgroups",
-    fault: async (req, next) => {
+  }),
+  ...casesOf(subgroupCounts, {
+    "reserved subgroup id accepted": async (req, next) => {
       if (!is(req, "POST", /\/formations$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
       const h = (json as { hypothesis?: { subgroups?: { id: string }[] } })?.hypothesis;
@@ -66,12 +57,9 @@ export const LIMITS_FAULTS: FaultCase[] = [
       }
       return next(copy);
     },
-  },
-  {
-    name: "userInput of 2001 characters accepted",
-    checks: [userInput],
-    reportedBy: "limits/user-input",
-    fault: async (req, next) => {
+  }),
+  ...casesOf(userInput, {
+    "userInput of 2001 characters accepted": async (req, next) => {
       if (!is(req, "POST", /\/preview$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
       const b = json as { userInput?: string } | undefined;
@@ -79,12 +67,9 @@ export const LIMITS_FAULTS: FaultCase[] = [
         return next(withBody(copy, { ...b, userInput: b.userInput.trim().slice(0, 2000) }));
       return next(copy);
     },
-  },
-  {
-    name: "API key name of 101 characters accepted",
-    checks: [keyName],
-    reportedBy: "limits/api-key-name",
-    fault: async (req, next) => {
+  }),
+  ...casesOf(keyName, {
+    "API key name of 101 characters accepted": async (req, next) => {
       if (!is(req, "POST", /\/api-keys$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
       const b = json as { name?: unknown } | undefined;
@@ -92,48 +77,36 @@ export const LIMITS_FAULTS: FaultCase[] = [
         return next(withBody(copy, { name: b.name.trim().slice(0, 100) }));
       return next(copy);
     },
-  },
-  {
-    name: "a body of exactly 64 KiB refused with 413",
-    checks: [bodySizes],
-    reportedBy: "limits/body-size",
-    fault: async (req, next) => {
+  }),
+  ...casesOf(bodySizes, {
+    "a body of exactly 64 KiB refused with 413": async (req, next) => {
       if (Number(req.headers.get("content-length")) === 65536)
         return envelope(413, "Payload Too Large", pathOf(req));
       return next(req);
     },
-  },
-  {
-    name: "pagination limit 0 accepted",
-    checks: [pagination],
-    reportedBy: "limits/pagination",
-    fault: async (req, next) => {
+  }),
+  ...casesOf(pagination, {
+    "pagination limit 0 accepted": async (req, next) => {
       const url = new URL(req.url);
       if (url.searchParams.get("limit") === "0") url.searchParams.set("limit", "1");
       return next(new Request(url, { method: req.method, headers: req.headers }));
     },
-  },
-  {
-    name: "filters of 51 values accepted",
-    checks: [filterLimits],
-    reportedBy: "limits/filters",
-    fault: async (req, next) => {
+  }),
+  ...casesOf(filterLimits, {
+    "filters of 51 values accepted": async (req, next) => {
       const url = new URL(req.url);
       const f = url.searchParams.get("filters");
       if (f?.includes('"C50"')) url.searchParams.set("filters", f.replace(',"C50"', ""));
       return next(new Request(url, { method: req.method, headers: req.headers }));
     },
-  },
-  {
-    name: "129-character idempotency key honoured (not ignored)",
-    checks: [duplicateLimits],
-    reportedBy: "limits/duplicate",
-    fault: async (req, next) => {
+  }),
+  ...casesOf(duplicateLimits, {
+    "129-character idempotency key honoured (not ignored)": async (req, next) => {
       const key = req.headers.get("x-service-idempotency-key");
       if (!key || key.length <= 128) return next(req);
       const headers = new Headers(req.headers);
       headers.set("x-service-idempotency-key", key.slice(0, 128));
       return next(new Request(req.url, { method: req.method, headers, body: await req.text() }));
     },
-  },
+  }),
 ];

@@ -17,48 +17,30 @@ import { recalibrateOwnerOnly } from "../checks/recalibrate.ts";
 import { memberCapBoundary, previewSoftWarn } from "../checks/thresholds.ts";
 import { exportJob, researchStages } from "../checks/timelines.ts";
 import { world } from "../checks/world.ts";
-import { type FaultCase, is } from "./fault-kit.ts";
+import { casesOf, type FaultCase, is } from "./fault-kit.ts";
 import { as, editFormation, keyPerBody, remember, servedAsOwner } from "./faults-world.ts";
-import { callerOf, editJson, envelope, keyOf, pathOf, withHeaders } from "./harness.ts";
+import { answer, callerOf, editJson, envelope, keyOf, pathOf, withHeaders } from "./harness.ts";
 
 const UUID = "[0-9a-f-]{36}";
 
 export const SEQUENCE_FAULTS: FaultCase[] = [
-  {
-    name: "a removed collaborator keeps access",
-    checks: [collaboratorRemoval],
-    reportedBy: "domain/collaborator-removal",
+  ...casesOf(collaboratorRemoval, {
     // The owner's removal of a listed collaborator is acknowledged and dropped; anything else goes through.
-    fault: async (req, next, env) => {
+    "a removed collaborator keeps access": async (req, next, env) => {
       const m = /^(.*\/collaborators)\/([^/]+)$/.exec(pathOf(req));
       if (req.method !== "DELETE" || !m || callerOf(req, env) !== "owner") return next(req);
       const list = await next(new Request(new URL(m[1] as string, req.url), { headers: req.headers }));
       const listed = ((await list.json()) as { data?: { userId: string }[] }).data ?? [];
       if (!listed.some((c) => c.userId === m[2])) return next(req);
-      return new Response(JSON.stringify({ data: { success: true } }), {
-        status: 200,
-        headers: {
-          "content-type": "application/json",
-          "ratelimit-limit": "300",
-          "ratelimit-remaining": "299",
-        },
-      });
+      return answer(200, { data: { success: true } });
     },
-  },
-  {
-    name: "a wrong method falls through to another handler (PATCH taken as PUT)",
-    checks: [wrongMethod],
-    reportedBy: "generic/wrong-method",
-    fault: async (req, next) =>
+  }),
+  ...casesOf(wrongMethod, {
+    "a wrong method falls through to another handler (PATCH taken as PUT)": async (req, next) =>
       req.method === "PATCH"
         ? next(new Request(req.url, { method: "PUT", headers: req.headers, body: await req.text() }))
         : next(req),
-  },
-  {
-    name: "405 for a wrong method as plain text",
-    checks: [wrongMethod],
-    reportedBy: "generic/wrong-method",
-    fault: async (req, next) => {
+    "405 for a wrong method as plain text": async (req, next) => {
       const res = await next(req);
       return res.status === 405
         ? new Response("Method Not Allowed", {
@@ -67,24 +49,17 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
           })
         : res;
     },
-  },
-  {
-    name: "405 without Allow",
-    checks: [wrongMethod],
-    reportedBy: "generic/wrong-method",
-    fault: async (req, next) => withHeaders(await next(req), (h) => h.delete("allow")),
-  },
-  {
-    name: "duplicate with the same key and another name makes a second copy",
-    checks: [duplicateReplay],
-    reportedBy: "domain/duplicate-replay",
-    fault: keyPerBody(/\/duplicate$/, "x-service-idempotency-key", "name"),
-  },
-  {
-    name: "a duplicate keeps team sharing and the public link",
-    checks: [duplicateContents],
-    reportedBy: "domain/duplicate-contents",
-    fault: async (req, next, env) => {
+    "405 without Allow": async (req, next) => withHeaders(await next(req), (h) => h.delete("allow")),
+  }),
+  ...casesOf(duplicateReplay, {
+    "duplicate with the same key and another name makes a second copy": keyPerBody(
+      /\/duplicate$/,
+      "x-service-idempotency-key",
+      "name",
+    ),
+  }),
+  ...casesOf(duplicateContents, {
+    "a duplicate keeps team sharing and the public link": async (req, next, env) => {
       const copies = remember(env, "copies", () => new Set<string>());
       const res = await next(req);
       if (is(req, "POST", /\/duplicate$/) && res.status === 201)
@@ -99,12 +74,7 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
         });
       });
     },
-  },
-  {
-    name: "a duplicate holds the original's Minds, not copies",
-    checks: [duplicateContents],
-    reportedBy: "domain/duplicate-contents",
-    fault: async (req, next, env) => {
+    "a duplicate holds the original's Minds, not copies": async (req, next, env) => {
       const copies = remember(env, "copies", () => new Set<string>());
       const originals = remember(env, "originalMinds", () => new Map<string, unknown>());
       const res = await next(req);
@@ -120,12 +90,19 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
         b.data.minds = originals.get("last") ?? b.data.minds;
       });
     },
-  },
-  {
-    name: "RateLimit-Remaining counts every account's requests",
-    checks: [rateLimit],
-    reportedBy: "ratelimit/429",
-    fault: async (req, next, env) => {
+    "a duplicate idempotency key replays another caller's copy": async (req, next, env) => {
+      if (!is(req, "POST", /\/duplicate$/)) return next(req);
+      const seen = remember(env, "dupKeys", () => new Map<string, string>());
+      const key = req.headers.get("x-service-idempotency-key") ?? "";
+      const hit = seen.get(key);
+      if (hit) return new Response(hit, { status: 200, headers: { "content-type": "application/json" } });
+      const res = await next(req);
+      if (res.status === 201 && key) seen.set(key, await res.clone().text());
+      return res;
+    },
+  }),
+  ...casesOf(rateLimit, {
+    "RateLimit-Remaining counts every account's requests": async (req, next, env) => {
       const used = remember(env, "used", () => new Map<string, number>());
       const res = await next(req);
       const limit = Number(res.headers.get("ratelimit-limit"));
@@ -135,12 +112,24 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
       const all = [...used.values()].reduce((a, b) => a + b, 0);
       return withHeaders(res, (h) => h.set("ratelimit-remaining", String(Math.max(0, limit - all))));
     },
-  },
-  {
-    name: "the member that reaches the cap is refused",
-    checks: [memberCapBoundary],
-    reportedBy: "limits/member-cap-boundary",
-    fault: async (req, next, env) => {
+    "the rate-limit budget is per key, not per account": async (req, next, env) => {
+      // Every key spends its own budget: a second key of a refused account is let through.
+      const refused = remember(env, "refusedKeys", () => new Set<string>());
+      const res = await next(req);
+      const key = keyOf(req) ?? "";
+      if (res.status !== 429) return res;
+      if (refused.size === 0 || refused.has(key)) {
+        refused.add(key);
+        return res;
+      }
+      return new Response(JSON.stringify({ id: env.sim.manifest().users.member?.id }), {
+        status: 200,
+        headers: { "content-type": "application/json", "ratelimit-limit": "5", "ratelimit-remaining": "4" },
+      });
+    },
+  }),
+  ...casesOf(memberCapBoundary, {
+    "the member that reaches the cap is refused": async (req, next, env) => {
       const shrunk = remember(env, "shrunk", () => new Set<string>());
       const m = new RegExp(`/audiences/(${UUID})/members`).exec(pathOf(req));
       if (m && req.method === "DELETE") shrunk.add(m[1] as string);
@@ -156,35 +145,26 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
         });
       return next(req);
     },
-  },
-  {
-    name: "softWarn only above 50 members",
-    checks: [previewSoftWarn],
-    reportedBy: "limits/preview-soft-warn",
-    fault: async (req, next) => {
+  }),
+  ...casesOf(previewSoftWarn, {
+    "softWarn only above 50 members": async (req, next) => {
       const res = await next(req);
       if (!is(req, "POST", /\/formations\/preview$/)) return res;
       return editJson(res, (b) => {
         if (b?.data) b.data.softWarn = b.data.memberCount > 50;
       });
     },
-  },
-  {
-    name: "members=preview ignored (the complete detail)",
-    checks: [membersPreview],
-    reportedBy: "domain/members-preview",
-    fault: async (req, next) => {
+  }),
+  ...casesOf(membersPreview, {
+    "members=preview ignored (the complete detail)": async (req, next) => {
       const url = new URL(req.url);
       if (!url.searchParams.has("members")) return next(req);
       url.searchParams.delete("members");
       return next(new Request(url, { method: req.method, headers: req.headers }));
     },
-  },
-  {
-    name: "a null filter value is ignored (selects every Mind)",
-    checks: [facets],
-    reportedBy: "domain/filter-facets",
-    fault: async (req, next) => {
+  }),
+  ...casesOf(facets, {
+    "a null filter value is ignored (selects every Mind)": async (req, next) => {
       const url = new URL(req.url);
       const raw = url.searchParams.get("filters");
       if (!raw) return next(req);
@@ -197,21 +177,21 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
       }
       return next(as(new Request(url, { method: req.method, headers: req.headers }), keyOf(req) ?? ""));
     },
-  },
-  {
-    name: "an export job never becomes downloadable",
-    checks: [exportJob],
-    reportedBy: "domain/export-job",
-    fault: async (req, next, env) =>
+  }),
+  ...casesOf(exportJob, {
+    "an export job never becomes downloadable": async (req, next, env) =>
       is(req, "GET", /\/export-download$/) && callerOf(req, env) !== null
         ? envelope(404, "Export not found", pathOf(req))
         : next(req),
-  },
-  {
-    name: "research.stage goes back to researching after recalibrating",
-    checks: [researchStages],
-    reportedBy: "domain/research-stages",
-    fault: async (req, next, env) => {
+    "export-status without kind answers the validation report's status": async (req, next) => {
+      const url = new URL(req.url);
+      if (!is(req, "GET", /\/export-status$/) || url.searchParams.has("kind")) return next(req);
+      url.searchParams.set("kind", "validation_report");
+      return next(new Request(url, { method: "GET", headers: req.headers }));
+    },
+  }),
+  ...casesOf(researchStages, {
+    "research.stage goes back to researching after recalibrating": async (req, next, env) => {
       const res = await next(req);
       if (!is(req, "GET", /\/progress$/)) return res;
       const seen = remember(env, "stages", () => new Set<string>());
@@ -225,132 +205,50 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
         seen.add(r.stage);
       });
     },
-  },
-  {
-    name: "a ready Formation keeps its build progress",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: editFormation((d) => {
+  }),
+  ...casesOf(world, {
+    "a ready Formation keeps its build progress": editFormation((d) => {
       if (d.status === "ready") d.progress = { percent: 100 };
     }),
-  },
-  {
-    name: "Formation builds never finish",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: editFormation((d) => Object.assign(d, { status: "building", progress: { percent: 50 } })),
-  },
-  {
-    name: "the rate-limit budget is per key, not per account",
-    checks: [rateLimit],
-    reportedBy: "ratelimit/429",
-    fault: async (req, next, env) => {
-      // Every key spends its own budget: a second key of a refused account is let through.
-      const refused = remember(env, "refusedKeys", () => new Set<string>());
-      const res = await next(req);
-      const key = keyOf(req) ?? "";
-      if (res.status !== 429) return res;
-      if (refused.size === 0 || refused.has(key)) {
-        refused.add(key);
-        return res;
-      }
-      return new Response(JSON.stringify({ id: env.sim.manifest().users.member?.id }), {
-        status: 200,
-        headers: { "content-type": "application/json", "ratelimit-limit": "5", "ratelimit-remaining": "4" },
-      });
-    },
-  },
-  {
-    name: "an API key listing shows another name than the creation answered",
-    checks: [keyName],
-    reportedBy: "limits/api-key-name",
-    fault: async (req, next) => {
+    "Formation builds never finish": editFormation((d) =>
+      Object.assign(d, { status: "building", progress: { percent: 50 } }),
+    ),
+  }),
+  ...casesOf(keyName, {
+    "an API key listing shows another name than the creation answered": async (req, next) => {
       const res = await next(req);
       if (!is(req, "GET", /\/api-keys$/)) return res;
       return editJson(res, (rows) => {
         if (Array.isArray(rows)) for (const r of rows) if (r.name === null) r.name = "";
       });
     },
-  },
-  {
-    name: "a duplicate idempotency key replays another caller's copy",
-    checks: [duplicateContents],
-    reportedBy: "domain/duplicate-contents",
-    fault: async (req, next, env) => {
-      if (!is(req, "POST", /\/duplicate$/)) return next(req);
-      const seen = remember(env, "dupKeys", () => new Map<string, string>());
-      const key = req.headers.get("x-service-idempotency-key") ?? "";
-      const hit = seen.get(key);
-      if (hit) return new Response(hit, { status: 200, headers: { "content-type": "application/json" } });
-      const res = await next(req);
-      if (res.status === 201 && key) seen.set(key, await res.clone().text());
-      return res;
-    },
-  },
-  {
-    name: "a validation report exported for a viewer without edit access",
-    checks: [exportsRules],
-    reportedBy: "domain/exports",
-    fault: servedAsOwner("studyViewer", "POST", /\/export$/),
-  },
-  {
-    name: "a direct member may recalibrate the Audience",
-    checks: [recalibrateOwnerOnly],
-    reportedBy: "domain/recalibrate-owner-only",
-    fault: servedAsOwner("member", "POST", /\/recalibrate$/),
-  },
-  {
-    name: "export-status without kind answers the validation report's status",
-    checks: [exportJob],
-    reportedBy: "domain/export-job",
-    fault: async (req, next) => {
-      const url = new URL(req.url);
-      if (!is(req, "GET", /\/export-status$/) || url.searchParams.has("kind")) return next(req);
-      url.searchParams.set("kind", "validation_report");
-      return next(new Request(url, { method: "GET", headers: req.headers }));
-    },
-  },
-  {
-    name: "a Formation of an Audience over 1000 members is made (no FORMATION_CAP)",
-    checks: [formationRefusals],
-    reportedBy: "domain/formation-refusals",
-    fault: async (req, next, env) => {
+  }),
+  ...casesOf(exportsRules, {
+    "a validation report exported for a viewer without edit access": servedAsOwner(
+      "studyViewer",
+      "POST",
+      /\/export$/,
+    ),
+  }),
+  ...casesOf(recalibrateOwnerOnly, {
+    "a direct member may recalibrate the Audience": servedAsOwner("member", "POST", /\/recalibrate$/),
+  }),
+  ...casesOf(formationRefusals, {
+    "a Formation of an Audience over 1000 members is made (no FORMATION_CAP)": async (req, next, env) => {
       const large = env.sim.manifest().audiences.large?.id;
       if (!is(req, "POST", /\/formations$/) || !pathOf(req).includes(String(large))) return next(req);
-      return new Response(
-        JSON.stringify({
-          data: { id: "0dc5ba6c-e82c-4f98-a748-4b70bc644bdd", name: "x", status: "building" },
-        }),
-        {
-          status: 200,
-          headers: {
-            "content-type": "application/json",
-            "ratelimit-limit": "300",
-            "ratelimit-remaining": "299",
-            "cache-control": "private, no-store",
-          },
-        },
+      return answer(
+        200,
+        { data: { id: "0dc5ba6c-e82c-4f98-a748-4b70bc644bdd", name: "x", status: "building" } },
+        { "cache-control": "private, no-store" },
       );
     },
-  },
-  {
-    name: "a duplicate past the owner's Mind allowance is made",
-    checks: [duplicatePlanLimit],
-    reportedBy: "domain/duplicate-plan-limit",
-    fault: async (req, next) => {
+  }),
+  ...casesOf(duplicatePlanLimit, {
+    "a duplicate past the owner's Mind allowance is made": async (req, next) => {
       const res = await next(req);
       if (!is(req, "POST", /\/duplicate$/) || res.status !== 403) return res;
-      return new Response(
-        JSON.stringify({ data: { id: "7d0c1f60-3b5e-4f8a-9a51-0c6f4a2e9b11", name: "Copy" } }),
-        {
-          status: 201,
-          headers: {
-            "content-type": "application/json",
-            "ratelimit-limit": "300",
-            "ratelimit-remaining": "299",
-          },
-        },
-      );
+      return answer(201, { data: { id: "7d0c1f60-3b5e-4f8a-9a51-0c6f4a2e9b11", name: "Copy" } });
     },
-  },
+  }),
 ];

@@ -4,8 +4,8 @@
  * more per rule of the world model.
  */
 import { world } from "../checks/world.ts";
-import { bodyOf, type FaultCase, is, withBody } from "./fault-kit.ts";
-import { callerOf, editJson, envelope, type Fault, type FaultEnv, keyOf, pathOf } from "./harness.ts";
+import { bodyOf, casesOf, type FaultCase, is, withBody } from "./fault-kit.ts";
+import { answer, callerOf, editJson, envelope, type Fault, type FaultEnv, keyOf, pathOf } from "./harness.ts";
 
 /** Per-server memory of a fault, created on first use. */
 export function remember<T>(env: FaultEnv, name: string, make: () => T): T {
@@ -22,12 +22,6 @@ export function as(req: Request, key: string): Request {
   headers.set("authorization", `Bearer ${key}`);
   return new Request(req.url, { method: req.method, headers, body: req.body, duplex: "half" } as RequestInit);
 }
-
-const ok200 = (body: unknown) =>
-  new Response(JSON.stringify(body), {
-    status: 200,
-    headers: { "content-type": "application/json", "ratelimit-limit": "300", "ratelimit-remaining": "299" },
-  });
 
 const removedMembers = (env: FaultEnv) => remember(env, "removed", () => new Set<string>());
 
@@ -92,18 +86,10 @@ export function editFormation(edit: (data: Record<string, unknown>) => void): Fa
 }
 
 export const WORLD_FAULTS: FaultCase[] = [
-  {
-    name: "a deleted key keeps authenticating",
-    checks: [world],
-    reportedBy: "stateful/world",
+  ...casesOf(world, {
     // Deleted for real, then served as the account that deleted it wherever it is used.
-    fault: deletedKeyAlive("/"),
-  },
-  {
-    name: "a removed member stays in Formation subgroups",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "a deleted key keeps authenticating": deletedKeyAlive("/"),
+    "a removed member stays in Formation subgroups": async (req, next, env) => {
       const removed = (env.memory.get("removed") as Set<string> | undefined) ?? new Set<string>();
       env.memory.set("removed", removed);
       const m = /\/members\/([0-9a-f-]{36})$/.exec(pathOf(req));
@@ -117,55 +103,27 @@ export const WORLD_FAULTS: FaultCase[] = [
         });
       return res;
     },
-  },
-  {
-    name: "a deleted Formation is still readable",
-    checks: [world],
-    reportedBy: "stateful/world",
     // Deleted for real, but its last answer is served from a cache to anyone with a key.
-    fault: async (req, next, env) => {
+    "a deleted Formation is still readable": async (req, next, env) => {
       const cache = remember(env, "deletedFormations", () => new Map<string, string>());
       const path = pathOf(req);
       if (!/\/formations\/[0-9a-f-]{36}$/.test(path)) return next(req);
       const hit = cache.get(path);
       if (req.method === "GET" && hit && callerOf(req, env) !== null)
-        return new Response(hit, {
-          status: 200,
-          headers: {
-            "content-type": "application/json",
-            "cache-control": "private, no-store",
-            "ratelimit-limit": "300",
-            "ratelimit-remaining": "299",
-          },
-        });
+        return answer(200, JSON.parse(hit), { "cache-control": "private, no-store" });
       if (req.method !== "DELETE") return next(req);
       const before = await next(new Request(req.url, { method: "GET", headers: req.headers }));
       const res = await next(req);
       if (res.status === 204 && before.status === 200) cache.set(path, await before.text());
       return res;
     },
-  },
-  {
-    name: "cancelling a checkout session leaves it open",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next) => {
+    "cancelling a checkout session leaves it open": async (req, next) => {
       if (is(req, "POST", /\/cancel$/))
         return next(new Request(req.url.replace(/\/cancel$/, ""), { method: "GET", headers: req.headers }));
       return next(req);
     },
-  },
-  {
-    name: "a deleted key keeps working under /v1",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: deletedKeyAlive("/v1/"),
-  },
-  {
-    name: 'PUT reads a flag sent as a string ("false") as a boolean',
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next) => {
+    "a deleted key keeps working under /v1": deletedKeyAlive("/v1/"),
+    'PUT reads a flag sent as a string ("false") as a boolean': async (req, next) => {
       if (!is(req, "PUT", /\/audiences\/[0-9a-f-]{36}$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
       const body = json as Record<string, unknown>;
@@ -173,27 +131,17 @@ export const WORLD_FAULTS: FaultCase[] = [
         if (typeof body?.[f] === "string") body[f] = body[f] === "true";
       return next(withBody(copy, body));
     },
-  },
-  {
-    name: "an Audience detail served from a per-caller cache (stale after PUT)",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "an Audience detail served from a per-caller cache (stale after PUT)": async (req, next, env) => {
       if (!is(req, "GET", /\/audiences\/[0-9a-f-]{36}$/)) return next(req);
       const cache = remember(env, "details", () => new Map<string, string>());
       const id = `${keyOf(req)} ${pathOf(req)}`;
       const hit = cache.get(id);
-      if (hit) return ok200(JSON.parse(hit));
+      if (hit) return answer(200, JSON.parse(hit));
       const res = await next(req);
       if (res.status === 200) cache.set(id, await res.clone().text());
       return res;
     },
-  },
-  {
-    name: "following twice answers 409",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "following twice answers 409": async (req, next, env) => {
       if (!is(req, "POST", /\/follow$/)) return next(req);
       const seen = remember(env, "follows", () => new Set<string>());
       const id = `${keyOf(req)} ${pathOf(req)}`;
@@ -203,12 +151,7 @@ export const WORLD_FAULTS: FaultCase[] = [
       seen.add(id);
       return res;
     },
-  },
-  {
-    name: "unfollowing an Audience one does not follow answers 404",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "unfollowing an Audience one does not follow answers 404": async (req, next, env) => {
       const following = remember(env, "following", () => new Set<string>());
       const id = `${keyOf(req)} ${pathOf(req)}`;
       if (is(req, "POST", /\/follow$/)) {
@@ -220,12 +163,7 @@ export const WORLD_FAULTS: FaultCase[] = [
       if (!following.delete(id)) return envelope(404, "Not following", pathOf(req));
       return next(req);
     },
-  },
-  {
-    name: "a removed member is still counted in its Formation subgroup",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "a removed member is still counted in its Formation subgroup": async (req, next, env) => {
       const res = await noteRemoval(req, next, env);
       if (!is(req, "GET", /\/formations\/[0-9a-f-]{36}$/) || removedMembers(env).size === 0) return res;
       return editJson(res, (b) => {
@@ -235,24 +173,14 @@ export const WORLD_FAULTS: FaultCase[] = [
         if (g) g.memberCount += 1;
       });
     },
-  },
-  {
-    name: "filter attributes still count a removed member",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "filter attributes still count a removed member": async (req, next, env) => {
       const res = await noteRemoval(req, next, env);
       if (!is(req, "GET", /\/filter-attributes$/)) return res;
       return editJson(res, (b) => {
         if (b?.data) b.data.totalMinds += removedMembers(env).size;
       });
     },
-  },
-  {
-    name: "progress still lists a removed member",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "progress still lists a removed member": async (req, next, env) => {
       const res = await noteRemoval(req, next, env);
       if (!is(req, "GET", /\/progress$/)) return res;
       return editJson(res, (b) => {
@@ -268,36 +196,17 @@ export const WORLD_FAULTS: FaultCase[] = [
           });
       });
     },
-  },
-  {
-    name: "a Study viewer may delete a shared Formation",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: servedAsOwner("studyViewer", "DELETE", /\/formations\/[0-9a-f-]{36}$/),
-  },
-  {
-    name: "a Study viewer may delete the Audience",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) =>
+    "a Study viewer may delete a shared Formation": servedAsOwner(
+      "studyViewer",
+      "DELETE",
+      /\/formations\/[0-9a-f-]{36}$/,
+    ),
+    "a Study viewer may delete the Audience": async (req, next, env) =>
       is(req, "DELETE", /\/audiences\/[0-9a-f-]{36}$/) && callerOf(req, env) === "studyViewer"
-        ? new Response(null, {
-            status: 204,
-            headers: { "ratelimit-limit": "300", "ratelimit-remaining": "299" },
-          })
+        ? answer(204)
         : next(req),
-  },
-  {
-    name: "a direct admin may add members",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: servedAsOwner("admin", "POST", /\/members$/),
-  },
-  {
-    name: "a private Formation of a public viewer is shown to the owner",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "a direct admin may add members": servedAsOwner("admin", "POST", /\/members$/),
+    "a private Formation of a public viewer is shown to the owner": async (req, next, env) => {
       const creators = remember(env, "creators", () => new Map<string, string>());
       const res = await next(req);
       if (is(req, "POST", /\/formations$/) && res.status === 200) {
@@ -310,12 +219,7 @@ export const WORLD_FAULTS: FaultCase[] = [
         return next(as(req, creator));
       return res;
     },
-  },
-  {
-    name: "hasMore true on a last page that ends at a multiple of limit",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next) => {
+    "hasMore true on a last page that ends at a multiple of limit": async (req, next) => {
       const res = await next(req);
       if (!is(req, "GET", /\/formations$/)) return res;
       return editJson(res, (b) => {
@@ -326,18 +230,12 @@ export const WORLD_FAULTS: FaultCase[] = [
         }
       });
     },
-  },
-  {
-    name: "the same idempotency key with a different purchase makes a second session",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: keyPerBody(/\/checkout_sessions$/, "idempotency-key", "quantity"),
-  },
-  {
-    name: "an idempotency key replays another account's session",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "the same idempotency key with a different purchase makes a second session": keyPerBody(
+      /\/checkout_sessions$/,
+      "idempotency-key",
+      "quantity",
+    ),
+    "an idempotency key replays another account's session": async (req, next, env) => {
       if (!is(req, "POST", /\/checkout_sessions$/)) return next(req);
       const first = remember(env, "sessionsByKey", () => new Map<string, string>());
       const k = req.headers.get("idempotency-key") ?? "";
@@ -347,12 +245,7 @@ export const WORLD_FAULTS: FaultCase[] = [
       if (res.status === 201) first.set(k, await res.clone().text());
       return res;
     },
-  },
-  {
-    name: "another account may cancel a session",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "another account may cancel a session": async (req, next, env) => {
       const owners = remember(env, "sessionOwners", () => new Map<string, string>());
       const res = await next(req);
       if (is(req, "POST", /\/checkout_sessions$/) && res.status === 201)
@@ -362,12 +255,7 @@ export const WORLD_FAULTS: FaultCase[] = [
       if (req.method === "POST" && res.status === 404 && owner) return next(as(req, owner));
       return res;
     },
-  },
-  {
-    name: "PUT answers the new name but keeps the old one",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "PUT answers the new name but keeps the old one": async (req, next, env) => {
       const names = remember(env, "names", () => new Map<string, string>());
       if (!is(req, "PUT", /\/audiences\/[0-9a-f-]{36}$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
@@ -379,18 +267,8 @@ export const WORLD_FAULTS: FaultCase[] = [
         if (b?.data && typeof body?.name === "string") b.data.name = body.name.trim();
       });
     },
-  },
-  {
-    name: "a deleted key still authenticates on the checkout endpoints",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: deletedKeyAlive("/api/acp/"),
-  },
-  {
-    name: "a preview persists a Formation",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "a deleted key still authenticates on the checkout endpoints": deletedKeyAlive("/api/acp/"),
+    "a preview persists a Formation": async (req, next, env) => {
       const res = await next(req);
       if (!is(req, "POST", /\/formations\/preview$/) || res.status !== 200) return res;
       const hypothesis = {
@@ -413,12 +291,7 @@ export const WORLD_FAULTS: FaultCase[] = [
       );
       return res;
     },
-  },
-  {
-    name: "a recompute replaces the stored hypothesis",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "a recompute replaces the stored hypothesis": async (req, next, env) => {
       const recomputed = remember(env, "recomputed", () => new Set<string>());
       const m = /\/formations\/([0-9a-f-]{36})(\/recompute)?$/.exec(pathOf(req));
       if (m && req.method === "POST" && m[2]) recomputed.add(m[1] as string);
@@ -429,12 +302,7 @@ export const WORLD_FAULTS: FaultCase[] = [
         if (g) g.id = `${g.id}-re`;
       });
     },
-  },
-  {
-    name: "a refresh re-prices the session",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next) => {
+    "a refresh re-prices the session": async (req, next) => {
       const res = await next(req);
       if (!is(req, "POST", /\/checkout_sessions\/[^/]+$/)) return res;
       return editJson(res, (b) => {
@@ -442,12 +310,7 @@ export const WORLD_FAULTS: FaultCase[] = [
         if (li) li.unit_amount += 100;
       });
     },
-  },
-  {
-    name: "deleting one key deletes every key of its account",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "deleting one key deletes every key of its account": async (req, next, env) => {
       const made = remember(env, "madeBy", () => new Map<string, string[]>());
       const dead = remember(env, "dead", () => new Set<string>());
       const key = keyOf(req) ?? "";
@@ -459,12 +322,7 @@ export const WORLD_FAULTS: FaultCase[] = [
         for (const k of made.get(key) ?? []) dead.add(k);
       return res;
     },
-  },
-  {
-    name: "removing a member deletes the Mind itself",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "removing a member deletes the Mind itself": async (req, next, env) => {
       const gone = remember(env, "goneMinds", () => new Set<string>());
       const m = /\/members\/([0-9a-f-]{36})$/.exec(pathOf(req));
       if (m && req.method === "DELETE") gone.add(m[1] as string);
@@ -478,12 +336,7 @@ export const WORLD_FAULTS: FaultCase[] = [
       }
       return next(req);
     },
-  },
-  {
-    name: "a removed collaborator keeps access to the Audience's Formations",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "a removed collaborator keeps access to the Audience's Formations": async (req, next, env) => {
       const removed = remember(env, "removedUsers", () => new Set<string>());
       const caller = callerOf(req, env);
       const callerId = caller ? env.sim.manifest().users[caller]?.id : undefined;
@@ -494,12 +347,7 @@ export const WORLD_FAULTS: FaultCase[] = [
       if (req.method === "DELETE" && m && res.status === 200) removed.add(m[1] as string);
       return res;
     },
-  },
-  {
-    name: "a duplicate shares the original's Minds instead of copying them",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: async (req, next, env) => {
+    "a duplicate shares the original's Minds instead of copying them": async (req, next, env) => {
       const res = await next(req);
       if (!is(req, "POST", /\/duplicate$/) || res.status !== 201) return res;
       const original = await env.sim.fetch(
@@ -512,11 +360,10 @@ export const WORLD_FAULTS: FaultCase[] = [
         if (b?.data && minds) b.data.minds = minds;
       });
     },
-  },
-  {
-    name: "a team member keeps exporting the validation report after team sharing is off",
-    checks: [world],
-    reportedBy: "stateful/world",
-    fault: servedAsOwner("teammate", "POST", /\/export$/),
-  },
+    "a team member keeps exporting the validation report after team sharing is off": servedAsOwner(
+      "teammate",
+      "POST",
+      /\/export$/,
+    ),
+  }),
 ];

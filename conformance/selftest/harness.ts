@@ -151,18 +151,21 @@ export function withStatus(res: Response, status: number): Response {
   return new Response(res.body, { status, headers: res.headers });
 }
 
-export function envelope(status: number, message: string, url: string, extra: object = {}): Response {
-  return new Response(
-    JSON.stringify({ statusCode: status, statusMessage: message, message, url, error: true, ...extra }),
-    {
-      status,
-      headers: {
-        "content-type": "application/json; charset=utf-8",
-        "ratelimit-limit": "300",
-        "ratelimit-remaining": "299",
-      },
+/** An answer a fault makes up instead of the simulator's: JSON (or no body), with rate-limit headers. */
+export function answer(status: number, body?: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(body === undefined ? null : JSON.stringify(body), {
+    status,
+    headers: {
+      ...(body === undefined ? {} : { "content-type": "application/json; charset=utf-8" }),
+      "ratelimit-limit": "300",
+      "ratelimit-remaining": "299",
+      ...headers,
     },
-  );
+  });
+}
+
+export function envelope(status: number, message: string, url: string, extra: object = {}): Response {
+  return answer(status, { statusCode: status, statusMessage: message, message, url, error: true, ...extra });
 }
 
 export function keyOf(req: Request): string | null {
