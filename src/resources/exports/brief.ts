@@ -2,18 +2,10 @@
  * The Audience brief as a document: who the Audience is, its members, grounding, sources and coverage.
  */
 import { baselineDistributions, type ChartDatum } from "../../../fixtures/index.ts";
+import type { Block, Cell, DocumentInput, ExportDocument, Section, TableBlock } from "./document.ts";
+import { ATTRIBUTE_LABELS, columns, dimensionLabel, fact, formatTime } from "./document.ts";
 import {
-  ATTRIBUTE_LABELS,
-  type Block,
-  type Cell,
-  type DocumentInput,
-  dimensionLabel,
-  type ExportDocument,
-  formatTime,
-  type Section,
-  type TableBlock,
-} from "./document.ts";
-import {
+  audienceFacts,
   chartSourceLine,
   groundingSourcesTable,
   groundingSummary,
@@ -34,22 +26,19 @@ export function briefDocument(input: DocumentInput): ExportDocument {
       {
         type: "facts",
         items: [
-          { label: "Audience", value: a.name, format: "text" },
-          { label: "Audience ID", value: a.id, format: "text" },
-          { label: "Members", value: members.length, format: "integer" },
-          { label: "Members with filter attributes", value: attributed, format: "integer" },
-          { label: "Created", value: formatTime(a.createdAt), format: "text" },
-          { label: "Last updated", value: formatTime(a.updatedAt), format: "text" },
-          { label: "Visibility", value: visibilityOf(a), format: "text" },
-          { label: "Grounding", value: groundingSummary(a), format: "text" },
-          {
-            label: "Research",
-            value: a.research
+          ...audienceFacts(a, members),
+          fact("Members with filter attributes", attributed, "integer"),
+          fact("Created", formatTime(a.createdAt)),
+          fact("Last updated", formatTime(a.updatedAt)),
+          fact("Visibility", visibilityOf(a)),
+          fact("Grounding", groundingSummary(a)),
+          fact(
+            "Research",
+            a.research
               ? `${a.research.phase}${a.research.stage ? ` (${a.research.stage})` : ""}`
               : "researched",
-            format: "text",
-          },
-          { label: "Generated", value: formatTime(input.generatedAt), format: "text" },
+          ),
+          fact("Generated", formatTime(input.generatedAt)),
         ],
       },
     ],
@@ -97,11 +86,7 @@ export function briefDocument(input: DocumentInput): ExportDocument {
       memberBlocks.push({
         type: "table",
         title: ATTRIBUTE_LABELS[b.dimension],
-        columns: [
-          { header: "Value", format: "text" },
-          { header: "Members", format: "integer" },
-          { header: "Share", format: "percent" },
-        ],
+        columns: columns("Value", ["Members", "integer"], ["Share", "percent"]),
         rows: [
           ...b.distribution.map((d): Cell[] => [d.value, d.count, d.share]),
           ...(b.missing > 0 ? [["Not stated", b.missing, null] as Cell[]] : []),
@@ -124,10 +109,7 @@ export function briefDocument(input: DocumentInput): ExportDocument {
             (c): TableBlock => ({
               type: "table",
               title: `${c.question} (${dimensionLabel(c.dimension)})`,
-              columns: [
-                { header: "Answer", format: "text" },
-                { header: "Share", format: "percent" },
-              ],
+              columns: columns("Answer", ["Share", "percent"]),
               rows: c.data.map((d) => [d.label, d.share]),
               bars: [1],
               caption: `${c.evidence} ${chartSourceLine(a, c)}`,
@@ -148,12 +130,7 @@ export function briefDocument(input: DocumentInput): ExportDocument {
     });
     coverageBlocks.push({
       type: "table",
-      columns: [
-        { header: "Dimension", format: "text" },
-        { header: "Status", format: "text" },
-        { header: "Largest group", format: "text" },
-        { header: "Share", format: "percent" },
-      ],
+      columns: columns("Dimension", "Status", "Largest group", ["Share", "percent"]),
       rows: a.coverage.map((d) => {
         const data = Array.isArray(d.distribution) ? (d.distribution as ChartDatum[]) : [];
         let top: ChartDatum | undefined;

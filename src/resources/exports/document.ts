@@ -61,6 +61,13 @@ export interface Column {
   format: CellFormat;
 }
 
+/** Columns, each a header (text) or a header and its format. */
+export function columns(...spec: (string | [string, CellFormat])[]): Column[] {
+  return spec.map((c) =>
+    typeof c === "string" ? { header: c, format: "text" } : { header: c[0], format: c[1] },
+  );
+}
+
 export interface TableBlock {
   type: "table";
   title?: string;
@@ -78,6 +85,10 @@ export interface Fact {
   label: string;
   value: Cell;
   format: CellFormat;
+}
+
+export function fact(label: string, value: Cell, format: CellFormat = "text"): Fact {
+  return { label, value, format };
 }
 
 export type Block =

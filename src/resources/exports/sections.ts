@@ -4,7 +4,15 @@
  */
 import type { Chart, SourceBundle } from "../../../fixtures/index.ts";
 import type { AudienceRecord, ValidationRecord } from "../../core/state.ts";
-import { type Block, formatBytes, sourceAddress, type TableBlock } from "./document.ts";
+import {
+  type Block,
+  columns,
+  type Fact,
+  fact,
+  formatBytes,
+  sourceAddress,
+  type TableBlock,
+} from "./document.ts";
 
 export function scoredValidations(audience: AudienceRecord): ValidationRecord[] {
   return audience.validations
@@ -38,49 +46,47 @@ export function groundingSourcesTable(a: AudienceRecord): TableBlock {
   return {
     type: "table",
     title: "Grounding sources",
-    columns: [
-      { header: "#", format: "integer" },
-      { header: "Title", format: "text" },
-      { header: "Address", format: "text" },
-    ],
+    columns: columns(["#", "integer"], "Title", "Address"),
     rows: (a.grounding?.sources ?? []).map((s, i) => [i + 1, s.title, sourceAddress(s.url)]),
   };
 }
 
 export function sourceBundleBlocks(sources: SourceBundle): Block[] {
-  const blocks: Block[] = [{ type: "subheading", text: "Keywords" }];
-  blocks.push(
-    sources.keywords.length > 0
-      ? { type: "paragraph", text: sources.keywords.join(", ") }
-      : { type: "paragraph", text: "No keywords recorded." },
-  );
-  blocks.push({ type: "subheading", text: "Links" });
-  blocks.push(
-    sources.links.length > 0
-      ? {
-          type: "table",
-          columns: [
-            { header: "Title", format: "text" },
-            { header: "Address", format: "text" },
-          ],
-          rows: sources.links.map((l) => [l.title, l.url]),
-        }
-      : { type: "paragraph", text: "No links recorded." },
-  );
-  blocks.push({ type: "subheading", text: "Files" });
-  blocks.push(
-    sources.files.length > 0
-      ? {
-          type: "table",
-          columns: [
-            { header: "File", format: "text" },
-            { header: "Type", format: "text" },
-            { header: "Size", format: "text" },
-          ],
-          rows: sources.files.map((f) => [f.name, f.contentType, formatBytes(f.sizeBytes)]),
-          caption: "File contents and uploaded-file addresses are not included in exports.",
-        }
-      : { type: "paragraph", text: "No files attached." },
-  );
-  return blocks;
+  // Each part of the bundle gets its heading, and a sentence instead of an empty table.
+  const part = (heading: string, content: Block | null, none: string): Block[] => [
+    { type: "subheading", text: heading },
+    content ?? { type: "paragraph", text: none },
+  ];
+  const { keywords, links, files } = sources;
+  return [
+    ...part(
+      "Keywords",
+      keywords.length ? { type: "paragraph", text: keywords.join(", ") } : null,
+      "No keywords recorded.",
+    ),
+    ...part(
+      "Links",
+      links.length
+        ? { type: "table", columns: columns("Title", "Address"), rows: links.map((l) => [l.title, l.url]) }
+        : null,
+      "No links recorded.",
+    ),
+    ...part(
+      "Files",
+      files.length
+        ? {
+            type: "table",
+            columns: columns("File", "Type", "Size"),
+            rows: files.map((f) => [f.name, f.contentType, formatBytes(f.sizeBytes)]),
+            caption: "File contents and uploaded-file addresses are not included in exports.",
+          }
+        : null,
+      "No files attached.",
+    ),
+  ];
+}
+
+/** The facts every document opens with: which Audience, and how many members it has. */
+export function audienceFacts(a: AudienceRecord, members: readonly unknown[]): Fact[] {
+  return [fact("Audience", a.name), fact("Audience ID", a.id), fact("Members", members.length, "integer")];
 }

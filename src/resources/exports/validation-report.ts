@@ -9,21 +9,20 @@ import {
   type FilterAttributes,
 } from "../../../fixtures/index.ts";
 import type { ValidationRecord } from "../../core/state.ts";
+import type { Block, Cell, DocumentInput, ExportDocument, Section } from "./document.ts";
 import {
   ATTRIBUTE_LABELS,
-  type Block,
-  type Cell,
-  type DocumentInput,
+  columns,
   dimensionLabel,
   distance,
-  type ExportDocument,
+  fact,
   formatTime,
   GENERATOR,
   hash32,
   roundShares,
-  type Section,
 } from "./document.ts";
 import {
+  audienceFacts,
   groundingSourcesTable,
   groundingSummary,
   scoredValidations,
@@ -152,12 +151,7 @@ export function compositionSection(input: DocumentInput): Section {
     details.push({
       type: "table",
       title: `${dimensionLabel(c.dimension)}: ${c.question}`,
-      columns: [
-        { header: "Group", format: "text" },
-        { header: "Grounding", format: "percent" },
-        { header: "Members", format: "percent" },
-        { header: "Difference", format: "points" },
-      ],
+      columns: columns("Group", ["Grounding", "percent"], ["Members", "percent"], ["Difference", "points"]),
       rows: labels.map((label, i) => [
         label,
         target[i] ?? 0,
@@ -182,12 +176,7 @@ export function compositionSection(input: DocumentInput): Section {
       {
         type: "table",
         title: "Summary",
-        columns: [
-          { header: "Dimension", format: "text" },
-          { header: "Members stating it", format: "integer" },
-          { header: "Distance", format: "decimal" },
-          { header: "Verdict", format: "text" },
-        ],
+        columns: columns("Dimension", ["Members stating it", "integer"], ["Distance", "decimal"], "Verdict"),
         rows: summary,
       },
       ...details,
@@ -208,25 +197,17 @@ export function validationReportDocument(input: DocumentInput): ExportDocument {
       {
         type: "facts",
         items: [
-          { label: "Audience", value: a.name, format: "text" },
-          { label: "Audience ID", value: a.id, format: "text" },
-          { label: "Members", value: members.length, format: "integer" },
-          { label: "Scored validations", value: validations.length, format: "integer" },
-          { label: "Latest overall score", value: latest?.score ?? null, format: "decimal" },
-          { label: "Latest validation", value: latest ? formatTime(latest.createdAt) : null, format: "text" },
-          { label: "Generated", value: formatTime(input.generatedAt), format: "text" },
+          ...audienceFacts(a, members),
+          fact("Scored validations", validations.length, "integer"),
+          fact("Latest overall score", latest?.score ?? null, "decimal"),
+          fact("Latest validation", latest ? formatTime(latest.createdAt) : null),
+          fact("Generated", formatTime(input.generatedAt)),
         ],
       },
       {
         type: "table",
         title: "Scored validations",
-        columns: [
-          { header: "Validation", format: "text" },
-          { header: "ID", format: "text" },
-          { header: "Scored at", format: "text" },
-          { header: "Overall score", format: "decimal" },
-          { header: "KPIs", format: "integer" },
-        ],
+        columns: columns("Validation", "ID", "Scored at", ["Overall score", "decimal"], ["KPIs", "integer"]),
         rows: validations.map((v, i) => [label(i), v.id, formatTime(v.createdAt), v.score, v.kpis.length]),
       },
     ],
@@ -248,12 +229,7 @@ export function validationReportDocument(input: DocumentInput): ExportDocument {
     calcBlocks.push({
       type: "table",
       title: `${label(i)} (${formatTime(v.createdAt)}): overall score ${score.toFixed(3)}`,
-      columns: [
-        { header: "Component", format: "text" },
-        { header: "Value", format: "decimal" },
-        { header: "Weight", format: "decimal" },
-        { header: "Contribution", format: "decimal" },
-      ],
+      columns: columns("Component", ["Value", "decimal"], ["Weight", "decimal"], ["Contribution", "decimal"]),
       rows: [
         ...v.kpis.map((k): Cell[] => [k.name, k.value, weight, k.value * weight]),
         ["Weighted KPI mean", null, n > 0 ? 1 : 0, mean],
@@ -278,14 +254,14 @@ export function validationReportDocument(input: DocumentInput): ExportDocument {
     blocks: [
       {
         type: "table",
-        columns: [
-          { header: "Validation", format: "text" },
-          { header: "KPI", format: "text" },
-          { header: "Value", format: "decimal" },
-          { header: "95% low", format: "decimal" },
-          { header: "95% high", format: "decimal" },
-          { header: "Interval width", format: "decimal" },
-        ],
+        columns: columns(
+          "Validation",
+          "KPI",
+          ["Value", "decimal"],
+          ["95% low", "decimal"],
+          ["95% high", "decimal"],
+          ["Interval width", "decimal"],
+        ),
         rows: kpiRows,
         caption: "Intervals are 95% confidence intervals as recorded with each validation.",
       },
@@ -310,12 +286,7 @@ export function validationReportDocument(input: DocumentInput): ExportDocument {
       answerBlocks.push({
         type: "table",
         title: `${label(i)}: ${q.question}`,
-        columns: [
-          { header: "Answer", format: "text" },
-          { header: q.reference, format: "percent" },
-          { header: "Panel", format: "percent" },
-          { header: "Difference", format: "points" },
-        ],
+        columns: columns("Answer", [q.reference, "percent"], ["Panel", "percent"], ["Difference", "points"]),
         rows: q.labels.map((l, j) => [
           l,
           q.shares[j] ?? 0,
@@ -340,13 +311,13 @@ export function validationReportDocument(input: DocumentInput): ExportDocument {
       {
         type: "facts",
         items: [
-          { label: "Audience ID", value: a.id, format: "text" },
-          { label: "Audience last updated", value: formatTime(a.updatedAt), format: "text" },
-          { label: "Members at generation", value: members.length, format: "integer" },
-          { label: "Validations included", value: validations.map((v) => v.id).join(", "), format: "text" },
-          { label: "Grounding", value: groundingSummary(a), format: "text" },
-          { label: "Generated", value: formatTime(input.generatedAt), format: "text" },
-          { label: "Generated by", value: GENERATOR, format: "text" },
+          fact("Audience ID", a.id),
+          fact("Audience last updated", formatTime(a.updatedAt)),
+          fact("Members at generation", members.length, "integer"),
+          fact("Validations included", validations.map((v) => v.id).join(", ")),
+          fact("Grounding", groundingSummary(a)),
+          fact("Generated", formatTime(input.generatedAt)),
+          fact("Generated by", GENERATOR),
         ],
       },
       {

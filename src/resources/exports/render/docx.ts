@@ -2,14 +2,8 @@
  * DOCX as a minimal WordprocessingML package: title, headings, paragraphs, bullets, fact lines and tables
  * on A4, with a page-numbered footer.
  */
-import {
-  type ExportDocument,
-  formatCell,
-  formatTime,
-  GENERATOR,
-  isNumeric,
-  type TableBlock,
-} from "../document.ts";
+import type { ExportDocument, TableBlock } from "../document.ts";
+import { formatCell, formatTime, GENERATOR, isNumeric } from "../document.ts";
 import { esc, type Part, packOoxml, R_NAMESPACE, RELATIONSHIP, XML_HEAD } from "./ooxml.ts";
 import { columnChars } from "./zip.ts";
 
@@ -18,13 +12,8 @@ const TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml";
 /** A4 with 1-inch margins, in twentieths of a point. */
 const TEXT_WIDTH = 9026;
 
-interface RunStyle {
-  bold?: boolean;
-  italic?: boolean;
-  /** Half-points. */
-  size?: number;
-  color?: string;
-}
+/** `size` in half-points. */
+type RunStyle = Partial<{ bold: boolean; italic: boolean; size: number; color: string }>;
 
 function run(text: string, style: RunStyle = {}): string {
   const props =
@@ -35,15 +24,15 @@ function run(text: string, style: RunStyle = {}): string {
   return `<w:r>${props ? `<w:rPr>${props}</w:rPr>` : ""}<w:t xml:space="preserve">${esc(text)}</w:t></w:r>`;
 }
 
-interface ParagraphStyle {
-  style?: string;
-  keepNext?: boolean;
-  bullet?: boolean;
-  /** Twentieths of a point. */
-  before?: number;
-  after?: number;
-  right?: boolean;
-}
+/** `before` and `after` in twentieths of a point. */
+type ParagraphStyle = Partial<{
+  style: string;
+  keepNext: boolean;
+  bullet: boolean;
+  before: number;
+  after: number;
+  right: boolean;
+}>;
 
 function paragraph(runs: string, p: ParagraphStyle = {}): string {
   const spacing =

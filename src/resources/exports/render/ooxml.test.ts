@@ -5,7 +5,7 @@
 import ExcelJS from "exceljs";
 import mammoth from "mammoth";
 import { describe, expect, it } from "vitest";
-import type { ExportDocument } from "../document.ts";
+import { columns, type ExportDocument, fact } from "../document.ts";
 import { renderDocx } from "./docx.ts";
 import { renderXlsx } from "./xlsx.ts";
 
@@ -28,11 +28,7 @@ const doc: ExportDocument = {
         { type: "bullets", items: ["first point", "second point"] },
         {
           type: "facts",
-          items: [
-            { label: "Members", value: 1234, format: "integer" },
-            { label: "Name", value: HOSTILE, format: "text" },
-            { label: "Unknown", value: null, format: "decimal" },
-          ],
+          items: [fact("Members", 1234, "integer"), fact("Name", HOSTILE), fact("Unknown", null, "decimal")],
         },
       ],
     },
@@ -43,12 +39,7 @@ const doc: ExportDocument = {
         {
           type: "table",
           title: "Answer shares",
-          columns: [
-            { header: "Answer", format: "text" },
-            { header: "Share", format: "percent" },
-            { header: "Score", format: "decimal" },
-            { header: "Difference", format: "points" },
-          ],
+          columns: columns("Answer", ["Share", "percent"], ["Score", "decimal"], ["Difference", "points"]),
           rows: [
             ["Yes", 0.625, 0.84, 0.031],
             ["No", 0.375, null, -0.031],

@@ -2,16 +2,8 @@
  * PDF with pdf-lib and its standard fonts: a small flowing layout (headings, paragraphs, facts, tables
  * that break across pages), footers with page numbers.
  */
-import {
-  type Cell,
-  type ExportDocument,
-  type Fact,
-  formatCell,
-  formatTime,
-  GENERATOR,
-  isNumeric,
-  type TableBlock,
-} from "../document.ts";
+import type { Cell, ExportDocument, Fact, TableBlock } from "../document.ts";
+import { formatCell, formatTime, GENERATOR, isNumeric } from "../document.ts";
 
 export type PdfLib = typeof import("pdf-lib");
 export type PDFFont = import("pdf-lib").PDFFont;
@@ -327,29 +319,17 @@ export async function renderPdf(doc: ExportDocument): Promise<Uint8Array> {
     l.text(section.title, { font: fonts.bold, size: 14, color: l.accent });
     l.gap(4);
     for (const block of section.blocks) {
-      switch (block.type) {
-        case "subheading":
-          l.ensure(60);
-          l.gap(2);
-          l.text(block.text, { font: fonts.bold, size: 11 });
-          l.gap(2);
-          break;
-        case "paragraph":
-          l.text(block.text);
-          l.gap(6);
-          break;
-        case "bullets":
-          for (const item of block.items) l.text(`\u2022 ${item}`, { indent: 8 });
-          l.gap(6);
-          break;
-        case "facts":
-          l.facts(block.items);
-          l.gap(6);
-          break;
-        case "table":
-          l.table(block);
-          break;
-      }
+      if (block.type === "subheading") {
+        l.ensure(60);
+        l.gap(2);
+        l.text(block.text, { font: fonts.bold, size: 11 });
+      } else if (block.type === "paragraph") l.text(block.text);
+      else if (block.type === "bullets")
+        for (const item of block.items) l.text(`\u2022 ${item}`, { indent: 8 });
+      else if (block.type === "facts") l.facts(block.items);
+      else l.table(block);
+      // A table keeps its own spacing; a subheading sits close to what it heads.
+      if (block.type !== "table") l.gap(block.type === "subheading" ? 2 : 6);
     }
     l.gap(8);
   }

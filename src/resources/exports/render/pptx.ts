@@ -1,14 +1,8 @@
 /**
  * PPTX with pptxgenjs: a title slide, a slide per section, tables and bar charts of shares.
  */
-import {
-  type ExportDocument,
-  formatCell,
-  formatTime,
-  GENERATOR,
-  isNumeric,
-  type TableBlock,
-} from "../document.ts";
+import type { ExportDocument, TableBlock } from "../document.ts";
+import { formatCell, formatTime, GENERATOR, isNumeric } from "../document.ts";
 import { columnChars, normalizeZip } from "./zip.ts";
 
 export type PptxClass = typeof import("pptxgenjs").default;
