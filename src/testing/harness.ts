@@ -4,9 +4,11 @@
  * an undocumented answer fails even if it did not think to look.
  */
 
+import { beforeEach, expect } from "vitest";
 import { operations } from "../contract/operations.ts";
 import { checkResponse } from "../contract/responses.ts";
 import { Router } from "../core/router.ts";
+import type { AudienceRecord, FormationRecord, UserRecord } from "../core/state.ts";
 import { createSimulator, type Simulator, type SimulatorOptions } from "../simulator.ts";
 
 const router = new Router(operations);
@@ -38,6 +40,21 @@ export interface Harness {
   /** The manifest ID of a handle in one of its sections. */
   id(section: "users" | "audiences" | "minds" | "formations", handle: string): string;
   key(user: string): string;
+  /** The state's records for manifest handles, as they are now. */
+  audience(handle: string): AudienceRecord;
+  formation(handle: string): FormationRecord;
+  user(handle: string): UserRecord;
+  /** How many Minds a user owns. */
+  ownedBy(handle: string): number;
+  /** Everything a request could change, except API keys' `lastUsedAt` (every authenticated call sets it). */
+  snapshot(): string;
+  /** Runs a request that must be refused with `status` and checks that it changed nothing. */
+  refused(method: string, path: string, opts: CallOptions | undefined, status: number): Promise<CallResult>;
+}
+
+function found<T>(record: T | undefined, what: string): T {
+  if (record === undefined) throw new Error(`no ${what}`);
+  return record;
 }
 
 export async function harness(options: SimulatorOptions = {}): Promise<Harness> {
@@ -60,6 +77,33 @@ export async function harness(options: SimulatorOptions = {}): Promise<Harness> 
       const u = sim.manifest().users[user];
       if (!u) throw new Error(`No user ${user}`);
       return u.apiKey;
+    },
+    audience: (handle) => found(sim.state.audiences.get(h.id("audiences", handle)), `audience ${handle}`),
+    formation: (handle) => found(sim.state.formations.get(h.id("formations", handle)), `formation ${handle}`),
+    user: (handle) => found(sim.state.users.get(h.id("users", handle)), `user ${handle}`),
+    ownedBy: (handle) =>
+      [...sim.state.minds.values()].filter((m) => m.ownerId === h.id("users", handle)).length,
+    snapshot: () => {
+      const s = sim.state;
+      const table = <T>(m: Map<string, T>) => [...m.entries()];
+      return JSON.stringify({
+        users: table(s.users),
+        teams: table(s.teams),
+        minds: table(s.minds),
+        audiences: table(s.audiences),
+        studies: table(s.studies),
+        formations: table(s.formations),
+        idempotency: table(s.idempotency),
+        extra: [...s.extra.entries()].map(([k, v]) => [k, table(v)]),
+        jobs: sim.clock.pending(),
+      });
+    },
+    refused: async (method, path, opts, status) => {
+      const before = h.snapshot();
+      const r = await h.call(method, path, opts);
+      expect(r.status).toBe(status);
+      expect(h.snapshot()).toBe(before);
+      return r;
     },
     call: async (method, path, opts = {}) => {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };
@@ -115,4 +159,25 @@ export function live<T extends object>(table: Map<string, T>, id: string): T {
       return true;
     },
   });
+}
+
+/**
+ * A harness made anew for every test. `fresh()` registers the `beforeEach` where it is called (at a file's
+ * top, or in a describe whose tests need a world); `h` always reads the running test's harness, so
+ * helpers written once at a file's top reach the world of whichever test calls them.
+ */
+export function harnessEachTest(options: SimulatorOptions = {}): { h: Harness; fresh: () => void } {
+  let current: Harness | undefined;
+  const h = new Proxy({} as Harness, {
+    get: (_target, key) => {
+      if (!current)
+        throw new Error("no harness yet: call fresh() where the tests that need one are declared");
+      return Reflect.get(current, key);
+    },
+  });
+  const fresh = () =>
+    beforeEach(async () => {
+      current = await harness(options);
+    });
+  return { h, fresh };
 }

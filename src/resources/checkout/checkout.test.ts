@@ -390,7 +390,7 @@ describe("reading, refreshing, canceling and completing", () => {
       after.body.order,
     );
 
-    const outsider = h.sim.state.users.get(h.id("users", "outsider"));
+    const outsider = h.user("outsider");
     expect(outsider).toMatchObject({ plan: "premium", subscriptionActive: true });
 
     const cancel = await h.call("POST", `${BASE}/${s.id}/cancel`, { as: "outsider" });
@@ -402,7 +402,7 @@ describe("reading, refreshing, canceling and completing", () => {
   it("sets the team plan for a team subscription", async () => {
     const s = await open("teamMonthly", "owner");
     await page("POST", `/checkout/${s.id}/complete`);
-    expect(h.sim.state.users.get(h.id("users", "owner"))).toMatchObject({
+    expect(h.user("owner")).toMatchObject({
       plan: "team",
       subscriptionActive: true,
     });
@@ -441,7 +441,7 @@ describe("reading, refreshing, canceling and completing", () => {
     const buyer = await page("POST", `/checkout/${s.id}/complete`);
     expect(buyer?.status).toBe(409);
     expect(await buyer?.text()).toContain("it has expired");
-    expect(h.sim.state.users.get(h.id("users", "owner"))?.plan).toBe("premium");
+    expect(h.user("owner")?.plan).toBe("premium");
   });
 
   it("does not expire a completed session", async () => {

@@ -1,5 +1,4 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { AudienceRecord } from "../../core/state.ts";
 import { type Harness, harness } from "../../testing/harness.ts";
 import { MANAGER_ONLY_MESSAGE } from "./collaborators.ts";
 
@@ -8,19 +7,8 @@ beforeEach(async () => {
   h = await harness();
 });
 
-const audience = (handle: string): AudienceRecord => {
-  const a = h.sim.state.audiences.get(h.id("audiences", handle));
-  if (!a) throw new Error(`no audience ${handle}`);
-  return a;
-};
 const listPath = (handle: string) => `/api/v1/audiences/${h.id("audiences", handle)}/collaborators`;
 const removePath = (handle: string, userId: string) => `${listPath(handle)}/${userId}`;
-const user = (handle: string) => {
-  const u = h.sim.state.users.get(h.id("users", handle));
-  if (!u) throw new Error(`no user ${handle}`);
-  return u;
-};
-const snapshot = () => JSON.stringify([...h.sim.state.audiences.values()].map((a) => a.collaborators));
 
 describe("GET /audiences/{audienceId}/collaborators", () => {
   it("lists accepted collaborators with their user record's email and name, without the owner or pending invitations", async () => {
@@ -42,7 +30,7 @@ describe("GET /audiences/{audienceId}/collaborators", () => {
       ["member", "member"],
     ] as const) {
       const row = rows.find((c) => c.userId === h.id("users", handle));
-      const u = user(handle);
+      const u = h.user(handle);
       expect(row).toEqual({
         userId: u.id,
         email: u.email,
@@ -56,17 +44,23 @@ describe("GET /audiences/{audienceId}/collaborators", () => {
   });
 
   it("orders oldest first, with the user ID breaking ties", async () => {
-    const main = audience("main");
+    const main = h.audience("main");
     const t = h.sim.clock.now();
     main.collaborators.push(
-      { userId: user("solo").id, role: "member", status: "accepted", invitedAt: t - 9e8, joinedAt: t - 8e8 },
-      { userId: user("sso").id, role: "admin", status: "accepted", invitedAt: t - 2e9, joinedAt: t - 1e9 },
+      {
+        userId: h.user("solo").id,
+        role: "member",
+        status: "accepted",
+        invitedAt: t - 9e8,
+        joinedAt: t - 8e8,
+      },
+      { userId: h.user("sso").id, role: "admin", status: "accepted", invitedAt: t - 2e9, joinedAt: t - 1e9 },
     );
     const rows = (await h.call("GET", listPath("main"))).body.data as { userId: string; joinedAt: string }[];
     const keys = rows.map((c) => [Date.parse(c.joinedAt), c.userId] as const);
     const sorted = [...keys].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
     expect(keys).toEqual(sorted);
-    expect(rows[0]?.userId).toBe(user("sso").id);
+    expect(rows[0]?.userId).toBe(h.user("sso").id);
     expect(rows).toHaveLength(4);
   });
 
@@ -130,9 +124,9 @@ describe("DELETE /audiences/{audienceId}/collaborators/{userId}", () => {
   });
 
   it("also revokes the person's pending invitations for this Audience only", async () => {
-    const main = audience("main");
-    const priv = audience("private");
-    const admin = user("admin").id;
+    const main = h.audience("main");
+    const priv = h.audience("private");
+    const admin = h.user("admin").id;
     const t = h.sim.clock.now();
     main.collaborators.push({
       userId: admin,
@@ -154,8 +148,8 @@ describe("DELETE /audiences/{audienceId}/collaborators/{userId}", () => {
     expect(priv.collaborators.filter((c) => c.userId === admin)).toHaveLength(1);
     // Others' entries are untouched, including the outsider's pending invitation.
     expect(main.collaborators.map((c) => [c.userId, c.status])).toEqual([
-      [user("member").id, "accepted"],
-      [user("outsider").id, "pending"],
+      [h.user("member").id, "accepted"],
+      [h.user("outsider").id, "pending"],
     ]);
   });
 
@@ -169,14 +163,14 @@ describe("DELETE /audiences/{audienceId}/collaborators/{userId}", () => {
     "owner",
     "admin",
   ])("refuses to remove the owner (asked by %s) with 400 COLLABORATOR_IS_OWNER", async (who) => {
-    const before = snapshot();
+    const before = h.snapshot();
     const r = await h.call("DELETE", removePath("main", h.id("users", "owner")), { as: who });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({
       statusMessage: "The owner cannot be removed",
       data: { code: "COLLABORATOR_IS_OWNER" },
     });
-    expect(snapshot()).toBe(before);
+    expect(h.snapshot()).toBe(before);
   });
 
   it.each([
@@ -184,11 +178,8 @@ describe("DELETE /audiences/{audienceId}/collaborators/{userId}", () => {
     ["a person with no relation to the Audience", "solo"],
     ["a team member (not a direct collaborator)", "teammate"],
   ])("answers 404 Collaborator not found for %s and changes nothing", async (_n, who) => {
-    const before = snapshot();
-    const r = await h.call("DELETE", removePath("main", h.id("users", who)));
-    expect(r.status).toBe(404);
+    const r = await h.refused("DELETE", removePath("main", h.id("users", who)), {}, 404);
     expect(r.body.statusMessage).toBe("Collaborator not found");
-    expect(snapshot()).toBe(before);
   });
 
   it("answers 404 for an unknown user ID", async () => {
@@ -203,12 +194,12 @@ describe("DELETE /audiences/{audienceId}/collaborators/{userId}", () => {
     ["outsider", "main", 404],
     ["solo", "private", 404],
   ] as const)("answers %s on %s with %i and changes nothing", async (who, aud, status) => {
-    const before = snapshot();
+    const before = h.snapshot();
     const r = await h.call("DELETE", removePath(aud, h.id("users", "admin")), { as: who });
     expect(r.status).toBe(status);
     if (status === 403) expect(r.body.data).toEqual({ code: "COLLABORATORS_MANAGER_ONLY" });
     else expect(r.body.statusMessage).toBe("Audience not found");
-    expect(snapshot()).toBe(before);
+    expect(h.snapshot()).toBe(before);
   });
 
   it.each([

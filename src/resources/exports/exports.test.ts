@@ -66,9 +66,8 @@ async function zipOf(bytes: Uint8Array) {
   return zip;
 }
 
-const audienceName = (handle: string) => h.sim.state.audiences.get(h.id("audiences", handle))?.name ?? "";
-const memberCount = (handle: string) =>
-  h.sim.state.audiences.get(h.id("audiences", handle))?.memberIds.length ?? 0;
+const audienceName = (handle: string) => h.audience(handle)?.name ?? "";
+const memberCount = (handle: string) => h.audience(handle)?.memberIds.length ?? 0;
 
 describe("export lifecycle, every offered format", () => {
   it.each([
@@ -220,7 +219,7 @@ describe("document content", () => {
   it("the brief in Markdown states the brief, keywords, links, members, grounding with sources, and coverage", async () => {
     const ready = await exportReady("main", "brief", "md");
     const md = new TextDecoder().decode((await download(ready.downloadUrl)).bytes);
-    const a = h.sim.state.audiences.get(h.id("audiences", "main"));
+    const a = h.audience("main");
     if (!a?.grounding) throw new Error("main has grounding");
     expect(md).toContain(a.sources.brief.split("\n")[0] ?? "");
     for (const k of a.sources.keywords) expect(md).toContain(k);
@@ -242,7 +241,7 @@ describe("document content", () => {
     const ready = await exportReady("main", "validation_report", "markdown");
     expect(ready.format).toBe("md");
     const md = new TextDecoder().decode((await download(ready.downloadUrl)).bytes);
-    const a = h.sim.state.audiences.get(h.id("audiences", "main"));
+    const a = h.audience("main");
     const validation = a?.validations.find((v) => v.status === "scored");
     if (!validation?.score) throw new Error("main has a scored validation");
     for (const k of validation.kpis) {

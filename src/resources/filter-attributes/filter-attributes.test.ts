@@ -54,7 +54,7 @@ async function read(handle: string, filters?: unknown, as = "owner"): Promise<An
 
 /** The Minds one request reads: the first 5000 members, in member order. */
 function readMinds(handle: string) {
-  const a = h.sim.state.audiences.get(h.id("audiences", handle));
+  const a = h.audience(handle);
   return (a?.memberIds ?? []).slice(0, MAX_MINDS_READ).flatMap((id) => h.sim.state.minds.get(id) ?? []);
 }
 
@@ -64,7 +64,7 @@ const valueIn = (m: { attributes: Partial<Record<string, string>> }, k: string) 
 /** The rules of the description, computed the slow and obvious way. */
 function bruteForce(handle: string, selection: Selection): Answer {
   const minds = readMinds(handle);
-  const total = h.sim.state.audiences.get(h.id("audiences", handle))?.memberIds.length ?? 0;
+  const total = h.audience(handle)?.memberIds.length ?? 0;
   const active = Object.entries(selection).filter(([, v]) => v === null || (v as string[]).length > 0) as [
     FilterAttributeKey,
     string[] | null,
@@ -122,7 +122,7 @@ function selections(handle: string): fc.Arbitrary<Selection> {
 describe("GET /audiences/{audienceId}/filter-attributes", () => {
   it("without filters: every member read matches, with all seven facets in the description's order", async () => {
     const d = await read("main");
-    const members = h.sim.state.audiences.get(h.id("audiences", "main"))?.memberIds ?? [];
+    const members = h.audience("main")?.memberIds ?? [];
     expect(d.totalMinds).toBe(members.length);
     expect(d.matchCount).toBe(members.length);
     expect(d.mindIds).toEqual([...members].sort());
@@ -480,7 +480,7 @@ describe("the filter index", () => {
   });
 
   it("answers the 5200-member Audience as the one-pass computation, for random selections", () => {
-    const memberIds = h.sim.state.audiences.get(h.id("audiences", "large"))?.memberIds ?? [];
+    const memberIds = h.audience("large")?.memberIds ?? [];
     const minds = h.sim.state.minds;
     const index = buildFilterIndex(minds, memberIds);
     const asMap = (sel: Selection): FilterSelection =>

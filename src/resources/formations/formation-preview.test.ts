@@ -174,7 +174,7 @@ describe("POST .../formations/preview: the proposal", () => {
   });
 
   it("splits by the attribute the request names, and by the most varied one otherwise", async () => {
-    const main = h.sim.state.audiences.get(h.id("audiences", "main"));
+    const main = h.audience("main");
     if (!main) throw new Error("no main");
     const industries = new Set(main.memberIds.map((id) => h.sim.state.minds.get(id)?.attributes.industry));
     const byIndustry = await preview("main", {
@@ -346,8 +346,8 @@ describe("POST .../formations/preview: failures", () => {
 
 describe("POST .../formations/preview: member counts", () => {
   it("warns softly from 50 members", async () => {
-    const main = h.sim.state.audiences.get(h.id("audiences", "main"));
-    const extra = h.sim.state.audiences.get(h.id("audiences", "large"))?.memberIds.slice(0, 5) ?? [];
+    const main = h.audience("main");
+    const extra = h.audience("large")?.memberIds.slice(0, 5) ?? [];
     main?.memberIds.push(...extra.slice(0, 4));
     const at49 = await preview("main", { accept: "application/json" });
     expect(at49.body.data).toMatchObject({ memberCount: 49, softWarn: false, hardCapExceeded: false });

@@ -66,7 +66,7 @@ describe("GET /audiences/{id}/formations: access and visibility", () => {
       visibility: "shared",
       createdAt: new Date(stored.createdAt).toISOString(),
       updatedAt: new Date(stored.updatedAt).toISOString(),
-      memberCount: h.sim.state.audiences.get(h.id("audiences", "main"))?.memberIds.length,
+      memberCount: h.audience("main")?.memberIds.length,
     });
     expect(ready.subgroups).toEqual(
       stored.subgroups.map((g) => ({ id: g.id, label: g.label, memberCount: g.members.length })),
@@ -198,7 +198,7 @@ describe("GET /audiences/{id}/formations: recovery at offset 0", () => {
   });
 
   it("answers the listing even when recovery fails", async () => {
-    const audience = h.sim.state.audiences.get(h.id("audiences", "main"));
+    const audience = h.audience("main");
     if (!audience) throw new Error("no main");
     // A corrupt chart makes seeding throw.
     audience.grounding = { charts: [{ dimension: "industry" } as never], sources: [] };
@@ -366,7 +366,7 @@ describe("DELETE and recompute: who may mutate", () => {
 
 describe("POST .../recompute", () => {
   it("keeps the old subgroups while building and swaps them in place when done", async () => {
-    const main = h.sim.state.audiences.get(h.id("audiences", "main"));
+    const main = h.audience("main");
     if (!main) throw new Error("no main");
     const before = (await h.call("GET", one("main", fid("mainReady")))).body.data;
     main.memberIds.push(h.id("minds", "ownLoose"));

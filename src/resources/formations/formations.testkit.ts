@@ -2,29 +2,20 @@
  * What the Formation tests share: a fresh default world for every test, paths and records by handle,
  * hypotheses of any size, and Formations put straight into state for shapes the API cannot make.
  */
-import { beforeEach, expect } from "vitest";
+import { expect } from "vitest";
 import type { FormationRecord } from "../../core/state.ts";
-import { type CallResult, type Harness, harness } from "../../testing/harness.ts";
+import { type CallResult, harnessEachTest } from "../../testing/harness.ts";
 import { JOB_COMPLETE, JOB_STEP } from "./formation-builds.ts";
 
-/** The world of the test that is running. */
-export const world: { h: Harness } = { h: undefined as unknown as Harness };
-
 /** The running test's harness: every read goes to the world its `beforeEach` made. */
-export const h: Harness = new Proxy({} as Harness, { get: (_target, key) => Reflect.get(world.h, key) });
-
-export function freshWorldEachTest(): void {
-  beforeEach(async () => {
-    world.h = await harness();
-  });
-}
+export const { h, fresh: freshWorldEachTest } = harnessEachTest();
 
 export const base = (audience: string): string =>
-  `/api/v1/audiences/${world.h.id("audiences", audience)}/formations`;
+  `/api/v1/audiences/${h.id("audiences", audience)}/formations`;
 export const one = (audience: string, formation: string): string => `${base(audience)}/${formation}`;
-export const fid = (handle: string): string => world.h.id("formations", handle);
+export const fid = (handle: string): string => h.id("formations", handle);
 export const record = (id: string): FormationRecord => {
-  const f = world.h.sim.state.formations.get(id);
+  const f = h.sim.state.formations.get(id);
   if (!f) throw new Error(`no formation ${id}`);
   return f;
 };
@@ -46,7 +37,7 @@ export async function listAll(as: string, audience: string, limit = 100) {
   let offset: number | null = 0;
   let total: number | null = null;
   while (offset !== null) {
-    const r: CallResult = await world.h.call("GET", `${base(audience)}?limit=${limit}&offset=${offset}`, {
+    const r: CallResult = await h.call("GET", `${base(audience)}?limit=${limit}&offset=${offset}`, {
       as,
     });
     expect(r.status).toBe(200);
@@ -60,11 +51,11 @@ export async function listAll(as: string, audience: string, limit = 100) {
 
 /** A Formation put straight into state, for shapes the API cannot create (auto dimensions, legacy data). */
 export function insert(audience: string, over: Partial<FormationRecord>): FormationRecord {
-  const now = world.h.sim.clock.now();
+  const now = h.sim.clock.now();
   const f: FormationRecord = {
     id: crypto.randomUUID(),
-    audienceId: world.h.id("audiences", audience),
-    creatorId: world.h.id("users", "owner"),
+    audienceId: h.id("audiences", audience),
+    creatorId: h.id("users", "owner"),
     name: "Inserted",
     visibility: "shared",
     status: "ready",
@@ -79,13 +70,13 @@ export function insert(audience: string, over: Partial<FormationRecord>): Format
     buildSeq: 1,
     ...over,
   };
-  world.h.sim.state.formations.set(f.id, f);
+  h.sim.state.formations.set(f.id, f);
   return f;
 }
 
 /** Drops the queued build jobs of a Formation: it is `building` with nothing left to finish it. */
 export function stall(id: string): void {
-  world.h.sim.clock.cancel(
+  h.sim.clock.cancel(
     (j) =>
       (j.kind === JOB_STEP || j.kind === JOB_COMPLETE) &&
       (j.payload as { formationId: string }).formationId === id,
@@ -93,10 +84,10 @@ export function stall(id: string): void {
 }
 
 export const pendingBuild = (id: string): boolean =>
-  world.h.sim.clock
+  h.sim.clock
     .pending()
     .some((j) => j.kind === JOB_COMPLETE && (j.payload as { formationId: string }).formationId === id);
 
 export async function create(audience: string, body: unknown, as = "owner") {
-  return world.h.call("POST", base(audience), { as, body });
+  return h.call("POST", base(audience), { as, body });
 }

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { AUDIENCE_MEMBER_CAP } from "../../core/plans.ts";
-import type { AudienceRecord, FormationRecord } from "../../core/state.ts";
+import type { FormationRecord } from "../../core/state.ts";
 import { type Harness, harness, live } from "../../testing/harness.ts";
 import { BUILD_TOTAL_MS } from "../formations/formation-builds.ts";
 import { QUEUE_MS, RUN_MS } from "../progress/training.ts";
@@ -11,36 +11,15 @@ beforeEach(async () => {
   h = await harness();
 });
 
-const audience = (handle: string): AudienceRecord => {
-  const a = h.sim.state.audiences.get(h.id("audiences", handle));
-  if (!a) throw new Error(`no audience ${handle}`);
-  return a;
-};
-const formation = (handle: string): FormationRecord => {
-  const f = h.sim.state.formations.get(h.id("formations", handle));
-  if (!f) throw new Error(`no formation ${handle}`);
-  return f;
-};
 const membersPath = (handle: string) => `/api/v1/audiences/${h.id("audiences", handle)}/members`;
 const memberPath = (handle: string, mindId: string) => `${membersPath(handle)}/${mindId}`;
 /** The publisher's public Minds (members of `public`), which anyone may add to their own Audiences. */
-const publicMinds = (): string[] => [...audience("public").memberIds];
+const publicMinds = (): string[] => [...h.audience("public").memberIds];
 const placedIn = (f: FormationRecord): string[] => f.subgroups.flatMap((g) => g.members.map((m) => m.mindId));
-
-/** Everything a rejected request must leave alone: Audiences, Formations, Minds' training, queued jobs. */
-function snapshot(): string {
-  const s = h.sim.state;
-  return JSON.stringify({
-    audiences: [...s.audiences.values()],
-    formations: [...s.formations.values()],
-    training: [...s.minds.values()].map((m) => m.training),
-    jobs: h.sim.clock.pending().length,
-  });
-}
 
 describe("POST /audiences/{audienceId}/members", () => {
   it("adds one Mind by mindId, bumps updatedAt, and answers at once", async () => {
-    const a = audience("empty");
+    const a = h.audience("empty");
     const before = a.updatedAt;
     h.sim.advance(1000);
     const r = await h.call("POST", membersPath("empty"), { body: { mindId: h.id("minds", "ownLoose") } });
@@ -56,11 +35,11 @@ describe("POST /audiences/{audienceId}/members", () => {
     const r = await h.call("POST", membersPath("empty"), { body: { mindIds: ids } });
     expect(r.status).toBe(200);
     expect(r.body.data.added).toBe(2);
-    expect(audience("empty").memberIds).toEqual([h.id("minds", "ownLoose"), h.id("minds", "publicMind")]);
+    expect(h.audience("empty").memberIds).toEqual([h.id("minds", "ownLoose"), h.id("minds", "publicMind")]);
   });
 
   it("is idempotent: already-present Minds are ignored, and added still counts the distinct requested IDs", async () => {
-    const main = audience("main");
+    const main = h.audience("main");
     const existing = main.memberIds.slice(0, 3);
     const before = [...main.memberIds];
     const updatedAt = main.updatedAt;
@@ -81,7 +60,7 @@ describe("POST /audiences/{audienceId}/members", () => {
     const id = h.id("minds", "ownLoose");
     const r = await h.call("POST", membersPath("empty"), { body: { mindIds: [id, id.toUpperCase()] } });
     expect(r.body.data.added).toBe(1);
-    expect(audience("empty").memberIds).toEqual([id]);
+    expect(h.audience("empty").memberIds).toEqual([id]);
   });
 
   it("is served under /v1 too", async () => {
@@ -103,17 +82,19 @@ describe("POST /audiences/{audienceId}/members", () => {
       const r = await h.call("POST", membersPath("empty"), { body });
       expect(r.status).toBe(200);
       expect(r.body.data.added).toBe(1);
-      expect(audience("empty").memberIds).toEqual([h.id("minds", "ownLoose")]);
+      expect(h.audience("empty").memberIds).toEqual([h.id("minds", "ownLoose")]);
     });
 
     it("still refuses an invalid mindId even when mindIds is valid", async () => {
-      const before = snapshot();
-      const r = await h.call("POST", membersPath("empty"), {
-        body: { mindId: "not-a-uuid", mindIds: [h.id("minds", "ownLoose")] },
-      });
-      expect(r.status).toBe(400);
+      const r = await h.refused(
+        "POST",
+        membersPath("empty"),
+        {
+          body: { mindId: "not-a-uuid", mindIds: [h.id("minds", "ownLoose")] },
+        },
+        400,
+      );
       expect(r.body.statusMessage).toBe("Invalid mind ID format");
-      expect(snapshot()).toBe(before);
     });
 
     it("refuses a null mindId rather than falling back to mindIds (the contract types it as a UUID)", async () => {
@@ -122,7 +103,7 @@ describe("POST /audiences/{audienceId}/members", () => {
       });
       expect(r.status).toBe(400);
       expect(r.body.statusMessage).toBe("Invalid mind ID format");
-      expect(audience("empty").memberIds).toEqual([]);
+      expect(h.audience("empty").memberIds).toEqual([]);
     });
   });
 
@@ -133,16 +114,16 @@ describe("POST /audiences/{audienceId}/members", () => {
       const r = await h.call("POST", membersPath("empty"), { body: { mindIds } });
       expect(r.status).toBe(200);
       expect(r.body.data.added).toBe(4);
-      expect(audience("empty").memberIds).toEqual(few);
+      expect(h.audience("empty").memberIds).toEqual(few);
     });
 
     it("refuses 1001 even when they name one Mind", async () => {
-      const before = snapshot();
+      const before = h.snapshot();
       const mindIds = Array.from({ length: MAX_MIND_IDS + 1 }, () => h.id("minds", "ownLoose"));
       const r = await h.call("POST", membersPath("empty"), { body: { mindIds } });
       expect(r.status).toBe(400);
       expect(r.body.statusMessage).toBe("At most 1000 Mind IDs are allowed");
-      expect(snapshot()).toBe(before);
+      expect(h.snapshot()).toBe(before);
     });
   });
 
@@ -181,11 +162,8 @@ describe("POST /audiences/{audienceId}/members", () => {
       "sparkIds is no longer supported; use mindIds",
     ],
   ] as const)("refuses %s with 400 and changes nothing", async (_name, opts, message) => {
-    const before = snapshot();
-    const r = await h.call("POST", membersPath("empty"), opts);
-    expect(r.status).toBe(400);
+    const r = await h.refused("POST", membersPath("empty"), opts, 400);
     expect(r.body).toMatchObject({ statusCode: 400, statusMessage: message, message, error: true });
-    expect(snapshot()).toBe(before);
   });
 
   it("ignores retired field names when the current ones are present", async () => {
@@ -197,12 +175,12 @@ describe("POST /audiences/{audienceId}/members", () => {
   });
 
   it("answers 413 for a body over 64 KiB and changes nothing", async () => {
-    const before = snapshot();
+    const before = h.snapshot();
     const body = { mindId: h.id("minds", "ownLoose"), padding: "x".repeat(64 * 1024) };
     const r = await h.call("POST", membersPath("empty"), { body });
     expect(r.status).toBe(413);
     expect(r.body.statusCode).toBe(413);
-    expect(snapshot()).toBe(before);
+    expect(h.snapshot()).toBe(before);
   });
 
   it.each([
@@ -210,13 +188,15 @@ describe("POST /audiences/{audienceId}/members", () => {
     ["an unknown Mind", null],
   ])("adds nothing when any Mind is %s", async (_name, handle) => {
     const bad = handle ? h.id("minds", handle) : "0b7c6d5e-4f3a-4b2c-9d1e-0f9e8d7c6b5a";
-    const before = snapshot();
-    const r = await h.call("POST", membersPath("empty"), {
-      body: { mindIds: [h.id("minds", "ownLoose"), h.id("minds", "publicMind"), bad] },
-    });
-    expect(r.status).toBe(404);
+    const r = await h.refused(
+      "POST",
+      membersPath("empty"),
+      {
+        body: { mindIds: [h.id("minds", "ownLoose"), h.id("minds", "publicMind"), bad] },
+      },
+      404,
+    );
     expect(r.body.statusMessage).toBe("One or more Minds not found or not accessible");
-    expect(snapshot()).toBe(before);
   });
 
   it.each([
@@ -228,7 +208,7 @@ describe("POST /audiences/{audienceId}/members", () => {
     ["owner", "public"],
     ["publisher", "main"],
   ])("answers 404 Audience not found to %s on %s, before looking at the body", async (user, aud) => {
-    const before = snapshot();
+    const before = h.snapshot();
     for (const opts of [
       { body: { mindId: h.id("minds", "publicMind") } },
       { raw: "{not json" },
@@ -239,7 +219,7 @@ describe("POST /audiences/{audienceId}/members", () => {
       expect(r.status).toBe(404);
       expect(r.body.statusMessage).toBe("Audience not found");
     }
-    expect(snapshot()).toBe(before);
+    expect(h.snapshot()).toBe(before);
   });
 
   it("answers 404 for an Audience that does not exist, and 400 for a malformed Audience ID", async () => {
@@ -257,10 +237,10 @@ describe("POST /audiences/{audienceId}/members", () => {
 
   describe("member cap", () => {
     it("refuses a new member of an Audience at the cap with a PlanLimitError, adding nothing", async () => {
-      expect(audience("atCap").memberIds).toHaveLength(AUDIENCE_MEMBER_CAP.premium);
-      const before = snapshot();
+      expect(h.audience("atCap").memberIds).toHaveLength(AUDIENCE_MEMBER_CAP.premium);
+      const before = h.snapshot();
       const r = await h.call("POST", membersPath("atCap"), {
-        body: { mindIds: [h.id("minds", "ownLoose"), audience("atCap").memberIds[0]] },
+        body: { mindIds: [h.id("minds", "ownLoose"), h.audience("atCap").memberIds[0]] },
       });
       expect(r.status).toBe(403);
       expect(r.body).toMatchObject({
@@ -275,19 +255,19 @@ describe("POST /audiences/{audienceId}/members", () => {
           current: 100,
         },
       });
-      expect(snapshot()).toBe(before);
+      expect(h.snapshot()).toBe(before);
     });
 
     it("still accepts re-adding existing members at the cap (no new memberships)", async () => {
-      const existing = audience("atCap").memberIds.slice(0, 5);
+      const existing = h.audience("atCap").memberIds.slice(0, 5);
       const r = await h.call("POST", membersPath("atCap"), { body: { mindIds: existing } });
       expect(r.status).toBe(200);
       expect(r.body.data.added).toBe(5);
-      expect(audience("atCap").memberIds).toHaveLength(100);
+      expect(h.audience("atCap").memberIds).toHaveLength(100);
     });
 
     it("counts only new memberships against the room left", async () => {
-      const gone = audience("atCap").memberIds[0] as string;
+      const gone = h.audience("atCap").memberIds[0] as string;
       expect((await h.call("DELETE", memberPath("atCap", gone))).status).toBe(204);
       const two = await h.call("POST", membersPath("atCap"), {
         body: { mindIds: [h.id("minds", "ownLoose"), h.id("minds", "publicMind")] },
@@ -295,14 +275,14 @@ describe("POST /audiences/{audienceId}/members", () => {
       expect(two.status).toBe(403);
       expect(two.body.data).toMatchObject({ limit: 100, current: 99 });
       const one = await h.call("POST", membersPath("atCap"), {
-        body: { mindIds: [h.id("minds", "ownLoose"), audience("atCap").memberIds[0]] },
+        body: { mindIds: [h.id("minds", "ownLoose"), h.audience("atCap").memberIds[0]] },
       });
       expect(one.status).toBe(200);
-      expect(audience("atCap").memberIds).toHaveLength(100);
+      expect(h.audience("atCap").memberIds).toHaveLength(100);
     });
 
     it("follows an account-specific override of the cap", async () => {
-      const owner = h.sim.state.users.get(h.id("users", "owner"));
+      const owner = h.user("owner");
       if (!owner) throw new Error("no owner");
       owner.limits.groupMembers = 1;
       const first = await h.call("POST", membersPath("empty"), {
@@ -319,8 +299,8 @@ describe("POST /audiences/{audienceId}/members", () => {
 
   describe("background effects", () => {
     it("sorts added Minds into the ready Formations after a moment, never into failed ones", async () => {
-      const ready = formation("mainReady");
-      const failed = formation("mainFailed");
+      const ready = h.formation("mainReady");
+      const failed = h.formation("mainFailed");
       const added = [h.id("minds", "ownLoose"), h.id("minds", "publicMind")];
       const r = await h.call("POST", membersPath("main"), { body: { mindIds: added } });
       expect(r.status).toBe(200);
@@ -337,7 +317,7 @@ describe("POST /audiences/{audienceId}/members", () => {
       await h.call("POST", membersPath("main"), { body: { mindId: id } });
       await h.call("DELETE", memberPath("main", id));
       h.sim.advance(MEMBERS_EFFECTS_MS);
-      expect(placedIn(formation("mainReady"))).not.toContain(id);
+      expect(placedIn(h.formation("mainReady"))).not.toContain(id);
     });
 
     it("seeds default Formations, created by the owner, when the Audience has none", async () => {
@@ -368,7 +348,7 @@ describe("POST /audiences/{audienceId}/members", () => {
     });
 
     it("retrains members whose training failed, but not those that failed for good", async () => {
-      const [failedId, forGoodId] = audience("main").memberIds as [string, string];
+      const [failedId, forGoodId] = h.audience("main").memberIds as [string, string];
       const failed = live(h.sim.state.minds, failedId);
       const forGood = live(h.sim.state.minds, forGoodId);
       failed.training = { ...failed.training, status: "failed", failedForGood: false, attempts: 1 };
@@ -386,8 +366,8 @@ describe("POST /audiences/{audienceId}/members", () => {
 
 describe("DELETE /audiences/{audienceId}/members/{mindId}", () => {
   it("removes the Mind from the Audience and from every subgroup at once; the Mind itself stays", async () => {
-    const main = audience("main");
-    const ready = formation("mainReady");
+    const main = h.audience("main");
+    const ready = h.formation("mainReady");
     const mindId = h.id("minds", "mainMember");
     expect(placedIn(ready)).toContain(mindId);
     h.sim.advance(1000);
@@ -404,16 +384,16 @@ describe("DELETE /audiences/{audienceId}/members/{mindId}", () => {
   });
 
   it("answers 204 for a Mind that is not a member, changing nothing", async () => {
-    const before = JSON.stringify(audience("main"));
+    const before = JSON.stringify(h.audience("main"));
     for (const id of [h.id("minds", "ownLoose"), "0b7c6d5e-4f3a-4b2c-9d1e-0f9e8d7c6b5a"]) {
       const r = await h.call("DELETE", memberPath("main", id));
       expect(r.status).toBe(204);
     }
-    expect(JSON.stringify(audience("main"))).toBe(before);
+    expect(JSON.stringify(h.audience("main"))).toBe(before);
   });
 
   it("retrains failed members in the background", async () => {
-    const [removed, failedId] = audience("private").memberIds as [string, string];
+    const [removed, failedId] = h.audience("private").memberIds as [string, string];
     const failed = live(h.sim.state.minds, failedId);
     failed.training = { ...failed.training, status: "failed", failedForGood: false };
     await h.call("DELETE", memberPath("private", removed));
@@ -428,11 +408,8 @@ describe("DELETE /audiences/{audienceId}/members/{mindId}", () => {
     "studyViewer",
     "outsider",
   ])("answers 404 Audience not found to %s and changes nothing", async (user) => {
-    const before = snapshot();
-    const r = await h.call("DELETE", memberPath("main", h.id("minds", "mainMember")), { as: user });
-    expect(r.status).toBe(404);
+    const r = await h.refused("DELETE", memberPath("main", h.id("minds", "mainMember")), { as: user }, 404);
     expect(r.body.statusMessage).toBe("Audience not found");
-    expect(snapshot()).toBe(before);
   });
 
   it.each([

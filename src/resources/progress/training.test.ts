@@ -118,7 +118,7 @@ describe("training on the virtual clock (training scenario)", () => {
     h.sim.advance(60_000);
     const trainingAudience = h.id("audiences", "training");
     expect(retrainFailed(svc(), h.sim.state.audiences.get(trainingAudience) as AudienceRecord)).toBe(0);
-    const other = h.sim.state.audiences.get(h.id("audiences", "trained"))?.memberIds[0] as string;
+    const other = h.audience("trained")?.memberIds[0] as string;
     const r = await h.call("POST", `/api/v1/audiences/${trainingAudience}/members`, {
       body: { mindId: other },
     });
@@ -130,7 +130,7 @@ describe("training on the virtual clock (training scenario)", () => {
 
   it("brings every member of the scenario's Audience to completed, except the one failed for good", () => {
     h.sim.advance(QUEUE_MS + RUN_MS);
-    const a = h.sim.state.audiences.get(h.id("audiences", "training"));
+    const a = h.audience("training");
     const statuses = (a?.memberIds ?? []).map((id) =>
       view((h.sim.state.minds.get(id) as MindRecord).training),
     );

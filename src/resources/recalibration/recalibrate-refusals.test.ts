@@ -34,7 +34,7 @@ describe("POST /audiences/{id}/recalibrate: refusals", () => {
   });
 
   it("lets a staff admin collaborator make composition amendments only", async () => {
-    const admin = h.sim.state.users.get(h.id("users", "admin"));
+    const admin = h.user("admin");
     if (!admin) throw new Error("admin");
     admin.staff = true;
     const distributions = [{ dimension: "gender", distribution: [{ label: "Women", share: 1 }] }];
@@ -116,7 +116,7 @@ describe("POST /audiences/{id}/recalibrate: refusals", () => {
   });
 
   it("answers 403 PlanLimitError for growth beyond the member cap, at the cap, and beyond the Mind quota", async () => {
-    const owner = h.sim.state.users.get(h.id("users", "owner"));
+    const owner = h.user("owner");
     if (!owner) throw new Error("owner");
     const cap = memberCap(owner);
     const quota = mindCap(owner);
