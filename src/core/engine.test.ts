@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createSimulator } from "../simulator.ts";
-import { harness } from "../testing/harness.ts";
+import { expectError, harness } from "../testing/harness.ts";
 
 describe("the engine", () => {
   it("sends rate-limit headers on every v1 answer, 429 past the limit with Retry-After, and recovers", async () => {
@@ -12,8 +12,7 @@ describe("the engine", () => {
       expect(r.headers.get("ratelimit-remaining")).toBe(String(2 - i));
     }
     const limited = await h.call("GET", "/api/v1/auth/me");
-    expect(limited.status).toBe(429);
-    expect(limited.body.statusMessage).toBe("Too many requests. Please try again later.");
+    expectError(limited, 429, "Too many requests. Please try again later.");
     expect(Number(limited.headers.get("retry-after"))).toBe(60);
     // Another account has its own window.
     expect((await h.call("GET", "/api/v1/auth/me", { as: "solo" })).status).toBe(200);

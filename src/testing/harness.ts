@@ -52,6 +52,16 @@ export interface Harness {
   refused(method: string, path: string, opts: CallOptions | undefined, status: number): Promise<CallResult>;
 }
 
+/** Asserts an error answer: its status and the envelope's statusMessage. */
+export function expectError(
+  r: Pick<CallResult, "status" | "body">,
+  status: number,
+  statusMessage: string,
+): void {
+  expect(r.status).toBe(status);
+  expect(r.body.statusMessage).toBe(statusMessage);
+}
+
 function found<T>(record: T | undefined, what: string): T {
   if (record === undefined) throw new Error(`no ${what}`);
   return record;

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { type Harness, harness } from "../../testing/harness.ts";
+import { expectError, type Harness, harness } from "../../testing/harness.ts";
 
 let h: Harness;
 beforeEach(async () => {
@@ -81,15 +81,13 @@ describe("API keys", () => {
   ])("refuses %j with the description's message", async (body, message) => {
     const before = (await h.call("GET", "/api/v1/api-keys")).body.length;
     const r = await h.call("POST", "/api/v1/api-keys", { body });
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe(message);
+    expectError(r, 400, message);
     expect((await h.call("GET", "/api/v1/api-keys")).body.length).toBe(before);
   });
 
   it("answers 400 Invalid JSON body for malformed JSON", async () => {
     const r = await h.call("POST", "/api/v1/api-keys", { raw: '{"name": ' });
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe("Invalid JSON body");
+    expectError(r, 400, "Invalid JSON body");
   });
 
   it("refuses key management without an active subscription, and key creation for SSO accounts", async () => {
@@ -99,12 +97,10 @@ describe("API keys", () => {
       ["DELETE", `/api/v1/api-keys/c${"a".repeat(24)}`],
     ] as const) {
       const r = await h.call(method, path, { as: "outsider" });
-      expect(r.status).toBe(403);
-      expect(r.body.statusMessage).toBe("Forbidden");
+      expectError(r, 403, "Forbidden");
     }
     const sso = await h.call("POST", "/api/v1/api-keys", { as: "sso", body: {} });
-    expect(sso.status).toBe(403);
-    expect(sso.body.statusMessage).toBe("API keys are disabled for this SSO-linked account");
+    expectError(sso, 403, "API keys are disabled for this SSO-linked account");
   });
 
   it("deletes a key, and the deleted key stops authenticating at once, even mid-request sequence", async () => {
@@ -121,15 +117,13 @@ describe("API keys", () => {
     [`/api/v1/api-keys/c${"A".repeat(24)}`, "Invalid API key ID format"],
   ])("DELETE %s answers 400 %s", async (path, message) => {
     const r = await h.call("DELETE", path);
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe(message);
+    expectError(r, 400, message);
   });
 
   it("answers 404 for a key of another account and leaves it working", async () => {
     const theirs = (await h.call("POST", "/api/v1/api-keys", { as: "solo", body: {} })).body;
     const r = await h.call("DELETE", `/api/v1/api-keys/${theirs.id}`);
-    expect(r.status).toBe(404);
-    expect(r.body.statusMessage).toBe("API key not found");
+    expectError(r, 404, "API key not found");
     expect((await h.call("GET", "/api/v1/auth/me", { as: theirs.key })).status).toBe(200);
   });
 });

@@ -97,11 +97,7 @@ export function mindPreview(m: MindRecord): MindPreview {
 
 export function mindDetail(m: MindRecord): MindDetail {
   return {
-    id: m.id,
-    name: m.name,
-    headline: m.headline,
-    profileImageUrl: m.profileImageUrl,
-    attributes: m.attributes,
+    ...mindPreview(m),
     bio: m.bio,
     profile: m.profile,
     reviewedFields: reviewedFields(m),

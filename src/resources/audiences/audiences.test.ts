@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isUploadedFileUrl } from "../../../fixtures/index.ts";
 import { table } from "../../core/state.ts";
-import { live } from "../../testing/harness.ts";
+import { expectError, live } from "../../testing/harness.ts";
 import {
   audience,
   freshWorldEachTest,
@@ -61,14 +61,11 @@ describe("GET /audiences/{audienceId}", () => {
 
   it("answers 404 for an unknown Audience, 400 for malformed IDs, 401 without a key", async () => {
     const missing = await h.call("GET", "/api/v1/audiences/00000000-0000-4000-8000-000000000000");
-    expect(missing.status).toBe(404);
-    expect(missing.body.statusMessage).toBe("Audience not found");
+    expectError(missing, 404, "Audience not found");
     const bad = await h.call("GET", "/api/v1/audiences/not-a-uuid");
-    expect(bad.status).toBe(400);
-    expect(bad.body.statusMessage).toBe("Invalid audience ID format");
+    expectError(bad, 400, "Invalid audience ID format");
     const empty = await h.call("GET", "/api/v1/audiences/");
-    expect(empty.status).toBe(400);
-    expect(empty.body.statusMessage).toBe("Audience ID is required");
+    expectError(empty, 400, "Audience ID is required");
     expect((await h.call("GET", path("main"), { as: null })).status).toBe(401);
   });
 
@@ -351,8 +348,7 @@ describe("PUT /audiences/{audienceId}", () => {
 
   it("answers 400 for a malformed ID", async () => {
     const r = await h.call("PUT", "/api/v1/audiences/123", { body: { name: "x" } });
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe("Invalid audience ID format");
+    expectError(r, 400, "Invalid audience ID format");
   });
 });
 

@@ -136,15 +136,15 @@ function notFoundPage(method: string): Answer {
   return html(404, layout("Checkout not found", main), method);
 }
 
+const WHY_CLOSED: Record<Exclude<BuyerOutcome, "completed" | "canceled">["refused"], string> = {
+  completed: "it is already completed",
+  canceled: "it was canceled",
+  expired: "it has expired",
+};
+
 function refusal(outcome: Exclude<BuyerOutcome, "completed" | "canceled">, action: "complete" | "abandon") {
   const verb = action === "complete" ? "completed" : "canceled";
-  const why =
-    outcome.refused === "completed"
-      ? "it is already completed"
-      : outcome.refused === "canceled"
-        ? "it was canceled"
-        : "it has expired";
-  return `This checkout cannot be ${verb}: ${why}.`;
+  return `This checkout cannot be ${verb}: ${WHY_CLOSED[outcome.refused]}.`;
 }
 
 /**

@@ -373,16 +373,17 @@ function dropExpiryJob(services: Pick<Services, "clock">, id: string): void {
   );
 }
 
+/** Why the API's cancel leaves a session that is no longer open as it is. */
+const CANNOT_CANCEL: Record<Exclude<CheckoutStatus, "requires_escalation">, string> = {
+  completed: "Checkout session is completed and cannot be canceled",
+  canceled: "Checkout session is already canceled",
+  expired: "Checkout session has expired and cannot be canceled",
+};
+
 function cancelSession(ctx: RequestContext) {
   const s = owned(ctx);
   if (s.status !== "requires_escalation") {
-    const why =
-      s.status === "completed"
-        ? "Checkout session is completed and cannot be canceled"
-        : s.status === "canceled"
-          ? "Checkout session is already canceled"
-          : "Checkout session has expired and cannot be canceled";
-    return { status: 200, body: sessionView(s, [errorMessage(why)]) };
+    return { status: 200, body: sessionView(s, [errorMessage(CANNOT_CANCEL[s.status])]) };
   }
   s.status = "canceled";
   s.canceledAt = ctx.clock.now();

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { type Harness, harness } from "../../testing/harness.ts";
+import { expectError, type Harness, harness } from "../../testing/harness.ts";
 import { MANAGER_ONLY_MESSAGE } from "./collaborators.ts";
 
 let h: Harness;
@@ -96,8 +96,7 @@ describe("GET /audiences/{audienceId}/collaborators", () => {
     ["a stranger", "solo", "private"],
   ])("answers 404 to %s", async (_n, who, aud) => {
     const r = await h.call("GET", listPath(aud), { as: who });
-    expect(r.status).toBe(404);
-    expect(r.body.statusMessage).toBe("Audience not found");
+    expectError(r, 404, "Audience not found");
   });
 
   it("answers 404 for a missing Audience and 400 for a malformed ID", async () => {
@@ -107,8 +106,7 @@ describe("GET /audiences/{audienceId}/collaborators", () => {
     );
     expect(missing.status).toBe(404);
     const bad = await h.call("GET", "/api/v1/audiences/xyz/collaborators");
-    expect(bad.status).toBe(400);
-    expect(bad.body.statusMessage).toBe("Invalid audience ID format");
+    expectError(bad, 400, "Invalid audience ID format");
   });
 });
 
@@ -207,13 +205,11 @@ describe("DELETE /audiences/{audienceId}/collaborators/{userId}", () => {
     ["", "User ID is required"],
   ])("answers 400 for user ID %j: %s", async (userId, message) => {
     const r = await h.call("DELETE", removePath("main", userId));
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe(message);
+    expectError(r, 400, message);
   });
 
   it("answers 400 for a malformed Audience ID", async () => {
     const r = await h.call("DELETE", `/api/v1/audiences/xyz/collaborators/${h.id("users", "admin")}`);
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe("Invalid audience ID format");
+    expectError(r, 400, "Invalid audience ID format");
   });
 });

@@ -9,7 +9,7 @@ import { PDFDocument } from "pdf-lib";
 import { beforeEach, describe, expect, it } from "vitest";
 import { UPLOADED_FILE_URL_PREFIX } from "../../../fixtures/index.ts";
 import { checkResponse } from "../../contract/responses.ts";
-import { type Harness, harness } from "../../testing/harness.ts";
+import { expectError, type Harness, harness } from "../../testing/harness.ts";
 import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "./routes.ts";
 
 let h: Harness;
@@ -100,8 +100,7 @@ describe("export lifecycle, every offered format", () => {
     h.sim.advance(EXPORT_START_DELAY_MS);
     expect((await h.call("GET", job.statusUrl)).body.data.status).toBe("running");
     const early = await download(job.downloadUrl);
-    expect(early.status).toBe(404);
-    expect(early.body.statusMessage).toBe("Export not found");
+    expectError(early, 404, "Export not found");
 
     h.sim.advance(EXPORT_RUN_MS);
     const ready = (await h.call("GET", job.statusUrl)).body.data;
@@ -361,11 +360,9 @@ describe("kinds, formats and access", () => {
   ])("answers 400 for %s as %s on POST, export-status and export-download", async (kind, format) => {
     const message = `Format ${format} is not available for kind ${kind}`;
     const posted = await h.call("POST", `${base("main")}/export`, { body: { kind, format } });
-    expect(posted.status).toBe(400);
-    expect(posted.body.statusMessage).toBe(message);
+    expectError(posted, 400, message);
     const status = await h.call("GET", `${base("main")}/export-status?kind=${kind}&format=${format}`);
-    expect(status.status).toBe(400);
-    expect(status.body.statusMessage).toBe(message);
+    expectError(status, 400, message);
     const file = await download(`${base("main")}/export-download?kind=${kind}&format=${format}`);
     expect(file.status).toBe(400);
     expect(exportJobs()).toHaveLength(0);
@@ -378,8 +375,7 @@ describe("kinds, formats and access", () => {
     [[], "Request body must be a JSON object"],
   ])("refuses the body %j with 400 %s", async (body, message) => {
     const r = await h.call("POST", `${base("main")}/export`, { body });
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe(message);
+    expectError(r, 400, message);
   });
 
   it.each([
@@ -388,8 +384,7 @@ describe("kinds, formats and access", () => {
     ["export-download?format=csv", "Invalid export format"],
   ])("answers 400 for the query of %s with %s", async (path, message) => {
     const r = await h.call("GET", `${base("main")}/${path}`);
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe(message);
+    expectError(r, 400, message);
   });
 
   it("defaults to a PDF brief, and accepts `markdown` as `md` for the same artifact", async () => {
@@ -408,8 +403,7 @@ describe("kinds, formats and access", () => {
     const status = await h.call("GET", `${base("main")}/export-status?kind=brief&format=docx`);
     expect(status.body).toEqual({ data: { kind: "brief", format: "docx", status: "none" } });
     const file = await download(`${base("main")}/export-download?kind=brief&format=docx`);
-    expect(file.status).toBe(404);
-    expect(file.body.statusMessage).toBe("Export not found");
+    expectError(file, 404, "Export not found");
   });
 
   it("answers 409 VALIDATION_REPORT_UNAVAILABLE without a scored validation, and export-status says unavailable", async () => {
@@ -449,8 +443,7 @@ describe("kinds, formats and access", () => {
         method === "POST"
           ? await h.call(method, `${base(audience)}/${path}`, { as, body })
           : await download(`${base(audience)}/${path}`, as);
-      expect(r.status).toBe(404);
-      expect(r.body.statusMessage).toBe("Audience not found");
+      expectError(r, 404, "Audience not found");
     }
     const ready = await exportReady(audience, "brief", "pdf", as);
     expect((await download(ready.downloadUrl, as)).status).toBe(200);
@@ -477,8 +470,7 @@ describe("kinds, formats and access", () => {
 
   it("answers 400 for a malformed Audience ID and 404 for an unknown one", async () => {
     const bad = await h.call("POST", "/api/v1/audiences/not-a-uuid/export", { body: {} });
-    expect(bad.status).toBe(400);
-    expect(bad.body.statusMessage).toBe("Invalid audience ID format");
+    expectError(bad, 400, "Invalid audience ID format");
     const missing = await h.call(
       "GET",
       "/api/v1/audiences/00000000-0000-4000-8000-000000000000/export-status",

@@ -5,7 +5,7 @@ import {
   type FilterAttributeKey,
   type FilterAttributes,
 } from "../../../fixtures/index.ts";
-import { type Harness, harness } from "../../testing/harness.ts";
+import { expectError, type Harness, harness } from "../../testing/harness.ts";
 import {
   buildFilterIndex,
   type FilterAttributesView,
@@ -232,8 +232,7 @@ describe("GET /audiences/{audienceId}/filter-attributes", () => {
     ["publisher", "main"],
   ])("answers 404 Audience not found to %s on %s", async (who, aud) => {
     const r = await h.call("GET", path(aud, { country: ["DE"] }), { as: who });
-    expect(r.status).toBe(404);
-    expect(r.body.statusMessage).toBe("Audience not found");
+    expectError(r, 404, "Audience not found");
   });
 
   it("answers 404 for a missing Audience and 400 for a malformed ID", async () => {
@@ -243,8 +242,7 @@ describe("GET /audiences/{audienceId}/filter-attributes", () => {
     );
     expect(missing.status).toBe(404);
     const bad = await h.call("GET", "/api/v1/audiences/xyz/filter-attributes");
-    expect(bad.status).toBe(400);
-    expect(bad.body.statusMessage).toBe("Invalid audience ID format");
+    expectError(bad, 400, "Invalid audience ID format");
   });
 
   it.each([
@@ -265,8 +263,7 @@ describe("GET /audiences/{audienceId}/filter-attributes", () => {
     ],
   ])("answers 400 Invalid filters for %s, with a reason", async (_n, filters, reason) => {
     const r = await h.call("GET", path("main", filters));
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe("Invalid filters");
+    expectError(r, 400, "Invalid filters");
     expect(r.body.data.reason).toMatch(reason);
   });
 
@@ -293,8 +290,7 @@ describe("GET /audiences/{audienceId}/filter-attributes", () => {
     expect(of(8192)).toHaveLength(8192);
     expect((await h.call("GET", path("main", of(8192)))).status).toBe(200);
     const r = await h.call("GET", path("main", of(8193)));
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe("Invalid filters");
+    expectError(r, 400, "Invalid filters");
     expect(r.body.data.reason).toContain("8192");
   });
 });

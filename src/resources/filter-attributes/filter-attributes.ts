@@ -234,11 +234,14 @@ function idOrder(read: readonly IndexedMind[]): Int32Array {
 }
 
 /**
- * The attributed Minds if every value is the one `last` coded, else -1. Counted as truthy, as
- * `attributedMinds` always was: a value that is no string counts there, yet is "no value" in a facet.
+ * Visits every member's facet cells in member order (`at` counts cells) and counts the attributed Minds,
+ * as truthy as `attributedMinds` always was: a value that is no string counts there, yet is "no value" in a
+ * facet. A visit that answers false stops the walk with -1.
  */
-function attributedIfSame(read: readonly IndexedMind[], last: Encoded): number {
-  const { memberCells, codeValues } = last;
+function walkCells(
+  read: readonly IndexedMind[],
+  visit: (at: number, f: number, v: unknown) => boolean,
+): number {
   let attributed = 0;
   for (let i = 0, at = 0; i < read.length; i++) {
     const a = (read[i] as IndexedMind).attributes;
@@ -246,11 +249,17 @@ function attributedIfSame(read: readonly IndexedMind[], last: Encoded): number {
     for (let f = 0; f < FACETS; f++, at++) {
       const v = rawAt(a, f);
       if (v) any = true;
-      if ((isValue(v) ? v : "") !== codeValues[memberCells[at] as number]) return -1;
+      if (!visit(at, f, v)) return -1;
     }
     if (any) attributed++;
   }
   return attributed;
+}
+
+/** The attributed Minds if every value is the one `last` coded, else -1. */
+function attributedIfSame(read: readonly IndexedMind[], last: Encoded): number {
+  const { memberCells, codeValues } = last;
+  return walkCells(read, (at, _f, v) => (isValue(v) ? v : "") === codeValues[memberCells[at] as number]);
 }
 
 /** Codes every row: in member order first, the order records were created and lie in memory in. */
@@ -258,17 +267,10 @@ function encode(read: readonly IndexedMind[], order: Int32Array) {
   const dictionaries = ROW_KEYS.map(() => new Map<string, number>());
   const codeValues: string[] = ROW_KEYS.map(() => "");
   const memberCells = new Int32Array(read.length * FACETS);
-  let attributed = 0;
-  for (let i = 0, at = 0; i < read.length; i++) {
-    const a = (read[i] as IndexedMind).attributes;
-    let any = false;
-    for (let f = 0; f < FACETS; f++, at++) {
-      const v = rawAt(a, f);
-      if (v) any = true;
-      memberCells[at] = isValue(v) ? codeOf(dictionaries[f] as Map<string, number>, codeValues, v) : f;
-    }
-    if (any) attributed++;
-  }
+  const attributed = walkCells(read, (at, f, v) => {
+    memberCells[at] = isValue(v) ? codeOf(dictionaries[f] as Map<string, number>, codeValues, v) : f;
+    return true;
+  });
   const encoded: Encoded = {
     readIds: read.map((m) => m.id),
     order,

@@ -251,21 +251,24 @@ export function seedDefaultFormations(
   return created;
 }
 
-export function newFormation(
-  s: Services,
-  audience: AudienceRecord,
+export interface FormationSpec {
+  name: string;
+  hypothesis: FormationHypothesisRecord;
+  visibility: "shared" | "private";
+  autoDimension?: string | null;
+}
+
+/** A Formation as it is created: building, with no subgroups yet. */
+export function formationRecord(
+  id: string,
+  audienceId: string,
   creatorId: string,
-  o: {
-    name: string;
-    hypothesis: FormationHypothesisRecord;
-    visibility: "shared" | "private";
-    autoDimension?: string | null;
-  },
+  o: FormationSpec,
+  now: number,
 ): FormationRecord {
-  const now = s.clock.now();
-  const f: FormationRecord = {
-    id: s.ids.uuid(),
-    audienceId: audience.id,
+  return {
+    id,
+    audienceId,
     creatorId,
     name: o.name,
     visibility: o.visibility,
@@ -280,6 +283,15 @@ export function newFormation(
     deletedAt: null,
     buildSeq: 0,
   };
+}
+
+export function newFormation(
+  s: Services,
+  audience: AudienceRecord,
+  creatorId: string,
+  o: FormationSpec,
+): FormationRecord {
+  const f = formationRecord(s.ids.uuid(), audience.id, creatorId, o, s.clock.now());
   s.state.formations.set(f.id, f);
   return f;
 }

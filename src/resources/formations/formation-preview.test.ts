@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { BUYING_ROLE_HYPOTHESIS } from "../../../scenarios/default.ts";
 import { validate } from "../../contract/validate.ts";
-import { type Harness, harness } from "../../testing/harness.ts";
+import { expectError, type Harness, harness } from "../../testing/harness.ts";
 import { FAIL_MARKER, negotiatePreview } from "./formation-preview.ts";
 import { isValidHypothesis } from "./formation-view.ts";
 
@@ -110,8 +110,7 @@ describe("POST .../formations/preview: content negotiation", () => {
     "text/*",
   ])("answers 406 for %s", async (accept) => {
     const r = await preview("main", { accept });
-    expect(r.status).toBe(406);
-    expect(r.body.statusMessage).toBe("Not Acceptable: use application/json or application/x-ndjson");
+    expectError(r, 406, "Not Acceptable: use application/json or application/x-ndjson");
     expect(r.body.error).toBe(true);
   });
 
@@ -123,8 +122,7 @@ describe("POST .../formations/preview: content negotiation", () => {
     expect(invalid.status).toBe(406);
     expect(probe.count).toBe(0);
     const hidden = await preview("main", { as: "outsider", accept: "text/html" });
-    expect(hidden.status).toBe(404);
-    expect(hidden.body.statusMessage).toBe("Audience not found");
+    expectError(hidden, 404, "Audience not found");
   });
 
   it("negotiates with the negotiator's rules", () => {
@@ -256,8 +254,7 @@ describe("POST .../formations/preview: failures", () => {
       accept: "application/json",
       body: { userInput: `please ${FAIL_MARKER}` },
     });
-    expect(r.status).toBe(500);
-    expect(r.body.statusMessage).toBe("Failed to propose subgroups");
+    expectError(r, 500, "Failed to propose subgroups");
   });
 
   it("reports a failed proposal in band once the stream has started", async () => {
@@ -314,8 +311,7 @@ describe("POST .../formations/preview: failures", () => {
   ])("answers 400 Invalid preview input for %s", async (_name, body) => {
     for (const accept of ["application/json", "application/x-ndjson"]) {
       const r = await preview("main", { accept, raw: JSON.stringify(body) });
-      expect(r.status).toBe(400);
-      expect(r.body.statusMessage).toBe("Invalid preview input");
+      expectError(r, 400, "Invalid preview input");
     }
   });
 
@@ -329,16 +325,14 @@ describe("POST .../formations/preview: failures", () => {
 
   it("answers Invalid JSON body and 413 over 64 KiB", async () => {
     const bad = await preview("main", { raw: '{"userInput": ' });
-    expect(bad.status).toBe(400);
-    expect(bad.body.statusMessage).toBe("Invalid JSON body");
+    expectError(bad, 400, "Invalid JSON body");
     const big = await preview("main", { body: { userInput: "a", padding: "x".repeat(64 * 1024) } });
     expect(big.status).toBe(413);
   });
 
   it("answers 404 Audience not found to callers who cannot view the Audience", async () => {
     const r = await preview("main", { as: "outsider" });
-    expect(r.status).toBe(404);
-    expect(r.body.statusMessage).toBe("Audience not found");
+    expectError(r, 404, "Audience not found");
     expect((await preview("public", { as: "outsider", accept: "application/json" })).status).toBe(200);
     expect((await preview("main", { as: "studyViewer", accept: "application/json" })).status).toBe(200);
   });

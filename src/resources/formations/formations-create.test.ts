@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BUYING_ROLE_HYPOTHESIS } from "../../../scenarios/default.ts";
+import { expectError } from "../../testing/harness.ts";
 import { BUILD_TOTAL_MS } from "./formation-builds.ts";
 import { base, create, freshWorldEachTest, h, hypothesis, one, record } from "./formations.testkit.ts";
 import { compactName, NAME_MAX } from "./formations.ts";
@@ -86,8 +87,7 @@ describe("POST /audiences/{id}/formations", () => {
   it("answers 404 Audience not found to callers who cannot view it, before looking at the body", async () => {
     for (const body of [{ hypothesis: hypothesis(2) }, { hypothesis: hypothesis(1) }]) {
       const r = await create("main", body, "outsider");
-      expect(r.status).toBe(404);
-      expect(r.body.statusMessage).toBe("Audience not found");
+      expectError(r, 404, "Audience not found");
     }
     const bad = await h.call("POST", base("main"), { as: "outsider", raw: "{not json" });
     expect(bad.status).toBe(404);
@@ -145,8 +145,7 @@ describe("POST /audiences/{id}/formations", () => {
     it.each(cases)("for %s, and nothing is created", async (_name, body) => {
       const before = h.sim.state.formations.size;
       const r = await h.call("POST", base("main"), body === undefined ? {} : { body });
-      expect(r.status).toBe(400);
-      expect(r.body.statusMessage).toBe("Invalid Formation input");
+      expectError(r, 400, "Invalid Formation input");
       expect(h.sim.state.formations.size).toBe(before);
     });
   });
@@ -170,14 +169,12 @@ describe("POST /audiences/{id}/formations", () => {
       raw: '{"hypothesis": ',
       headers: { "content-type": "application/json" },
     });
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe("Invalid JSON body");
+    expectError(r, 400, "Invalid JSON body");
   });
 
   it("refuses an Audience without members, after the input checks", async () => {
     const r = await create("empty", { hypothesis: hypothesis(2) });
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe("Audience has no members to categorize");
+    expectError(r, 400, "Audience has no members to categorize");
     const invalid = await create("empty", { hypothesis: hypothesis(1) });
     expect(invalid.body.statusMessage).toBe("Invalid Formation input");
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BUYING_ROLE_HYPOTHESIS, FAILED_HYPOTHESIS } from "../../../scenarios/default.ts";
+import { expectError } from "../../testing/harness.ts";
 import { BUILD_TOTAL_MS } from "./formation-builds.ts";
 import { GENERIC_FAILURE_REASON } from "./formation-view.ts";
 import {
@@ -22,17 +23,14 @@ freshWorldEachTest();
 describe("GET /audiences/{id}/formations: access and visibility", () => {
   it("answers 404 Formation not found when the Audience is missing or not viewable", async () => {
     const r = await h.call("GET", base("main"), { as: "outsider" });
-    expect(r.status).toBe(404);
-    expect(r.body.statusMessage).toBe("Formation not found");
+    expectError(r, 404, "Formation not found");
     const missing = await h.call("GET", `/api/v1/audiences/${crypto.randomUUID()}/formations`);
-    expect(missing.status).toBe(404);
-    expect(missing.body.statusMessage).toBe("Formation not found");
+    expectError(missing, 404, "Formation not found");
   });
 
   it("answers 400 for malformed audience IDs", async () => {
     const r = await h.call("GET", "/api/v1/audiences/not-a-uuid/formations");
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe("Invalid audience ID format");
+    expectError(r, 400, "Invalid audience ID format");
   });
 
   it("shows the teammate's private Formation to the teammate only", async () => {
@@ -234,8 +232,7 @@ describe("GET /audiences/{id}/formations/{formationId}", () => {
 
   it("answers 404 for another Audience's Formation, a deleted one and an unknown one", async () => {
     const other = await h.call("GET", one("private", fid("mainReady")));
-    expect(other.status).toBe(404);
-    expect(other.body.statusMessage).toBe("Formation not found");
+    expectError(other, 404, "Formation not found");
     expect((await h.call("GET", one("main", crypto.randomUUID()))).status).toBe(404);
     record(fid("mainFailed")).deletedAt = h.sim.clock.now();
     expect((await h.call("GET", one("main", fid("mainFailed")))).status).toBe(404);
@@ -243,8 +240,7 @@ describe("GET /audiences/{id}/formations/{formationId}", () => {
 
   it("answers 400 for a malformed formation ID", async () => {
     const r = await h.call("GET", one("main", "nope"));
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe("Invalid formation ID format");
+    expectError(r, 400, "Invalid formation ID format");
   });
 
   it("presents a ready Formation per the contract", async () => {

@@ -5,7 +5,7 @@
 import { expect } from "vitest";
 import type { FormationRecord } from "../../core/state.ts";
 import { type CallResult, harnessEachTest } from "../../testing/harness.ts";
-import { JOB_COMPLETE, JOB_STEP } from "./formation-builds.ts";
+import { formationRecord, JOB_COMPLETE, JOB_STEP } from "./formation-builds.ts";
 
 /** The running test's harness: every read goes to the world its `beforeEach` made. */
 export const { h, fresh: freshWorldEachTest } = harnessEachTest();
@@ -51,22 +51,11 @@ export async function listAll(as: string, audience: string, limit = 100) {
 
 /** A Formation put straight into state, for shapes the API cannot create (auto dimensions, legacy data). */
 export function insert(audience: string, over: Partial<FormationRecord>): FormationRecord {
-  const now = h.sim.clock.now();
+  const spec = { name: "Inserted", visibility: "shared", hypothesis: hypothesis(2) } as const;
+  const id = crypto.randomUUID();
   const f: FormationRecord = {
-    id: crypto.randomUUID(),
-    audienceId: h.id("audiences", audience),
-    creatorId: h.id("users", "owner"),
-    name: "Inserted",
-    visibility: "shared",
+    ...formationRecord(id, h.id("audiences", audience), h.id("users", "owner"), spec, h.sim.clock.now()),
     status: "ready",
-    autoDimension: null,
-    hypothesis: hypothesis(2),
-    subgroups: [],
-    progress: null,
-    failureReason: null,
-    createdAt: now,
-    updatedAt: now,
-    deletedAt: null,
     buildSeq: 1,
     ...over,
   };

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { AUDIENCE_MEMBER_CAP } from "../../core/plans.ts";
 import type { FormationRecord } from "../../core/state.ts";
-import { type Harness, harness, live } from "../../testing/harness.ts";
+import { expectError, type Harness, harness, live } from "../../testing/harness.ts";
 import { BUILD_TOTAL_MS } from "../formations/formation-builds.ts";
 import { QUEUE_MS, RUN_MS } from "../progress/training.ts";
 import { MAX_MIND_IDS, MEMBERS_EFFECTS_MS } from "./members.ts";
@@ -101,8 +101,7 @@ describe("POST /audiences/{audienceId}/members", () => {
       const r = await h.call("POST", membersPath("empty"), {
         body: { mindId: null, mindIds: [h.id("minds", "publicMind")] },
       });
-      expect(r.status).toBe(400);
-      expect(r.body.statusMessage).toBe("Invalid mind ID format");
+      expectError(r, 400, "Invalid mind ID format");
       expect(h.audience("empty").memberIds).toEqual([]);
     });
   });
@@ -121,8 +120,7 @@ describe("POST /audiences/{audienceId}/members", () => {
       const before = h.snapshot();
       const mindIds = Array.from({ length: MAX_MIND_IDS + 1 }, () => h.id("minds", "ownLoose"));
       const r = await h.call("POST", membersPath("empty"), { body: { mindIds } });
-      expect(r.status).toBe(400);
-      expect(r.body.statusMessage).toBe("At most 1000 Mind IDs are allowed");
+      expectError(r, 400, "At most 1000 Mind IDs are allowed");
       expect(h.snapshot()).toBe(before);
     });
   });
@@ -216,8 +214,7 @@ describe("POST /audiences/{audienceId}/members", () => {
       { body: { padding: "x".repeat(70 * 1024) } },
     ]) {
       const r = await h.call("POST", membersPath(aud), { as: user, ...opts });
-      expect(r.status).toBe(404);
-      expect(r.body.statusMessage).toBe("Audience not found");
+      expectError(r, 404, "Audience not found");
     }
     expect(h.snapshot()).toBe(before);
   });
@@ -226,13 +223,11 @@ describe("POST /audiences/{audienceId}/members", () => {
     const missing = await h.call("POST", "/api/v1/audiences/0b7c6d5e-4f3a-4b2c-9d1e-0f9e8d7c6b5a/members", {
       body: { mindId: h.id("minds", "ownLoose") },
     });
-    expect(missing.status).toBe(404);
-    expect(missing.body.statusMessage).toBe("Audience not found");
+    expectError(missing, 404, "Audience not found");
     const malformed = await h.call("POST", "/api/v1/audiences/nope/members", {
       body: { mindId: h.id("minds", "ownLoose") },
     });
-    expect(malformed.status).toBe(400);
-    expect(malformed.body.statusMessage).toBe("Invalid audience ID format");
+    expectError(malformed, 400, "Invalid audience ID format");
   });
 
   describe("member cap", () => {
@@ -420,7 +415,6 @@ describe("DELETE /audiences/{audienceId}/members/{mindId}", () => {
       ? path.replace("MAIN", `/api/v1/audiences/${h.id("audiences", "main")}`)
       : path;
     const r = await h.call("DELETE", full);
-    expect(r.status).toBe(400);
-    expect(r.body.statusMessage).toBe(message);
+    expectError(r, 400, message);
   });
 });

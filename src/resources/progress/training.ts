@@ -135,17 +135,17 @@ export function retrainFailed(s: Services, audience: AudienceRecord): number {
   return scheduled;
 }
 
-/** The Mind a run job is for, or null when the run was superseded since. */
-function current(s: Services, payload: unknown): MindRecord | null {
-  const p = payload as RunPayload;
-  const run = runs(s).get(p.mindId);
-  if (!run || run.seq !== p.seq || !run.inFlight) return null;
-  return s.state.minds.get(p.mindId) ?? null;
+/** A run job's handler, which acts only while the run is still its Mind's current one. */
+function forCurrentRun(act: (s: Services, mind: MindRecord, payload: RunPayload) => void): JobHandler {
+  return (s, payload) => {
+    const p = payload as RunPayload;
+    const run = runs(s).get(p.mindId);
+    const mind = s.state.minds.get(p.mindId);
+    if (run && run.seq === p.seq && run.inFlight && mind) act(s, mind, p);
+  };
 }
 
-const start: JobHandler = (s, payload) => {
-  const mind = current(s, payload);
-  if (!mind) return;
+const start = forCurrentRun((s, mind, payload) => {
   // A started run writes the profile and system prompt first: the Mind can chat while it keeps learning.
   moveTraining(s, mind, {
     status: "running",
@@ -154,11 +154,9 @@ const start: JobHandler = (s, payload) => {
     readyToChat: true,
   });
   s.schedule(RUN_MS, JOB_COMPLETE, payload);
-};
+});
 
-const complete: JobHandler = (s, payload) => {
-  const mind = current(s, payload);
-  if (!mind) return;
+const complete = forCurrentRun((s, mind) => {
   moveTraining(s, mind, {
     status: "completed",
     beingRepaired: false,
@@ -168,7 +166,7 @@ const complete: JobHandler = (s, payload) => {
   });
   const run = runs(s).get(mind.id);
   if (run) run.inFlight = false;
-};
+});
 
 /**
  * Minds a scenario leaves mid-flight move on by themselves: queued and repairing Minds start after

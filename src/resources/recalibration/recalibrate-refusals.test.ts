@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { memberCap, mindCap } from "../../core/plans.ts";
+import { expectError } from "../../testing/harness.ts";
 import { audience, detail, h, ownedBy, recalibrate, snapshot, withSimulator } from "./recalibrate.testkit.ts";
 import { OPERATION_MS } from "./records.ts";
 
@@ -8,8 +9,7 @@ describe("POST /audiences/{id}/recalibrate: refusals", () => {
   it.each(["admin", "member", "teammate", "studyViewer", "outsider"])("answers 404 to %s", async (as) => {
     const state = snapshot();
     const res = await recalibrate("main", { instruction: "Skew older" }, { as });
-    expect(res.status).toBe(404);
-    expect(res.body.statusMessage).toBe("Audience not found");
+    expectError(res, 404, "Audience not found");
     expect(snapshot() === state).toBe(true);
   });
 
@@ -24,8 +24,7 @@ describe("POST /audiences/{id}/recalibrate: refusals", () => {
     );
     expect(unknown.status).toBe(404);
     const bad = await h.call("POST", "/api/v1/audiences/nope/recalibrate", { body: {} });
-    expect(bad.status).toBe(400);
-    expect(bad.body.statusMessage).toBe("Invalid audience ID format");
+    expectError(bad, 400, "Invalid audience ID format");
   });
 
   it("checks access before the body", async () => {
@@ -101,8 +100,7 @@ describe("POST /audiences/{id}/recalibrate: refusals", () => {
   ])("answers 400 for %s and changes nothing", async (_name, body, message) => {
     const state = snapshot();
     const res = await recalibrate("main", body);
-    expect(res.status).toBe(400);
-    expect(res.body.statusMessage).toBe(message);
+    expectError(res, 400, message);
     expect(snapshot() === state).toBe(true);
   });
 
@@ -111,8 +109,7 @@ describe("POST /audiences/{id}/recalibrate: refusals", () => {
       raw: "{",
       headers: { "content-type": "application/json" },
     });
-    expect(res.status).toBe(400);
-    expect(res.body.statusMessage).toBe("Invalid JSON body");
+    expectError(res, 400, "Invalid JSON body");
   });
 
   it("answers 403 PlanLimitError for growth beyond the member cap, at the cap, and beyond the Mind quota", async () => {
@@ -143,8 +140,7 @@ describe("POST /audiences/{id}/recalibrate: refusals", () => {
     for (const [handle, body, data] of cases) {
       const state = snapshot();
       const res = await recalibrate(handle, body);
-      expect(res.status).toBe(403);
-      expect(res.body.statusMessage).toBe("Individual plan limit reached");
+      expectError(res, 403, "Individual plan limit reached");
       expect(res.body.data).toEqual({ code: "PLAN_LIMIT", currentPlan: "premium", ...data });
       expect(snapshot() === state).toBe(true);
     }
@@ -184,8 +180,7 @@ describe("POST /audiences/{id}/recalibrate: refusals", () => {
   ])("answers 422 for %s and changes nothing", async (_name, handle, body, message, code) => {
     const state = snapshot();
     const res = await recalibrate(handle, body);
-    expect(res.status).toBe(422);
-    expect(res.body.statusMessage).toBe(message);
+    expectError(res, 422, message);
     expect(res.body.data?.code).toBe(code);
     expect(snapshot() === state).toBe(true);
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { expectError } from "../../testing/harness.ts";
 import {
   audience,
   detail,
@@ -380,11 +381,9 @@ describe("GET /audiences/{id}/recalibrate/operations/{operationId}", () => {
     expect((await h.call("GET", statusUrl, { as: "member" })).status).toBe(200);
     expect((await h.call("GET", statusUrl, { as: "teammate" })).status).toBe(200);
     const outsider = await h.call("GET", statusUrl, { as: "outsider" });
-    expect(outsider.status).toBe(404);
-    expect(outsider.body.statusMessage).toBe("Audience not found");
+    expectError(outsider, 404, "Audience not found");
     const unknown = await h.call("GET", statusUrl.replace(id, "op_doesnotexist"));
-    expect(unknown.status).toBe(404);
-    expect(unknown.body.statusMessage).toBe("Operation not found");
+    expectError(unknown, 404, "Operation not found");
     // An operation of one Audience is not found under another.
     const other = await h.call(
       "GET",
