@@ -49,8 +49,17 @@ export interface Harness {
   /** Everything a request could change, except API keys' `lastUsedAt` (every authenticated call sets it). */
   snapshot(): string;
   /** Runs a request that must be refused with `status` and checks that it changed nothing. */
-  refused(method: string, path: string, opts: CallOptions | undefined, status: number): Promise<CallResult>;
+  refused(
+    method: string,
+    path: string,
+    opts: CallOptions | undefined,
+    status: number,
+    statusMessage?: string,
+  ): Promise<CallResult>;
 }
+
+/** The default scenario's users other than main's owner: each may not change main (or not even see it). */
+export const NOT_MAIN_OWNERS = ["admin", "member", "teammate", "studyViewer", "outsider"];
 
 /** Asserts an error answer: its status and the envelope's statusMessage. */
 export function expectError(
@@ -108,10 +117,11 @@ export async function harness(options: SimulatorOptions = {}): Promise<Harness> 
         jobs: sim.clock.pending(),
       });
     },
-    refused: async (method, path, opts, status) => {
+    refused: async (method, path, opts, status, statusMessage) => {
       const before = h.snapshot();
       const r = await h.call(method, path, opts);
       expect(r.status).toBe(status);
+      if (statusMessage !== undefined) expect(r.body.statusMessage).toBe(statusMessage);
       expect(h.snapshot()).toBe(before);
       return r;
     },

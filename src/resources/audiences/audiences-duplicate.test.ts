@@ -177,8 +177,7 @@ describe("POST /audiences/{audienceId}/duplicate", () => {
     ["a number", { name: 7 }, "name must be a string"],
     ["an array body", ["x"], "Request body must be a JSON object"],
   ])("refuses a name of %s with 400, changing nothing", async (_n, body, message) => {
-    const r = await refused("POST", path("private", "/duplicate"), { body, headers: { [KEY]: "n" } }, 400);
-    expect(r.body.statusMessage).toBe(message);
+    await refused("POST", path("private", "/duplicate"), { body, headers: { [KEY]: "n" } }, 400, message);
   });
 
   it("trims the name, and falls back to the default name when it is blank after trimming", async () => {
@@ -244,8 +243,7 @@ describe("POST /audiences/{audienceId}/duplicate", () => {
     ["owner", "public"],
     ["studyViewer", "main"],
   ])("answers 403 Access denied to %s, a viewer of %s without edit access", async (as, handle) => {
-    const r = await refused("POST", path(handle, "/duplicate"), { as, body: { name: "" } }, 403);
-    expect(r.body.statusMessage).toBe("Access denied");
+    await refused("POST", path(handle, "/duplicate"), { as, body: { name: "" } }, 403, "Access denied");
   });
 
   it.each([
@@ -258,8 +256,7 @@ describe("POST /audiences/{audienceId}/duplicate", () => {
   });
 
   it("answers 400 for malformed IDs and 401 without a key", async () => {
-    const r = await refused("POST", "/api/v1/audiences/xyz/duplicate", {}, 400);
-    expect(r.body.statusMessage).toBe("Invalid audience ID format");
+    await refused("POST", "/api/v1/audiences/xyz/duplicate", {}, 400, "Invalid audience ID format");
     await refused("POST", path("private", "/duplicate"), { as: null }, 401);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isUploadedFileUrl } from "../../../fixtures/index.ts";
 import { table } from "../../core/state.ts";
-import { expectError, live } from "../../testing/harness.ts";
+import { expectError, live, NOT_MAIN_OWNERS } from "../../testing/harness.ts";
 import {
   audience,
   freshWorldEachTest,
@@ -49,8 +49,7 @@ describe("GET /audiences/{audienceId}", () => {
     ["studyViewer", "private"],
     ["owner", "soloAudience"],
   ])("%s gets 404 for %s", async (as, handle) => {
-    const r = await refused("GET", path(handle), { as }, 404);
-    expect(r.body.statusMessage).toBe("Audience not found");
+    await refused("GET", path(handle), { as }, 404, "Audience not found");
   });
 
   it("gives a pending invitee nothing, and a team member nothing once team sharing is off", async () => {
@@ -220,8 +219,7 @@ describe("PUT /audiences/{audienceId}", () => {
     ["flags without a name", { isPublic: true }],
     ["a non-object body", [{ name: "x" }]],
   ])("answers 400 name is required for %s, and changes nothing", async (_n, body) => {
-    const r = await refused("PUT", path("main"), { body }, 400);
-    expect(r.body.statusMessage).toBe("name is required");
+    await refused("PUT", path("main"), { body }, 400, "name is required");
   });
 
   it("answers 400 name is required without a body", async () => {
@@ -341,8 +339,7 @@ describe("PUT /audiences/{audienceId}", () => {
     ["solo", "private"],
   ])("answers 404 to %s on %s (no edit access) before looking at the body", async (as, handle) => {
     for (const body of [{ name: "x" }, {}]) {
-      const r = await refused("PUT", path(handle), { as, body }, 404);
-      expect(r.body.statusMessage).toBe("Audience not found");
+      await refused("PUT", path(handle), { as, body }, 404, "Audience not found");
     }
   });
 
@@ -417,15 +414,8 @@ describe("DELETE /audiences/{audienceId}", () => {
     expect(h.sim.state.idempotency.size).toBe(0);
   });
 
-  it.each([
-    "admin",
-    "member",
-    "teammate",
-    "studyViewer",
-    "outsider",
-  ])("answers 404 to %s and deletes nothing", async (as) => {
-    const r = await refused("DELETE", path("main"), { as }, 404);
-    expect(r.body.statusMessage).toBe("Audience not found");
+  it.each(NOT_MAIN_OWNERS)("answers 404 to %s and deletes nothing", async (as) => {
+    await refused("DELETE", path("main"), { as }, 404, "Audience not found");
   });
 
   it("answers 404 to an outsider deleting a public Audience", async () => {
@@ -458,8 +448,7 @@ describe("follow and unfollow", () => {
     ["outsider", "private"],
     ["studyViewer", "main"],
   ])("answers 404 Public audience not found to %s following non-public %s", async (as, handle) => {
-    const r = await refused("POST", path(handle, "/follow"), { as }, 404);
-    expect(r.body.statusMessage).toBe("Public audience not found");
+    await refused("POST", path(handle, "/follow"), { as }, 404, "Public audience not found");
   });
 
   it("answers 404 for an unknown or malformed ID (no 400 is documented)", async () => {
