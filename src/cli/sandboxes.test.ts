@@ -4,20 +4,13 @@
  * the flags that bound them are honoured.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callJson as call, killAllClis, ROOT, serveCli } from "../testing/cli.ts";
+import { describe, expect, it } from "vitest";
+import { callJson as call, ROOT, serveCli } from "../testing/cli.ts";
+import { tempDirForTests } from "../testing/temp-dir.ts";
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "sim-sandboxes-"));
-});
-afterAll(async () => {
-  killAllClis();
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDirForTests("sim-sandboxes-");
 
 const serve = (args: string[]) => serveCli(["--quiet", "--control-token", "op", ...args]);
 
@@ -33,7 +26,7 @@ interface Created {
 
 describe("sandboxes of the served program", () => {
   it("survive SIGKILL with --state-file: changes kept, keys and tokens still valid; a deleted one is gone", async () => {
-    const state = join(dir, "world.json");
+    const state = join(tmp.path, "world.json");
     let { run, base } = await serve(["--state-file", state]);
     const op = { "x-sim-control-token": "op" };
     const made: Created[] = [];
@@ -57,7 +50,7 @@ describe("sandboxes of the served program", () => {
     expect(Date.parse(bNow) - Date.parse(b.manifest.now)).toBeGreaterThanOrEqual(60_000);
 
     expect((await call(base, "DELETE", `/__sim/sandboxes/${a.id}`, sbCtl(a))).status).toBe(204);
-    expect((await readdir(dir)).filter((f) => f.includes(a.id))).toEqual([]);
+    expect((await readdir(tmp.path)).filter((f) => f.includes(a.id))).toEqual([]);
     run.child.kill("SIGKILL");
     await run.exit;
     ({ run, base } = await serve(["--state-file", state]));
@@ -81,7 +74,7 @@ describe("sandboxes of the served program", () => {
     const kit = spawnSync(process.execPath, ["--import", "tsx", "conformance/cli.ts", ...args], {
       cwd: ROOT,
       encoding: "utf8",
-      env: { ...process.env, CONFORMANCE_REPORTS_DIR: join(dir, "reports") },
+      env: { ...process.env, CONFORMANCE_REPORTS_DIR: join(tmp.path, "reports") },
       timeout: 120_000,
     });
     expect(kit.status, kit.stdout + kit.stderr).toBe(0);
@@ -116,7 +109,7 @@ describe("sandboxes of the served program", () => {
   }, 60_000);
 
   it("removes an idle sandbox after --sandbox-ttl even when no request comes; its keys then get 401", async () => {
-    const state = join(dir, "ttl.json");
+    const state = join(tmp.path, "ttl.json");
     const { run, base } = await serve(["--sandbox-ttl", "300ms", "--state-file", state]);
     const op = { "x-sim-control-token": "op" };
     const made = (await call(base, "POST", "/__sim/sandboxes", op, {})).body as Created;

@@ -1,21 +1,13 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Change } from "../core/changes.ts";
 import { createSimulator } from "../simulator.ts";
+import { tempDirForTests } from "../testing/temp-dir.ts";
 import { ChangeLog, encodeRecord, parseLog, readSavedState } from "./change-log.ts";
 import { StateFileError } from "./state-file.ts";
 
-let dir: string;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "sim-log-"));
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDirForTests("sim-log-");
 
 const advance = (ms: number): Change => ({ kind: "advance", ms });
 const fatal = (error: unknown): never => {
@@ -44,7 +36,7 @@ describe("log records", () => {
 
 describe("the change log", () => {
   it("shares one fsync among the changes that arrive while another is under way", async () => {
-    const path = join(dir, "group.json");
+    const path = join(tmp.path, "group.json");
     const log = new ChangeLog(path, 0, { onFatal: fatal });
     const acks = Array.from({ length: 200 }, (_, i) => log.record(advance(i), true));
     await Promise.all(acks);
@@ -54,7 +46,7 @@ describe("the change log", () => {
   });
 
   it("acknowledges a change only once it is on disk", async () => {
-    const path = join(dir, "ack.json");
+    const path = join(tmp.path, "ack.json");
     const log = new ChangeLog(path, 0, { onFatal: fatal });
     const ack = log.record(advance(7), true);
     expect(log.record(advance(8), false)).toBeUndefined();
@@ -66,7 +58,9 @@ describe("the change log", () => {
 
   it("stops acknowledging, and says so, when the log cannot be written", async () => {
     const errors: unknown[] = [];
-    const log = new ChangeLog(join(dir, "no-such-dir", "state.json"), 0, { onFatal: (e) => errors.push(e) });
+    const log = new ChangeLog(join(tmp.path, "no-such-dir", "state.json"), 0, {
+      onFatal: (e) => errors.push(e),
+    });
     await expect(log.record(advance(1), true)).rejects.toThrow(/ENOENT/);
     expect(errors).toHaveLength(1);
     await expect(log.record(advance(2), true)).rejects.toThrow(/ENOENT/);
@@ -75,7 +69,7 @@ describe("the change log", () => {
   });
 
   it("compacts into a snapshot, deletes the log it replaces, and loads back to the same world", async () => {
-    const path = join(dir, "compact.json");
+    const path = join(tmp.path, "compact.json");
     let full = 0;
     const log = new ChangeLog(path, 0, { onFatal: fatal, onFull: () => full++, compactAfterRecords: 3 });
     const sim = createSimulator({ clock: "manual", changes: log });
@@ -84,7 +78,7 @@ describe("the change log", () => {
     sim.advance(1_000);
     sim.advance(2_000);
     await log.flush();
-    expect((await readdir(dir)).filter((n) => n.startsWith("compact.json.log."))).toEqual([
+    expect((await readdir(tmp.path)).filter((n) => n.startsWith("compact.json.log."))).toEqual([
       "compact.json.log.2",
     ]);
     let saved = await readSavedState(path);
@@ -93,7 +87,7 @@ describe("the change log", () => {
     sim.advance(3_000);
     expect(full).toBe(1);
     await log.compact(sim);
-    expect((await readdir(dir)).filter((n) => n.startsWith("compact.json.log."))).toEqual([]);
+    expect((await readdir(tmp.path)).filter((n) => n.startsWith("compact.json.log."))).toEqual([]);
     saved = await readSavedState(path);
     expect(saved.changes).toEqual([]);
     expect(saved.snapshot?.clock.now).toBe(sim.clock.now());
@@ -102,7 +96,7 @@ describe("the change log", () => {
 
   it("asks for a snapshot after a reset, which makes everything logged before it moot", async () => {
     let full = 0;
-    const log = new ChangeLog(join(dir, "reset.json"), 0, { onFatal: fatal, onFull: () => full++ });
+    const log = new ChangeLog(join(tmp.path, "reset.json"), 0, { onFatal: fatal, onFull: () => full++ });
     log.record(advance(1), false);
     expect(full).toBe(0);
     await log.record({ kind: "reset", scenario: "default", seed: 2 }, true);
@@ -111,12 +105,12 @@ describe("the change log", () => {
   });
 
   it("refuses a log whose snapshot is gone, and reads a torn tail with a notice", async () => {
-    const orphan = join(dir, "orphan.json");
+    const orphan = join(tmp.path, "orphan.json");
     await writeFile(`${orphan}.log.1`, encodeRecord(advance(1)));
     await expect(readSavedState(orphan)).rejects.toThrow(StateFileError);
     await expect(readSavedState(orphan)).rejects.toThrow(/without its snapshot/);
 
-    const path = join(dir, "torn.json");
+    const path = join(tmp.path, "torn.json");
     const log = new ChangeLog(path, 0, { onFatal: fatal });
     const sim = createSimulator({ clock: "manual", changes: log });
     await sim.ready;

@@ -1,18 +1,12 @@
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SandboxRecord } from "../core/sandboxes.ts";
+import { tempDirForTests } from "../testing/temp-dir.ts";
 import { SandboxStore } from "./sandbox-store.ts";
 import { StateFileError } from "./state-file.ts";
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "sandbox-store-"));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDirForTests("sandbox-store-");
 
 const fail = (error: unknown) => {
   throw error;
@@ -29,7 +23,7 @@ const engine = { checkpoint: async <T>(take: (w: never) => T) => take(undefined 
 
 describe("sandbox store", () => {
   it("lists every sandbox created at once: no registry write overtakes a later one", async () => {
-    const state = join(dir, "many.json");
+    const state = join(tmp.path, "many.json");
     const store = new SandboxStore(state, { onFatal: fail, onCompactError: fail });
     const records = Array.from({ length: 20 }, (_, i) => ({ ...record(i), id: `many${i}-aaaaaaaaaaaa` }));
     await Promise.all(records.map((r) => store.created(r, engine)));
@@ -39,7 +33,7 @@ describe("sandbox store", () => {
   });
 
   it("removes a deleted sandbox's files, and at load the files of sandboxes it does not list", async () => {
-    const state = join(dir, "files.json");
+    const state = join(tmp.path, "files.json");
     const store = new SandboxStore(state, { onFatal: fail, onCompactError: fail });
     const kept = { ...record(1), id: "keep-aaaaaaaaaaaa" };
     const gone = { ...record(2), id: "gone-aaaaaaaaaaaa" };
@@ -49,18 +43,18 @@ describe("sandbox store", () => {
       await writeFile(`${store.pathOf(r.id)}.log.1`, "");
     }
     await store.deleted(gone.id);
-    expect((await readdir(dir)).filter((f) => f.includes("gone"))).toEqual([]);
+    expect((await readdir(tmp.path)).filter((f) => f.includes("gone"))).toEqual([]);
     await writeFile(`${store.pathOf("stray-aaaaaaaaaaaa")}.log.1`, "");
     const loaded = await new SandboxStore(state, { onFatal: fail, onCompactError: fail }).load();
     expect(loaded.map((s) => s.record.id)).toEqual([kept.id]);
-    expect((await readdir(dir)).filter((f) => f.includes("stray"))).toEqual([]);
-    expect((await readdir(dir)).filter((f) => f.includes("keep"))).toEqual([
+    expect((await readdir(tmp.path)).filter((f) => f.includes("stray"))).toEqual([]);
+    expect((await readdir(tmp.path)).filter((f) => f.includes("keep"))).toEqual([
       "files.json.sandbox-keep-aaaaaaaaaaaa.log.1",
     ]);
   });
 
   it("refuses a registry it cannot read", async () => {
-    const state = join(dir, "bad.json");
+    const state = join(tmp.path, "bad.json");
     const store = new SandboxStore(state, { onFatal: fail, onCompactError: fail });
     await writeFile(store.registryPath, "{");
     await expect(store.load()).rejects.toThrow(StateFileError);

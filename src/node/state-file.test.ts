@@ -1,31 +1,23 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDirForTests } from "../testing/temp-dir.ts";
 import { readStateFile, removeStaleTemporaries, StateFileError, writeFileAtomic } from "./state-file.ts";
 
-let dir: string;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "sim-state-"));
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDirForTests("sim-state-");
 
 describe("state file", () => {
   it("writes atomically and leaves no temporary file behind", async () => {
-    const path = join(dir, "atomic.json");
+    const path = join(tmp.path, "atomic.json");
     await writeFileAtomic(path, "one");
     await writeFileAtomic(path, "two");
     expect(await readFile(path, "utf8")).toBe("two");
-    expect((await readdir(dir)).filter((n) => n.startsWith(".atomic.json."))).toEqual([]);
+    expect((await readdir(tmp.path)).filter((n) => n.startsWith(".atomic.json."))).toEqual([]);
   });
 
   it("reads nothing from a missing file, and refuses corrupt or foreign files clearly", async () => {
-    expect(await readStateFile(join(dir, "missing.json"))).toBeNull();
-    const bad = join(dir, "bad.json");
+    expect(await readStateFile(join(tmp.path, "missing.json"))).toBeNull();
+    const bad = join(tmp.path, "bad.json");
     await writeFile(bad, '{"format":"audience-research-sim/state","version":1,');
     await expect(readStateFile(bad)).rejects.toThrow(StateFileError);
     await expect(readStateFile(bad)).rejects.toThrow(/bad\.json: not valid JSON/);
@@ -38,10 +30,12 @@ describe("state file", () => {
   });
 
   it("removes temporaries a killed process left behind, and only those", async () => {
-    const path = join(dir, "killed.json");
-    await writeFile(join(dir, ".killed.json.123.4.tmp"), "half");
-    await writeFile(join(dir, ".killed.json.keep"), "other");
+    const path = join(tmp.path, "killed.json");
+    await writeFile(join(tmp.path, ".killed.json.123.4.tmp"), "half");
+    await writeFile(join(tmp.path, ".killed.json.keep"), "other");
     expect(await removeStaleTemporaries(path)).toEqual([".killed.json.123.4.tmp"]);
-    expect((await readdir(dir)).filter((n) => n.startsWith(".killed.json"))).toEqual([".killed.json.keep"]);
+    expect((await readdir(tmp.path)).filter((n) => n.startsWith(".killed.json"))).toEqual([
+      ".killed.json.keep",
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import { tempDirForTests } from "../testing/temp-dir.ts";
 /**
  * Persistence: the world survives a snapshot round trip exactly (same digest, and the same answers and IDs
  * afterwards), `--state-file` saves on change and loads at start, and a process killed with SIGKILL at
@@ -5,29 +6,19 @@
  * world (ROBUSTNESS_KILL_MS bounds that loop, default below).
  */
 
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { digest, stateDigest } from "../core/digest.ts";
 import type { Manifest } from "../core/manifest.ts";
 import { createRng } from "../core/prng.ts";
 import { parseSnapshot, SNAPSHOT_VERSION, type Snapshot, SnapshotError } from "../core/snapshot.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
-import { startCli as cli, killAllClis, listening } from "../testing/cli.ts";
+import { startCli as cli, listening } from "../testing/cli.ts";
 
 const KILL_MS = Number(process.env.ROBUSTNESS_KILL_MS ?? 25_000);
-let dir: string;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "sim-persist-"));
-});
-
-afterAll(async () => {
-  killAllClis();
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDirForTests("sim-persist-");
 
 async function call(sim: Simulator, key: string, method: string, path: string, body?: unknown) {
   const res = await sim.fetch(
@@ -151,7 +142,7 @@ async function http(origin: string, key: string, method: string, path: string, b
 
 describe("--state-file", () => {
   it("saves on change and on SIGTERM, loads at start, and says which flags it ignored", async () => {
-    const file = join(dir, "cli.json");
+    const file = join(tmp.path, "cli.json");
     const first = cli(["--port", "0", "--clock", "manual", "--quiet", "--state-file", file]);
     const origin = await listening(first);
     expect(first.stdout()).toMatch(/State file\s+.*cli\.json \(new\)/);
@@ -176,7 +167,7 @@ describe("--state-file", () => {
   }, 90_000);
 
   it("exits 2 with a clear message on a corrupt or unknown-version file", async () => {
-    const file = join(dir, "corrupt.json");
+    const file = join(tmp.path, "corrupt.json");
     await writeFile(file, '{"format":"audience-research-sim/state","version":1,"scen');
     const bad = cli(["--port", "0", "--quiet", "--state-file", file]);
     expect((await bad.exit).code).toBe(2);
@@ -190,7 +181,7 @@ describe("--state-file", () => {
   it(
     `never loses an acknowledged write when killed with SIGKILL at any moment (${KILL_MS / 1000} s)`,
     async () => {
-      const file = join(dir, "killed.json");
+      const file = join(tmp.path, "killed.json");
       const deadline = Date.now() + KILL_MS;
       /** Every API key name and clock move whose reply arrived, over every run so far. */
       const acknowledged = new Set<string>();
