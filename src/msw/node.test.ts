@@ -72,7 +72,13 @@ async function runSequence(
   const A = `/api/v1/audiences/${MAIN}`;
   const NO_SUCH = "00000000-0000-4000-8000-000000000000";
 
-  const send = async (step: Step): Promise<any> => {
+  const send = async (
+    label: string,
+    method: string,
+    path: string,
+    more: Omit<Step, "label" | "method" | "path"> = {},
+  ): Promise<any> => {
+    const step: Step = { label, method, path, ...more };
     const headers: Record<string, string> = { ...step.headers };
     const as = step.as === undefined ? "owner" : step.as;
     if (as !== null) headers.authorization = `Bearer ${manifest.users[as]!.apiKey}`;
@@ -112,68 +118,37 @@ async function runSequence(
     return parsed;
   };
 
-  await send({ label: "me", method: "GET", path: "/api/v1/auth/me" });
-  await send({ label: "me without a key", method: "GET", path: "/api/v1/auth/me", as: null });
-  await send({
-    label: "me with a bad key",
-    method: "GET",
-    path: "/v1/auth/me",
-    headers: { authorization: "Bearer x" },
-    as: null,
-  });
-  await send({ label: "keys under /v1", method: "GET", path: "/v1/api-keys" });
-  const created = await send({
-    label: "create key",
-    method: "POST",
-    path: "/api/v1/api-keys",
-    body: { name: "laptop" },
-  });
-  await send({ label: "create key, no name", method: "POST", path: "/api/v1/api-keys", body: {} });
-  await send({ label: "create key, bad JSON", method: "POST", path: "/api/v1/api-keys", body: "{nope" });
-  await send({
-    label: "create key as sso",
-    method: "POST",
-    path: "/api/v1/api-keys",
-    body: { name: "x" },
-    as: "sso",
-  });
-  await send({
-    label: "delete key",
-    method: "DELETE",
-    path: `/api/v1/api-keys/${created.data?.id ?? created.id}`,
-  });
-  await send({
-    label: "delete key again",
-    method: "DELETE",
-    path: `/api/v1/api-keys/${created.data?.id ?? created.id}`,
-  });
-  await send({ label: "audience", method: "GET", path: `${A}?members=preview` });
-  await send({ label: "audience, unknown", method: "GET", path: `/api/v1/audiences/${NO_SUCH}` });
-  await send({ label: "audience as outsider", method: "GET", path: A, as: "outsider" });
-  await send({ label: "rename", method: "PUT", path: A, body: { name: "Renamed" } });
-  await send({
-    label: "duplicate",
-    method: "POST",
-    path: `${A}/duplicate`,
+  await send("me", "GET", "/api/v1/auth/me");
+  await send("me without a key", "GET", "/api/v1/auth/me", { as: null });
+  await send("me with a bad key", "GET", "/v1/auth/me", { headers: { authorization: "Bearer x" }, as: null });
+  await send("keys under /v1", "GET", "/v1/api-keys");
+  const created = await send("create key", "POST", "/api/v1/api-keys", { body: { name: "laptop" } });
+  await send("create key, no name", "POST", "/api/v1/api-keys", { body: {} });
+  await send("create key, bad JSON", "POST", "/api/v1/api-keys", { body: "{nope" });
+  await send("create key as sso", "POST", "/api/v1/api-keys", { body: { name: "x" }, as: "sso" });
+  await send("delete key", "DELETE", `/api/v1/api-keys/${created.data?.id ?? created.id}`);
+  await send("delete key again", "DELETE", `/api/v1/api-keys/${created.data?.id ?? created.id}`);
+  await send("audience", "GET", `${A}?members=preview`);
+  await send("audience, unknown", "GET", `/api/v1/audiences/${NO_SUCH}`);
+  await send("audience as outsider", "GET", A, { as: "outsider" });
+  await send("rename", "PUT", A, { body: { name: "Renamed" } });
+  await send("duplicate", "POST", `${A}/duplicate`, {
     body: {},
     headers: { "x-service-idempotency-key": "copy-1" },
   });
-  await send({ label: "follow", method: "POST", path: `/api/v1/audiences/${PUB}/follow` });
-  await send({ label: "unfollow", method: "DELETE", path: `/api/v1/audiences/${PUB}/follow` });
-  await send({ label: "collaborators", method: "GET", path: `${A}/collaborators` });
-  await send({ label: "remove collaborator", method: "DELETE", path: `${A}/collaborators/${ADMIN}` });
-  await send({ label: "add member", method: "POST", path: `${A}/members`, body: { mindId: MIND } });
-  await send({ label: "remove member", method: "DELETE", path: `${A}/members/${MIND}` });
-  await send({
-    label: "filter attributes",
-    method: "GET",
-    path: `${A}/filter-attributes?filters=${encodeURIComponent('{"country":["DE","FR"]}')}`,
-  });
-  await send({ label: "formations", method: "GET", path: `${A}/formations?limit=10` });
-  const formation = await send({
-    label: "create formation",
-    method: "POST",
-    path: `${A}/formations`,
+  await send("follow", "POST", `/api/v1/audiences/${PUB}/follow`);
+  await send("unfollow", "DELETE", `/api/v1/audiences/${PUB}/follow`);
+  await send("collaborators", "GET", `${A}/collaborators`);
+  await send("remove collaborator", "DELETE", `${A}/collaborators/${ADMIN}`);
+  await send("add member", "POST", `${A}/members`, { body: { mindId: MIND } });
+  await send("remove member", "DELETE", `${A}/members/${MIND}`);
+  await send(
+    "filter attributes",
+    "GET",
+    `${A}/filter-attributes?filters=${encodeURIComponent('{"country":["DE","FR"]}')}`,
+  );
+  await send("formations", "GET", `${A}/formations?limit=10`);
+  const formation = await send("create formation", "POST", `${A}/formations`, {
     body: {
       hypothesis: {
         intent: "Split by seniority",
@@ -185,109 +160,57 @@ async function runSequence(
     },
   });
   const newForm = formation.data?.id ?? formation.id;
-  await send({
-    label: "create formation, bad body",
-    method: "POST",
-    path: `${A}/formations`,
-    body: { hypothesis: 3 },
-  });
-  await send({ label: "formation", method: "GET", path: `${A}/formations/${FORM}` });
-  await send({ label: "recompute", method: "POST", path: `${A}/formations/${FORM}/recompute` });
-  await send({
-    label: "preview (ndjson)",
-    method: "POST",
-    path: `${A}/formations/preview`,
+  await send("create formation, bad body", "POST", `${A}/formations`, { body: { hypothesis: 3 } });
+  await send("formation", "GET", `${A}/formations/${FORM}`);
+  await send("recompute", "POST", `${A}/formations/${FORM}/recompute`);
+  await send("preview (ndjson)", "POST", `${A}/formations/preview`, {
     body: {},
     headers: { accept: "application/x-ndjson" },
   });
-  await send({ label: "progress", method: "GET", path: `${A}/progress` });
-  await send({
-    label: "recalibrate",
-    method: "POST",
-    path: `${A}/recalibrate`,
+  await send("progress", "GET", `${A}/progress`);
+  await send("recalibrate", "POST", `${A}/recalibrate`, {
     body: { deepen: { topics: ["pricing sensitivity"] } },
   });
-  const recalibration = await send({
-    label: "recalibrate (operation)",
-    method: "POST",
-    path: `${A}/recalibrate`,
+  const recalibration = await send("recalibrate (operation)", "POST", `${A}/recalibrate`, {
     body: { instruction: "Focus on buyers at mid-sized firms" },
   });
-  await send({
-    label: "recalibration status",
-    method: "GET",
-    path: `${A}/recalibrate/operations/${recalibration.data.operation.id}`,
-  });
-  await send({ label: "export", method: "POST", path: `${A}/export`, body: { kind: "brief", format: "md" } });
-  await send({ label: "export status", method: "GET", path: `${A}/export-status?kind=brief&format=md` });
-  await send({
-    label: "advance",
-    method: "POST",
-    path: "/__sim/clock/advance",
-    body: { ms: 120_000 },
-    as: null,
-  });
-  await send({ label: "new formation, later", method: "GET", path: `${A}/formations/${newForm}` });
-  await send({ label: "export download", method: "GET", path: `${A}/export-download?kind=brief&format=md` });
-  await send({ label: "delete formation", method: "DELETE", path: `${A}/formations/${FORM}` });
-  await send({ label: "delete audience", method: "DELETE", path: `/api/v1/audiences/${EMPTY}` });
-  const session = await send({
-    label: "checkout session",
-    method: "POST",
-    path: "/api/acp/checkout_sessions",
+  await send("recalibration status", "GET", `${A}/recalibrate/operations/${recalibration.data.operation.id}`);
+  await send("export", "POST", `${A}/export`, { body: { kind: "brief", format: "md" } });
+  await send("export status", "GET", `${A}/export-status?kind=brief&format=md`);
+  await send("advance", "POST", "/__sim/clock/advance", { body: { ms: 120_000 }, as: null });
+  await send("new formation, later", "GET", `${A}/formations/${newForm}`);
+  await send("export download", "GET", `${A}/export-download?kind=brief&format=md`);
+  await send("delete formation", "DELETE", `${A}/formations/${FORM}`);
+  await send("delete audience", "DELETE", `/api/v1/audiences/${EMPTY}`);
+  const session = await send("checkout session", "POST", "/api/acp/checkout_sessions", {
     body: { line_items: [{ id: PRICE }], currency: "usd", capabilities: {} },
     headers: { "idempotency-key": "order-1" },
   });
-  await send({
-    label: "checkout, unknown price",
-    method: "POST",
-    path: "/api/acp/checkout_sessions",
+  await send("checkout, unknown price", "POST", "/api/acp/checkout_sessions", {
     body: { line_items: [{ id: "price_nope" }], currency: "usd", capabilities: {} },
   });
-  await send({ label: "get session", method: "GET", path: `/api/acp/checkout_sessions/${session.id}` });
-  await send({ label: "refresh session", method: "POST", path: `/api/acp/checkout_sessions/${session.id}` });
-  await send({ label: "checkout page", method: "GET", path: `/checkout/${session.id}`, as: null });
-  await send({
-    label: "complete session",
-    method: "POST",
-    path: `/api/acp/checkout_sessions/${session.id}/complete`,
-  });
-  await send({
-    label: "cancel session",
-    method: "POST",
-    path: `/api/acp/checkout_sessions/${session.id}/cancel`,
-  });
-  await send({ label: "session, unknown", method: "GET", path: "/api/acp/checkout_sessions/cs_nope" });
-  await send({ label: "openapi", method: "GET", path: "/_openapi.json", as: null });
-  await send({
-    label: "prefer 429",
-    method: "GET",
-    path: "/api/v1/auth/me",
-    headers: { prefer: "code=429" },
-  });
-  await send({
-    label: "prefer example",
-    method: "GET",
-    path: "/api/v1/auth/me",
+  await send("get session", "GET", `/api/acp/checkout_sessions/${session.id}`);
+  await send("refresh session", "POST", `/api/acp/checkout_sessions/${session.id}`);
+  await send("checkout page", "GET", `/checkout/${session.id}`, { as: null });
+  await send("complete session", "POST", `/api/acp/checkout_sessions/${session.id}/complete`);
+  await send("cancel session", "POST", `/api/acp/checkout_sessions/${session.id}/cancel`);
+  await send("session, unknown", "GET", "/api/acp/checkout_sessions/cs_nope");
+  await send("openapi", "GET", "/_openapi.json", { as: null });
+  await send("prefer 429", "GET", "/api/v1/auth/me", { headers: { prefer: "code=429" } });
+  await send("prefer example", "GET", "/api/v1/auth/me", {
     headers: { prefer: "code=401, example=missingKey" },
   });
-  await send({
-    label: "prefer undocumented",
-    method: "GET",
-    path: "/api/v1/auth/me",
+  await send("prefer undocumented", "GET", "/api/v1/auth/me", {
     headers: { prefer: "code=418" },
     unchecked: true,
   });
-  await send({
-    label: "prefer dynamic",
-    method: "GET",
-    path: "/api/v1/auth/me",
+  await send("prefer dynamic", "GET", "/api/v1/auth/me", {
     headers: { prefer: "dynamic=true" },
     unchecked: true,
   });
-  await send({ label: "method not allowed", method: "PATCH", path: "/api/v1/auth/me" });
-  await send({ label: "unknown path", method: "GET", path: "/api/v1/nope" });
-  await send({ label: "requests journal", method: "GET", path: "/__sim/requests?limit=3", as: null });
+  await send("method not allowed", "PATCH", "/api/v1/auth/me");
+  await send("unknown path", "GET", "/api/v1/nope");
+  await send("requests journal", "GET", "/__sim/requests?limit=3", { as: null });
   return { recorded, issues, operationIds };
 }
 

@@ -87,36 +87,27 @@ export function parseFilters(raw: string | null): FilterSelection {
   return selection;
 }
 
-/** Facet order: the description's attribute keys, which `rawAt` mirrors (checked once at load, below it). */
+/** Facet order: the description's attribute keys, which `rawRow` mirrors (checked once at load, below it). */
 const ROW_KEYS = FILTER_ATTRIBUTE_KEYS;
 const FACETS = ROW_KEYS.length;
 
 /**
- * A Mind's raw value for the facet at `k`. Named property reads, not keyed ones: attribute objects come
- * in many shapes, and this runs for every cell of an index.
+ * A Mind's raw values in facet order. Named property reads, not keyed ones: attribute objects come in
+ * many shapes, and this runs for every Mind of an index.
  */
-function rawAt(a: FilterAttributes, k: number): unknown {
-  switch (k) {
-    case 0:
-      return a.perspective;
-    case 1:
-      return a.industry;
-    case 2:
-      return a.role;
-    case 3:
-      return a.country;
-    case 4:
-      return a.companySize;
-    case 5:
-      return a.technology;
-    default:
-      return a.businessModel;
-  }
-}
+const rawRow = (a: FilterAttributes): unknown[] => [
+  a.perspective,
+  a.industry,
+  a.role,
+  a.country,
+  a.companySize,
+  a.technology,
+  a.businessModel,
+];
 
 for (const [f, key] of ROW_KEYS.entries())
-  if (rawAt({ [key]: key } as FilterAttributes, f) !== key)
-    throw new Error(`filter-attributes: rawAt(${f}) is not ${key}`);
+  if (rawRow({ [key]: key } as FilterAttributes)[f] !== key || rawRow({}).length !== FACETS)
+    throw new Error(`filter-attributes: rawRow()[${f}] is not ${key}`);
 
 /** A value counts only as a non-empty string; anything else is "no value". */
 const isValue = (v: unknown): v is string => typeof v === "string" && v !== "";
@@ -244,10 +235,10 @@ function walkCells(
 ): number {
   let attributed = 0;
   for (let i = 0, at = 0; i < read.length; i++) {
-    const a = (read[i] as IndexedMind).attributes;
+    const row = rawRow((read[i] as IndexedMind).attributes);
     let any = false;
     for (let f = 0; f < FACETS; f++, at++) {
-      const v = rawAt(a, f);
+      const v = row[f];
       if (v) any = true;
       if (!visit(at, f, v)) return -1;
     }
