@@ -2,118 +2,99 @@
  * API keys and identity: `auth/me`, secrets never listed, key management by plan and SSO, a deleted
  * key refused at once, deleting the key in use.
  */
-import type { CheckDef } from "../lib/context.ts";
+import { check } from "../lib/context.ts";
 import { deleteKeyLater, fresh, ok } from "../lib/helpers.ts";
 import type { Role } from "../lib/target.ts";
 import { sortedDesc } from "./ordering.ts";
 
-export const identity: CheckDef = {
-  name: "domain/identity",
-  rules: ["keys/me"],
-  title: "GET /auth/me names the key's owner",
+export const identity = check("domain/identity", ["keys/me"], {
   needs: { roles: ["owner"], users: ["owner"] },
   async run(ctx) {
     const ex = await ctx.call({ op: "getMe", as: ctx.as("owner") });
     ctx.expect(
       ex.body?.id === ctx.target.user("owner"),
-      "API description: GET /auth/me returns { id }: the user ID of the key owner",
+      "keys/me",
       `id is ${JSON.stringify(ex.body?.id)}`,
       ex,
     );
   },
-};
+});
 
-export const keySecrets: CheckDef = {
-  name: "domain/api-key-secrets",
-  rules: ["keys/secret-once", "keys/listing-order"],
-  title:
-    "a new key's secret is returned once, works at once, never appears in listings; listings newest first",
+export const keySecrets = check("domain/api-key-secrets", ["keys/secret-once", "keys/listing-order"], {
   needs: { roles: ["owner"] },
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description: the raw key is returned only once, in the creation response; listings never return key values; GET /api-keys ordered by createdAt descending";
     const created = await ctx.call({
       op: "createApiKey",
       as: ctx.as("owner"),
       json: { name: fresh("secret-check") },
     });
-    if (!ctx.expect(created.status === 201, rule, `create answered ${created.status}`, created)) return;
+    if (!ctx.expect(created.status === 201, "keys/secret-once", `create answered ${created.status}`, created))
+      return;
     const { id, key } = created.body ?? {};
     if (typeof id === "string") deleteKeyLater(ctx, id);
     if (
       !ctx.expect(
         typeof key === "string" && key.startsWith("service_"),
-        rule,
+        "keys/secret-once",
         "the creation response has no service_ key",
         created,
       )
     )
       return;
     const me = await ctx.call({ op: "getMe", as: { key, label: "new" } });
-    ctx.expect(
-      me.status === 200,
-      "API description: keys authenticate as soon as they are created",
-      `the new key answered ${me.status}`,
-      me,
-    );
+    ctx.expect(me.status === 200, "keys/secret-once", `the new key answered ${me.status}`, me);
     for (const role of ["owner", "teammate"] as Role[]) {
       if (!ctx.target.has(role)) continue;
       const list = await ctx.call({ op: "listApiKeys", as: ctx.as(role) });
       if (list.status !== 200) continue;
       ctx.expect(
         !list.text.includes(key),
-        rule,
+        "keys/secret-once",
         `the secret of the new key appears in ${role}'s listing`,
         list,
       );
       const items = Array.isArray(list.body) ? list.body : [];
       ctx.expect(
         !items.some((k: Record<string, unknown>) => "key" in k),
-        rule,
+        "keys/secret-once",
         "a listed key carries a `key` field",
         list,
       );
       ctx.expect(
         sortedDesc(items.map((k: { createdAt: string }) => k.createdAt)),
-        rule,
+        "keys/listing-order",
         "the listing is not ordered by createdAt descending",
         list,
       );
       if (role === "owner")
         ctx.expect(
           items.some((k: { id: string }) => k.id === id),
-          rule,
+          "keys/listing-order",
           "the new key is not listed",
           list,
         );
       else
         ctx.expect(
           !items.some((k: { id: string }) => k.id === id),
-          rule,
+          "keys/own-account-only",
           "another account's listing shows the owner's new key",
           list,
         );
     }
   },
-};
+});
 
-export const keyAccess: CheckDef = {
-  name: "domain/api-key-access",
-  rules: ["keys/subscription-sso", "keys/own-account-only"],
-  title:
-    "key management: 403 without an active subscription, 403 creating on an SSO account, 404 for another account's key",
+export const keyAccess = check("domain/api-key-access", ["keys/subscription-sso", "keys/own-account-only"], {
   needs: { roles: ["owner", "outsider", "sso", "teammate"] },
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description, Authentication 6: key management requires an active Premium or Team subscription (403 `Forbidden`); SSO-linked accounts cannot create keys (403); DELETE 404 `API key not found` for no such key on the account";
     for (const spec of [{ op: "listApiKeys" }, { op: "createApiKey", json: {} }] as const) {
       const ex = await ctx.call({ ...spec, as: ctx.as("outsider") });
       if (ok(ex) && ex.body?.id) deleteKeyLater(ctx, ex.body.id, "outsider");
       ctx.expect(
         ex.status === 403,
-        rule,
+        "keys/subscription-sso",
         `${spec.op} without a subscription answered ${ex.status}, not 403`,
         ex,
       );
@@ -122,7 +103,7 @@ export const keyAccess: CheckDef = {
     if (ok(sso) && sso.body?.id) deleteKeyLater(ctx, sso.body.id, "sso");
     ctx.expect(
       sso.status === 403,
-      rule,
+      "keys/subscription-sso",
       `createApiKey on an SSO-linked account answered ${sso.status}, not 403`,
       sso,
     );
@@ -140,29 +121,24 @@ export const keyAccess: CheckDef = {
     });
     ctx.expect(
       del.status === 404,
-      rule,
+      "keys/own-account-only",
       `deleting another account's key answered ${del.status}, not 404`,
       del,
     );
     const still = await ctx.call({ op: "getMe", as: { key: theirs.body.key, label: "teammate-new" } });
     ctx.expect(
       still.status === 200,
-      rule,
+      "keys/own-account-only",
       "another account's key stopped working after a refused delete",
       still,
     );
   },
-};
+});
 
-export const selfDelete: CheckDef = {
-  name: "domain/api-key-self-delete",
-  rules: ["keys/delete-immediate"],
-  title: "deleting the key used for the request is allowed and it stops authenticating immediately",
+export const selfDelete = check("domain/api-key-self-delete", ["keys/delete-immediate"], {
   needs: { roles: ["owner"] },
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description: deleting the key used for the request is allowed; the key stops authenticating immediately";
     const created = await ctx.call({
       op: "createApiKey",
       as: ctx.as("owner"),
@@ -174,12 +150,17 @@ export const selfDelete: CheckDef = {
     if (!ok(del)) deleteKeyLater(ctx, created.body.id);
     ctx.expect(
       del.status === 204 && del.text === "",
-      rule,
+      "keys/delete-immediate",
       `self-delete answered ${del.status} with ${del.text.length} body bytes, not 204 empty`,
       del,
     );
     const after = await ctx.call({ op: "getMe", as: self });
-    ctx.expect(after.status === 401, rule, `the deleted key still answered ${after.status}`, after);
+    ctx.expect(
+      after.status === 401,
+      "keys/delete-immediate",
+      `the deleted key still answered ${after.status}`,
+      after,
+    );
     const again = await ctx.call({
       op: "deleteApiKey",
       params: { keyId: created.body.id },
@@ -187,11 +168,11 @@ export const selfDelete: CheckDef = {
     });
     ctx.expect(
       again.status === 404,
-      "API description: DELETE 404 `API key not found`",
+      "keys/delete-immediate",
       `deleting it again answered ${again.status}`,
       again,
     );
   },
-};
+});
 
 /** Who sees what of `main` and `private` and `public`: role, sharing fields, 404 where hidden. */

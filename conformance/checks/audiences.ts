@@ -2,78 +2,86 @@
  * Audiences: who may read them (roles, sharing fields, file-URL redaction), PUT rules, follow and
  * unfollow, duplicate and its idempotent replay, delete by the owner only.
  */
-import type { CheckDef } from "../lib/context.ts";
+import { check } from "../lib/context.ts";
 import { deleteAudienceLater, duplicator, ok } from "../lib/helpers.ts";
 import type { Role } from "../lib/target.ts";
 
-export const visibility: CheckDef = {
-  name: "domain/audience-visibility",
-  rules: ["audience/read-roles", "audience/member-role", "audience/sharing-fields"],
-  title:
-    "Audience detail by role: currentMemberRole, sharing fields only for collaborators, 404 where not viewable",
-  needs: { roles: ["owner", "outsider"], audiences: ["main", "private", "public"] },
-  async run(ctx) {
-    const rule =
-      "API description, AudienceDetail: currentMemberRole (`public_viewer` for public and Study-cascade viewers); isSharedWithTeam, isLinkSharingEnabled, publicShareId returned only to collaborators; GET readable by owner, direct members, team members when team-shared, anyone when public, Study members";
-    const table: [Role, string, string | null][] = [
-      ["owner", "main", "owner"],
-      ["admin", "main", "admin"],
-      ["member", "main", "member"],
-      ["teammate", "main", "team_member"],
-      ["studyViewer", "main", "public_viewer"],
-      ["outsider", "main", null],
-      ["outsider", "private", null],
-      ["admin", "private", null],
-      ["teammate", "private", null],
-      ["outsider", "public", "public_viewer"],
-      ["owner", "public", "public_viewer"],
-      ["publisher", "public", "owner"],
-    ];
-    for (const [role, handle, expected] of table) {
-      if (!ctx.target.has(role)) continue;
-      const ex = await ctx.call({
-        op: "getAudience",
-        params: { audienceId: ctx.target.audience(handle) },
-        as: ctx.as(role),
-        query: { members: "preview" },
-      });
-      if (expected === null) {
-        ctx.expect(ex.status === 404, rule, `${role} reading ${handle} answered ${ex.status}, not 404`, ex);
-        continue;
-      }
-      if (
-        !ctx.expect(ex.status === 200, rule, `${role} reading ${handle} answered ${ex.status}, not 200`, ex)
-      )
-        continue;
-      const d = ex.body?.data ?? {};
-      ctx.expect(
-        d.currentMemberRole === expected,
-        rule,
-        `${role} on ${handle}: currentMemberRole ${JSON.stringify(d.currentMemberRole)}, not ${expected}`,
-        ex,
-      );
-      const sharing = ["isSharedWithTeam", "isLinkSharingEnabled", "publicShareId"].filter((k) => k in d);
-      if (expected === "public_viewer")
-        ctx.expect(sharing.length === 0, rule, `${role} (public viewer) sees ${sharing.join(", ")}`, ex);
-      else
+export const visibility = check(
+  "domain/audience-visibility",
+  ["audience/read-roles", "audience/member-role", "audience/sharing-fields"],
+  {
+    needs: { roles: ["owner", "outsider"], audiences: ["main", "private", "public"] },
+    async run(ctx) {
+      const table: [Role, string, string | null][] = [
+        ["owner", "main", "owner"],
+        ["admin", "main", "admin"],
+        ["member", "main", "member"],
+        ["teammate", "main", "team_member"],
+        ["studyViewer", "main", "public_viewer"],
+        ["outsider", "main", null],
+        ["outsider", "private", null],
+        ["admin", "private", null],
+        ["teammate", "private", null],
+        ["outsider", "public", "public_viewer"],
+        ["owner", "public", "public_viewer"],
+        ["publisher", "public", "owner"],
+      ];
+      for (const [role, handle, expected] of table) {
+        if (!ctx.target.has(role)) continue;
+        const ex = await ctx.call({
+          op: "getAudience",
+          params: { audienceId: ctx.target.audience(handle) },
+          as: ctx.as(role),
+          query: { members: "preview" },
+        });
+        if (expected === null) {
+          ctx.expect(
+            ex.status === 404,
+            "audience/read-roles",
+            `${role} reading ${handle} answered ${ex.status}, not 404`,
+            ex,
+          );
+          continue;
+        }
+        if (
+          !ctx.expect(
+            ex.status === 200,
+            "audience/read-roles",
+            `${role} reading ${handle} answered ${ex.status}, not 200`,
+            ex,
+          )
+        )
+          continue;
+        const d = ex.body?.data ?? {};
         ctx.expect(
-          sharing.length === 3,
-          rule,
-          `${role} (collaborator) does not see all sharing fields (sees ${sharing.join(", ") || "none"})`,
+          d.currentMemberRole === expected,
+          "audience/member-role",
+          `${role} on ${handle}: currentMemberRole ${JSON.stringify(d.currentMemberRole)}, not ${expected}`,
           ex,
         );
-    }
+        const sharing = ["isSharedWithTeam", "isLinkSharingEnabled", "publicShareId"].filter((k) => k in d);
+        if (expected === "public_viewer")
+          ctx.expect(
+            sharing.length === 0,
+            "audience/sharing-fields",
+            `${role} (public viewer) sees ${sharing.join(", ")}`,
+            ex,
+          );
+        else
+          ctx.expect(
+            sharing.length === 3,
+            "audience/sharing-fields",
+            `${role} (collaborator) does not see all sharing fields (sees ${sharing.join(", ") || "none"})`,
+            ex,
+          );
+      }
+    },
   },
-};
+);
 
-export const fileRedaction: CheckDef = {
-  name: "domain/file-url-redaction",
-  rules: ["audience/file-redaction"],
-  title: "uploaded-file URLs reach collaborators but are redacted for public and Study-cascade viewers",
+export const fileRedaction = check("domain/file-url-redaction", ["audience/file-redaction"], {
   needs: { roles: ["owner", "studyViewer"], audiences: ["main"] },
   async run(ctx) {
-    const rule =
-      "API description: for public and Study-cascade viewers, uploaded-file URLs in sources and grounding.sources are redacted";
     const audienceId = ctx.target.audience("main");
     const own = await ctx.call({
       op: "getAudience",
@@ -94,163 +102,168 @@ export const fileRedaction: CheckDef = {
     for (const url of urls)
       ctx.expect(
         !viewer.text.includes(url),
-        rule,
+        "audience/file-redaction",
         `a Study-cascade viewer sees the uploaded file URL ${url}`,
         viewer,
       );
   },
-};
+});
 
-export const updateRules: CheckDef = {
-  name: "domain/audience-update",
-  rules: ["audience/update-rules", "audience/team-share-owner"],
-  title:
-    "PUT: name trimmed, sharing applied only as booleans, isLinkSharingEnabled echoed, owner-only team sharing, 404 for viewers",
-  needs: { roles: ["owner", "member", "outsider"], changeable: ["main"] },
-  mutates: true,
-  async run(ctx) {
-    const rule =
-      "API description, PUT audience: name required and trimmed; isPublic and isSharedWithTeam apply only when sent as booleans; isLinkSharingEnabled cannot be changed here and is echoed; only the owner may change isSharedWithTeam (403 TEAM_SHARE_OWNER_ONLY); 404 for no edit access";
-    const audienceId = ctx.target.audience("main");
-    const before = (
-      await ctx.call({
-        op: "getAudience",
-        params: { audienceId },
-        as: ctx.as("owner"),
-        query: { members: "preview" },
-      })
-    ).body?.data;
-    if (!before) return;
-    const restore = {
-      name: before.name,
-      isPublic: before.isPublic,
-      isSharedWithTeam: before.isSharedWithTeam,
-    };
-    ctx.defer(() =>
-      ctx.call({ op: "updateAudience", params: { audienceId }, as: ctx.as("owner"), json: restore }),
-    );
-    const put = (role: Role, json: unknown) =>
-      ctx.call({ op: "updateAudience", params: { audienceId }, as: ctx.as(role), json });
-    const renamed = await put("owner", {
-      name: `  ${before.name} (conformance)  `,
-      isPublic: "yes",
-      isLinkSharingEnabled: !before.isLinkSharingEnabled,
-    });
-    if (ctx.expect(renamed.status === 200, rule, `a valid rename answered ${renamed.status}`, renamed)) {
-      const d = renamed.body?.data ?? {};
-      ctx.expect(
-        d.name === `${before.name} (conformance)`,
-        rule,
-        `name ${JSON.stringify(d.name)} was not trimmed`,
-        renamed,
+export const updateRules = check(
+  "domain/audience-update",
+  ["audience/update-rules", "audience/team-share-owner"],
+  {
+    needs: { roles: ["owner", "member", "outsider"], changeable: ["main"] },
+    mutates: true,
+    async run(ctx) {
+      const audienceId = ctx.target.audience("main");
+      const before = (
+        await ctx.call({
+          op: "getAudience",
+          params: { audienceId },
+          as: ctx.as("owner"),
+          query: { members: "preview" },
+        })
+      ).body?.data;
+      if (!before) return;
+      const restore = {
+        name: before.name,
+        isPublic: before.isPublic,
+        isSharedWithTeam: before.isSharedWithTeam,
+      };
+      ctx.defer(() =>
+        ctx.call({ op: "updateAudience", params: { audienceId }, as: ctx.as("owner"), json: restore }),
       );
-      ctx.expect(
-        d.isPublic === before.isPublic,
-        rule,
-        "isPublic changed although it was not sent as a boolean",
-        renamed,
-      );
-      ctx.expect(
-        d.isLinkSharingEnabled === before.isLinkSharingEnabled,
-        rule,
-        "isLinkSharingEnabled changed through PUT",
-        renamed,
-      );
-      ctx.expect(d.currentMemberRole === "owner", rule, `currentMemberRole ${d.currentMemberRole}`, renamed);
-    }
-    const byMember = await put("member", { name: before.name, isSharedWithTeam: !before.isSharedWithTeam });
-    ctx.expect(
-      byMember.status === 403 && byMember.body?.data?.code === "TEAM_SHARE_OWNER_ONLY",
-      rule,
-      `a member changing team sharing answered ${byMember.status} ${byMember.body?.data?.code ?? ""}`,
-      byMember,
-    );
-    const byOutsider = await put("outsider", { name: "Not yours" });
-    ctx.expect(
-      byOutsider.status === 404,
-      rule,
-      `an outsider's PUT answered ${byOutsider.status}, not 404`,
-      byOutsider,
-    );
-    if (ctx.target.has("outsider") && ctx.info.audiences.public) {
-      const byViewer = await ctx.call({
-        op: "updateAudience",
-        params: { audienceId: ctx.target.audience("public") },
-        as: ctx.as("outsider"),
-        json: { name: "Not yours" },
+      const put = (role: Role, json: unknown) =>
+        ctx.call({ op: "updateAudience", params: { audienceId }, as: ctx.as(role), json });
+      const renamed = await put("owner", {
+        name: `  ${before.name} (conformance)  `,
+        isPublic: "yes",
+        isLinkSharingEnabled: !before.isLinkSharingEnabled,
       });
-      ctx.expect(
-        byViewer.status === 404,
-        rule,
-        `a public viewer's PUT answered ${byViewer.status}, not 404`,
-        byViewer,
-      );
-    }
-    if (ctx.target.has("solo") && ctx.info.audiences.soloAudience) {
-      const solo = ctx.target.audience("soloAudience");
-      const noTeam = await ctx.call({
-        op: "updateAudience",
-        params: { audienceId: solo },
-        as: ctx.as("solo"),
-        json: { name: "Solo", isSharedWithTeam: true },
-      });
-      if (ok(noTeam))
-        ctx.defer(() =>
-          ctx.call({
-            op: "updateAudience",
-            params: { audienceId: solo },
-            as: ctx.as("solo"),
-            json: { name: "Solo", isSharedWithTeam: false },
-          }),
+      if (
+        ctx.expect(
+          renamed.status === 200,
+          "audience/update-rules",
+          `a valid rename answered ${renamed.status}`,
+          renamed,
+        )
+      ) {
+        const d = renamed.body?.data ?? {};
+        ctx.expect(
+          d.name === `${before.name} (conformance)`,
+          "audience/update-rules",
+          `name ${JSON.stringify(d.name)} was not trimmed`,
+          renamed,
         );
+        ctx.expect(
+          d.isPublic === before.isPublic,
+          "audience/update-rules",
+          "isPublic changed although it was not sent as a boolean",
+          renamed,
+        );
+        ctx.expect(
+          d.isLinkSharingEnabled === before.isLinkSharingEnabled,
+          "audience/update-rules",
+          "isLinkSharingEnabled changed through PUT",
+          renamed,
+        );
+        ctx.expect(
+          d.currentMemberRole === "owner",
+          "audience/update-rules",
+          `currentMemberRole ${d.currentMemberRole}`,
+          renamed,
+        );
+      }
+      const byMember = await put("member", { name: before.name, isSharedWithTeam: !before.isSharedWithTeam });
       ctx.expect(
-        noTeam.status === 400 && noTeam.body?.data?.code === "TEAM_REQUIRED",
-        rule,
-        `sharing with a team by an owner in no team answered ${noTeam.status} ${noTeam.body?.data?.code ?? ""}`,
-        noTeam,
+        byMember.status === 403 && byMember.body?.data?.code === "TEAM_SHARE_OWNER_ONLY",
+        "audience/team-share-owner",
+        `a member changing team sharing answered ${byMember.status} ${byMember.body?.data?.code ?? ""}`,
+        byMember,
       );
-    }
+      const byOutsider = await put("outsider", { name: "Not yours" });
+      ctx.expect(
+        byOutsider.status === 404,
+        "audience/update-rules",
+        `an outsider's PUT answered ${byOutsider.status}, not 404`,
+        byOutsider,
+      );
+      if (ctx.target.has("outsider") && ctx.info.audiences.public) {
+        const byViewer = await ctx.call({
+          op: "updateAudience",
+          params: { audienceId: ctx.target.audience("public") },
+          as: ctx.as("outsider"),
+          json: { name: "Not yours" },
+        });
+        ctx.expect(
+          byViewer.status === 404,
+          "audience/update-rules",
+          `a public viewer's PUT answered ${byViewer.status}, not 404`,
+          byViewer,
+        );
+      }
+      if (ctx.target.has("solo") && ctx.info.audiences.soloAudience) {
+        const solo = ctx.target.audience("soloAudience");
+        const noTeam = await ctx.call({
+          op: "updateAudience",
+          params: { audienceId: solo },
+          as: ctx.as("solo"),
+          json: { name: "Solo", isSharedWithTeam: true },
+        });
+        if (ok(noTeam))
+          ctx.defer(() =>
+            ctx.call({
+              op: "updateAudience",
+              params: { audienceId: solo },
+              as: ctx.as("solo"),
+              json: { name: "Solo", isSharedWithTeam: false },
+            }),
+          );
+        ctx.expect(
+          noTeam.status === 400 && noTeam.body?.data?.code === "TEAM_REQUIRED",
+          "audience/team-share-owner",
+          `sharing with a team by an owner in no team answered ${noTeam.status} ${noTeam.body?.data?.code ?? ""}`,
+          noTeam,
+        );
+      }
+    },
   },
-};
+);
 
-export const followRules: CheckDef = {
-  name: "domain/follow",
-  rules: ["audience/follow"],
-  title: "follow: public Audiences only (404 otherwise); unfollow always 200",
+export const followRules = check("domain/follow", ["audience/follow"], {
   needs: { roles: ["outsider"], audiences: ["public", "private"] },
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description: POST follow 200 followed, 404 public Audience not found; DELETE follow 200 unfollowed";
     const pub = ctx.target.audience("public");
     const f = await ctx.call({ op: "followAudience", params: { audienceId: pub }, as: ctx.as("outsider") });
-    ctx.expect(f.status === 200, rule, `following a public Audience answered ${f.status}`, f);
+    ctx.expect(f.status === 200, "audience/follow", `following a public Audience answered ${f.status}`, f);
     const u = await ctx.call({ op: "unfollowAudience", params: { audienceId: pub }, as: ctx.as("outsider") });
-    ctx.expect(u.status === 200, rule, `unfollowing answered ${u.status}`, u);
+    ctx.expect(u.status === 200, "audience/follow", `unfollowing answered ${u.status}`, u);
     const u2 = await ctx.call({
       op: "unfollowAudience",
       params: { audienceId: pub },
       as: ctx.as("outsider"),
     });
-    ctx.expect(u2.status === 200, rule, `unfollowing again answered ${u2.status}`, u2);
+    ctx.expect(u2.status === 200, "audience/follow", `unfollowing again answered ${u2.status}`, u2);
     const p = await ctx.call({
       op: "followAudience",
       params: { audienceId: ctx.target.audience("private") },
       as: ctx.as("outsider"),
     });
-    ctx.expect(p.status === 404, rule, `following a private Audience answered ${p.status}, not 404`, p);
+    ctx.expect(
+      p.status === 404,
+      "audience/follow",
+      `following a private Audience answered ${p.status}, not 404`,
+      p,
+    );
   },
-};
+});
 
-export const audienceDelete: CheckDef = {
-  name: "domain/audience-delete",
-  rules: ["audience/delete-owner-only"],
-  title: "DELETE audience: owner only (404 for collaborators); a deleted Audience is gone (404)",
+export const audienceDelete = check("domain/audience-delete", ["audience/delete-owner-only"], {
   needs: { roles: ["admin", "publisher"], changeable: ["main"], audiences: ["public"] },
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description, DELETE audience: owner only; 204; 404 `Audience not found` (missing or caller not the owner)";
     const main = ctx.target.audience("main");
     const byAdmin = await ctx.call({
       op: "deleteAudience",
@@ -259,7 +272,7 @@ export const audienceDelete: CheckDef = {
     });
     ctx.expect(
       byAdmin.status === 404,
-      rule,
+      "audience/delete-owner-only",
       `a direct admin deleting the Audience answered ${byAdmin.status}, not 404`,
       byAdmin,
     );
@@ -274,24 +287,30 @@ export const audienceDelete: CheckDef = {
     if (copy.status !== 201) return;
     const audienceId = copy.body.data.id as string;
     const del = await ctx.call({ op: "deleteAudience", params: { audienceId }, as: ctx.as(who.role) });
-    if (!ctx.expect(del.status === 204, rule, `the owner deleting an Audience answered ${del.status}`, del)) {
+    if (
+      !ctx.expect(
+        del.status === 204,
+        "audience/delete-owner-only",
+        `the owner deleting an Audience answered ${del.status}`,
+        del,
+      )
+    ) {
       deleteAudienceLater(ctx, audienceId, who.role);
       return;
     }
     const gone = await ctx.call({ op: "getAudience", params: { audienceId }, as: ctx.as(who.role) });
-    ctx.expect(gone.status === 404, rule, `a deleted Audience still answers ${gone.status}`, gone);
+    ctx.expect(
+      gone.status === 404,
+      "audience/delete-owner-only",
+      `a deleted Audience still answers ${gone.status}`,
+      gone,
+    );
   },
-};
+});
 
-export const membersPreview: CheckDef = {
-  name: "domain/members-preview",
-  rules: ["audience/members-preview"],
-  title:
-    "`members=preview`: the same members as the complete detail, as bounded profiles without reviewed-field metadata",
+export const membersPreview = check("domain/members-preview", ["audience/members-preview"], {
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    const rule =
-      "API description, GET audience: `members=preview` gives bounded display profiles without reviewed-field metadata; omitted gives the complete detail";
     const audienceId = ctx.target.audience("main");
     const read = (preview: boolean) =>
       ctx.call({
@@ -306,7 +325,7 @@ export const membersPreview: CheckDef = {
     const byId = new Map(minds(full).map((m) => [m.id, m]));
     ctx.expect(
       minds(preview).length === byId.size && minds(preview).every((m) => byId.has(m.id)),
-      rule,
+      "audience/members-preview",
       `the preview lists ${minds(preview).length} members, the complete detail ${byId.size} (or others)`,
       preview,
     );
@@ -316,7 +335,7 @@ export const membersPreview: CheckDef = {
       if (
         !ctx.expect(
           reviewed.length === 0,
-          rule,
+          "audience/members-preview",
           `preview member ${m.id} carries ${reviewed.join(", ")}`,
           preview,
         )
@@ -325,7 +344,7 @@ export const membersPreview: CheckDef = {
       if (
         !ctx.expect(
           extra.length === 0,
-          rule,
+          "audience/members-preview",
           `preview member ${m.id} has ${extra.join(", ")}, which the complete profile lacks`,
           preview,
         )
@@ -333,4 +352,4 @@ export const membersPreview: CheckDef = {
         break;
     }
   },
-};
+});

@@ -2,150 +2,153 @@
  * Hosted checkout (ACP): the strict body, idempotency keys, `API-Version`, sessions of their owner only.
  */
 import { LIMITS } from "../../src/contract/limits.ts";
-import type { CheckDef } from "../lib/context.ts";
+import { check } from "../lib/context.ts";
 import { fresh, ok } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
 import type { Role } from "../lib/target.ts";
 
-export const ACP_RULE = `API description, hosted checkout: Idempotency-Key required (max ${LIMITS.acpIdempotencyKey}, ^[a-zA-Z0-9_-]+$); API-Version optional, only 2026-04-17; body has no additional properties, exactly 1 line item; 201 session requiring buyer continuation; sessions only of their owner (404)`;
-
-export const checkout: CheckDef = {
-  name: "domain/checkout",
-  rules: ["checkout/create", "checkout/own-sessions", "checkout/idempotency"],
-  title:
-    "checkout: strict body and headers, API-Version, same key same session, owner-only sessions, price checks",
-  needs: { roles: ["owner"], prices: ["credits"] },
-  mutates: true,
-  async run(ctx) {
-    const price = ctx.info.prices.credits as {
-      id: string;
-      currency: string;
-      unitAmount: number;
-      name: string;
-    };
-    const body = { line_items: [{ id: price.id }], currency: price.currency, capabilities: {} };
-    const create = (json: unknown, headers: Record<string, string>, role: Role = "owner") =>
-      ctx.call({ op: "createCheckoutSession", as: ctx.as(role), json, headers });
-    const cancelLater = (ex: Exchange) => {
-      if (ex.status === 201 && ex.body?.id)
-        ctx.defer(() =>
-          ctx.call({ op: "cancelCheckoutSession", params: { id: ex.body.id }, as: ctx.as("owner") }),
+export const checkout = check(
+  "domain/checkout",
+  ["checkout/create", "checkout/own-sessions", "checkout/idempotency"],
+  {
+    needs: { roles: ["owner"], prices: ["credits"] },
+    mutates: true,
+    async run(ctx) {
+      const price = ctx.info.prices.credits as {
+        id: string;
+        currency: string;
+        unitAmount: number;
+        name: string;
+      };
+      const body = { line_items: [{ id: price.id }], currency: price.currency, capabilities: {} };
+      const create = (json: unknown, headers: Record<string, string>, role: Role = "owner") =>
+        ctx.call({ op: "createCheckoutSession", as: ctx.as(role), json, headers });
+      const cancelLater = (ex: Exchange) => {
+        if (ex.status === 201 && ex.body?.id)
+          ctx.defer(() =>
+            ctx.call({ op: "cancelCheckoutSession", params: { id: ex.body.id }, as: ctx.as("owner") }),
+          );
+      };
+      const expectStatus = async (
+        label: string,
+        json: unknown,
+        headers: Record<string, string>,
+        expected: number,
+      ) => {
+        const ex = await create(json, headers);
+        cancelLater(ex);
+        ctx.expect(
+          ex.status === expected,
+          "checkout/create",
+          `${label}: answered ${ex.status}, not ${expected}`,
+          ex,
         );
-    };
-    const expectStatus = async (
-      label: string,
-      json: unknown,
-      headers: Record<string, string>,
-      expected: number,
-    ) => {
-      const ex = await create(json, headers);
-      cancelLater(ex);
-      ctx.expect(ex.status === expected, ACP_RULE, `${label}: answered ${ex.status}, not ${expected}`, ex);
-      return ex;
-    };
-    const k = (n = 20) =>
-      fresh("acp")
-        .replaceAll(/[^a-zA-Z0-9_-]/g, "")
-        .padEnd(n, "x")
-        .slice(0, n);
-    const created = await expectStatus(
-      "a valid session with API-Version 2026-04-17",
-      body,
-      { "idempotency-key": k(), "api-version": "2026-04-17" },
-      201,
-    );
-    if (created.status === 201) {
-      ctx.expect(
-        typeof created.body?.continue_url === "string",
-        ACP_RULE,
-        "a new session has no continue_url",
-        created,
+        return ex;
+      };
+      const k = (n = 20) =>
+        fresh("acp")
+          .replaceAll(/[^a-zA-Z0-9_-]/g, "")
+          .padEnd(n, "x")
+          .slice(0, n);
+      const created = await expectStatus(
+        "a valid session with API-Version 2026-04-17",
+        body,
+        { "idempotency-key": k(), "api-version": "2026-04-17" },
+        201,
       );
-    }
-    await expectStatus(
-      `Idempotency-Key of ${LIMITS.acpIdempotencyKey} characters`,
-      body,
-      { "idempotency-key": k(LIMITS.acpIdempotencyKey) },
-      201,
-    );
-    await expectStatus(
-      `Idempotency-Key of ${LIMITS.acpIdempotencyKey + 1} characters`,
-      body,
-      { "idempotency-key": k(LIMITS.acpIdempotencyKey + 1) },
-      400,
-    );
-    await expectStatus("Idempotency-Key with a dot", body, { "idempotency-key": "conformance.key" }, 400);
-    await expectStatus("no Idempotency-Key", body, {}, 400);
-    await expectStatus(
-      "API-Version 2025-01-01",
-      body,
-      { "idempotency-key": k(), "api-version": "2025-01-01" },
-      400,
-    );
-    await expectStatus(
-      "an extra top-level property",
-      { ...body, coupon: "FREE" },
-      { "idempotency-key": k() },
-      400,
-    );
-    await expectStatus(
-      "two line items",
-      { ...body, line_items: [{ id: price.id }, { id: price.id }] },
-      { "idempotency-key": k() },
-      400,
-    );
-    await expectStatus(
-      "an unknown price",
-      { ...body, line_items: [{ id: "price_conformanceUnknown" }] },
-      { "idempotency-key": k() },
-      400,
-    );
-    await expectStatus(
-      "a changed unit_amount",
-      { ...body, line_items: [{ id: price.id, unit_amount: price.unitAmount + 1 }] },
-      { "idempotency-key": k() },
-      409,
-    );
-    const sub = Object.values(ctx.info.prices).find((p) => p.kind === "subscription");
-    if (sub) {
+      if (created.status === 201) {
+        ctx.expect(
+          typeof created.body?.continue_url === "string",
+          "checkout/create",
+          "a new session has no continue_url",
+          created,
+        );
+      }
       await expectStatus(
-        "a subscription without legalAcceptance",
-        { line_items: [{ id: sub.id }], currency: sub.currency, capabilities: {} },
+        `Idempotency-Key of ${LIMITS.acpIdempotencyKey} characters`,
+        body,
+        { "idempotency-key": k(LIMITS.acpIdempotencyKey) },
+        201,
+      );
+      await expectStatus(
+        `Idempotency-Key of ${LIMITS.acpIdempotencyKey + 1} characters`,
+        body,
+        { "idempotency-key": k(LIMITS.acpIdempotencyKey + 1) },
+        400,
+      );
+      await expectStatus("Idempotency-Key with a dot", body, { "idempotency-key": "conformance.key" }, 400);
+      await expectStatus("no Idempotency-Key", body, {}, 400);
+      await expectStatus(
+        "API-Version 2025-01-01",
+        body,
+        { "idempotency-key": k(), "api-version": "2025-01-01" },
+        400,
+      );
+      await expectStatus(
+        "an extra top-level property",
+        { ...body, coupon: "FREE" },
         { "idempotency-key": k() },
         400,
       );
-    }
-    for (const l of [
-      "header:Idempotency-Key:maxLength",
-      "header:Idempotency-Key:pattern",
-      "header:API-Version:enum",
-      "body:additionalProperties",
-      "body.line_items:maxItems",
-    ])
-      ctx.coverage.limit(`createCheckoutSession:${l}`);
-    const key = k();
-    const first = await expectStatus("a session", body, { "idempotency-key": key }, 201);
-    const replay = await create(body, { "idempotency-key": key });
-    if (first.status === 201)
-      ctx.expect(
-        ok(replay) && replay.body?.id === first.body.id,
-        "API description (ACP): a replay with the same Idempotency-Key returns the same session",
-        `replay answered ${replay.status} with session ${replay.body?.id}`,
-        replay,
+      await expectStatus(
+        "two line items",
+        { ...body, line_items: [{ id: price.id }, { id: price.id }] },
+        { "idempotency-key": k() },
+        400,
       );
-    for (const k2 of ["teammate", "outsider"] as Role[]) {
-      if (first.status !== 201 || !ctx.target.has(k2)) continue;
-      const peek = await ctx.call({
-        op: "getCheckoutSession",
-        params: { id: first.body.id },
-        as: ctx.as(k2),
-      });
-      ctx.expect(
-        peek.status === 404,
-        ACP_RULE,
-        `${k2} reading the owner's session answered ${peek.status}, not 404`,
-        peek,
+      await expectStatus(
+        "an unknown price",
+        { ...body, line_items: [{ id: "price_conformanceUnknown" }] },
+        { "idempotency-key": k() },
+        400,
       );
-    }
+      await expectStatus(
+        "a changed unit_amount",
+        { ...body, line_items: [{ id: price.id, unit_amount: price.unitAmount + 1 }] },
+        { "idempotency-key": k() },
+        409,
+      );
+      const sub = Object.values(ctx.info.prices).find((p) => p.kind === "subscription");
+      if (sub) {
+        await expectStatus(
+          "a subscription without legalAcceptance",
+          { line_items: [{ id: sub.id }], currency: sub.currency, capabilities: {} },
+          { "idempotency-key": k() },
+          400,
+        );
+      }
+      for (const l of [
+        "header:Idempotency-Key:maxLength",
+        "header:Idempotency-Key:pattern",
+        "header:API-Version:enum",
+        "body:additionalProperties",
+        "body.line_items:maxItems",
+      ])
+        ctx.coverage.limit(`createCheckoutSession:${l}`);
+      const key = k();
+      const first = await expectStatus("a session", body, { "idempotency-key": key }, 201);
+      const replay = await create(body, { "idempotency-key": key });
+      if (first.status === 201)
+        ctx.expect(
+          ok(replay) && replay.body?.id === first.body.id,
+          "checkout/idempotency",
+          `replay answered ${replay.status} with session ${replay.body?.id}`,
+          replay,
+        );
+      for (const k2 of ["teammate", "outsider"] as Role[]) {
+        if (first.status !== 201 || !ctx.target.has(k2)) continue;
+        const peek = await ctx.call({
+          op: "getCheckoutSession",
+          params: { id: first.body.id },
+          as: ctx.as(k2),
+        });
+        ctx.expect(
+          peek.status === 404,
+          "checkout/own-sessions",
+          `${k2} reading the owner's session answered ${peek.status}, not 404`,
+          peek,
+        );
+      }
+    },
   },
-};
+);

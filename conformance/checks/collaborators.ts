@@ -1,102 +1,111 @@
 /**
  * Collaborators: managers only, oldest first, the owner never removed, a removed person loses access.
  */
-import type { CheckDef } from "../lib/context.ts";
+import { check } from "../lib/context.ts";
 import { sortedAsc } from "./ordering.ts";
 
-export const collaborators: CheckDef = {
-  name: "domain/collaborators",
-  rules: ["collaborators/managers", "collaborators/owner-not-removable"],
-  title:
-    "collaborators: managers only (403 COLLABORATORS_MANAGER_ONLY), owner excluded, oldest first, owner not removable",
-  needs: { roles: ["owner", "member", "outsider"], users: ["owner"], audiences: ["main"] },
-  async run(ctx) {
-    const rule =
-      "API description, collaborators: owner or direct admin only (403 `COLLABORATORS_MANAGER_ONLY`), 404 when not visible; list oldest first, owner excluded, only accepted invitations; removing the owner is 400 `COLLABORATOR_IS_OWNER`";
-    const audienceId = ctx.target.audience("main");
-    const list = await ctx.call({ op: "listCollaborators", params: { audienceId }, as: ctx.as("owner") });
-    if (ctx.expect(list.status === 200, rule, `the owner's list answered ${list.status}`, list)) {
-      const rows = (list.body?.data ?? []) as { userId: string; joinedAt: string }[];
-      ctx.expect(
-        !rows.some((r) => r.userId === ctx.target.user("owner")),
-        rule,
-        "the owner is listed as a collaborator",
-        list,
-      );
-      ctx.expect(sortedAsc(rows.map((r) => r.joinedAt)), rule, "collaborators are not oldest first", list);
-    }
-    const byMember = await ctx.call({
-      op: "listCollaborators",
-      params: { audienceId },
-      as: ctx.as("member"),
-    });
-    ctx.expect(
-      byMember.status === 403 && byMember.body?.data?.code === "COLLABORATORS_MANAGER_ONLY",
-      rule,
-      `a direct member answered ${byMember.status} ${byMember.body?.data?.code ?? ""}`,
-      byMember,
-    );
-    if (ctx.target.has("admin")) {
-      const byAdmin = await ctx.call({
+export const collaborators = check(
+  "domain/collaborators",
+  ["collaborators/managers", "collaborators/owner-not-removable"],
+  {
+    needs: { roles: ["owner", "member", "outsider"], users: ["owner"], audiences: ["main"] },
+    async run(ctx) {
+      const audienceId = ctx.target.audience("main");
+      const list = await ctx.call({ op: "listCollaborators", params: { audienceId }, as: ctx.as("owner") });
+      if (
+        ctx.expect(
+          list.status === 200,
+          "collaborators/managers",
+          `the owner's list answered ${list.status}`,
+          list,
+        )
+      ) {
+        const rows = (list.body?.data ?? []) as { userId: string; joinedAt: string }[];
+        ctx.expect(
+          !rows.some((r) => r.userId === ctx.target.user("owner")),
+          "collaborators/managers",
+          "the owner is listed as a collaborator",
+          list,
+        );
+        ctx.expect(
+          sortedAsc(rows.map((r) => r.joinedAt)),
+          "collaborators/managers",
+          "collaborators are not oldest first",
+          list,
+        );
+      }
+      const byMember = await ctx.call({
         op: "listCollaborators",
         params: { audienceId },
-        as: ctx.as("admin"),
-      });
-      ctx.expect(byAdmin.status === 200, rule, `a direct admin answered ${byAdmin.status}`, byAdmin);
-    }
-    const byOutsider = await ctx.call({
-      op: "listCollaborators",
-      params: { audienceId },
-      as: ctx.as("outsider"),
-    });
-    ctx.expect(
-      byOutsider.status === 404,
-      rule,
-      `an outsider answered ${byOutsider.status}, not 404`,
-      byOutsider,
-    );
-    if (ctx.info.readOnly) return;
-    if (ctx.info.users.admin) {
-      const byMemberRemove = await ctx.call({
-        op: "removeCollaborator",
-        params: { audienceId, userId: ctx.target.user("admin") },
         as: ctx.as("member"),
       });
       ctx.expect(
-        byMemberRemove.status === 403 && byMemberRemove.body?.data?.code === "COLLABORATORS_MANAGER_ONLY",
-        rule,
-        `a direct member removing a collaborator answered ${byMemberRemove.status} ${byMemberRemove.body?.data?.code ?? ""}`,
-        byMemberRemove,
+        byMember.status === 403 && byMember.body?.data?.code === "COLLABORATORS_MANAGER_ONLY",
+        "collaborators/managers",
+        `a direct member answered ${byMember.status} ${byMember.body?.data?.code ?? ""}`,
+        byMember,
       );
-    }
-    const owner = await ctx.call({
-      op: "removeCollaborator",
-      params: { audienceId, userId: ctx.target.user("owner") },
-      as: ctx.as("owner"),
-    });
-    ctx.expect(
-      owner.status === 400 && owner.body?.data?.code === "COLLABORATOR_IS_OWNER",
-      rule,
-      `removing the owner answered ${owner.status} ${owner.body?.data?.code ?? ""}`,
-      owner,
-    );
+      if (ctx.target.has("admin")) {
+        const byAdmin = await ctx.call({
+          op: "listCollaborators",
+          params: { audienceId },
+          as: ctx.as("admin"),
+        });
+        ctx.expect(
+          byAdmin.status === 200,
+          "collaborators/managers",
+          `a direct admin answered ${byAdmin.status}`,
+          byAdmin,
+        );
+      }
+      const byOutsider = await ctx.call({
+        op: "listCollaborators",
+        params: { audienceId },
+        as: ctx.as("outsider"),
+      });
+      ctx.expect(
+        byOutsider.status === 404,
+        "collaborators/managers",
+        `an outsider answered ${byOutsider.status}, not 404`,
+        byOutsider,
+      );
+      if (ctx.info.readOnly) return;
+      if (ctx.info.users.admin) {
+        const byMemberRemove = await ctx.call({
+          op: "removeCollaborator",
+          params: { audienceId, userId: ctx.target.user("admin") },
+          as: ctx.as("member"),
+        });
+        ctx.expect(
+          byMemberRemove.status === 403 && byMemberRemove.body?.data?.code === "COLLABORATORS_MANAGER_ONLY",
+          "collaborators/managers",
+          `a direct member removing a collaborator answered ${byMemberRemove.status} ${byMemberRemove.body?.data?.code ?? ""}`,
+          byMemberRemove,
+        );
+      }
+      const owner = await ctx.call({
+        op: "removeCollaborator",
+        params: { audienceId, userId: ctx.target.user("owner") },
+        as: ctx.as("owner"),
+      });
+      ctx.expect(
+        owner.status === 400 && owner.body?.data?.code === "COLLABORATOR_IS_OWNER",
+        "collaborators/owner-not-removable",
+        `removing the owner answered ${owner.status} ${owner.body?.data?.code ?? ""}`,
+        owner,
+      );
+    },
   },
-};
+);
 
 /**
  * Removing a collaborator cannot be undone through the API (invitations are not described), so this runs
  * on the simulator only, and puts the world back with a reset of the same scenario and seed.
  */
-export const collaboratorRemoval: CheckDef = {
-  name: "domain/collaborator-removal",
-  rules: ["collaborators/removal-revokes"],
-  title:
-    "a removed collaborator loses access at once (detail, edit, Formations, the list); removing again is 404",
+export const collaboratorRemoval = check("domain/collaborator-removal", ["collaborators/removal-revokes"], {
   needs: { roles: ["owner", "member"], users: ["member"], audiences: ["main"], reset: true },
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description, collaborators: DELETE 200 { data: { success } }; removal revokes the person's access to the Audience (404 for what only collaborators may do, never their old role); 404 when the person is not a collaborator";
     const audienceId = ctx.target.audience("main");
     const member = ctx.as("member");
     const userId = ctx.target.user("member");
@@ -105,7 +114,7 @@ export const collaboratorRemoval: CheckDef = {
     if (
       !ctx.expect(
         before.status === 200,
-        rule,
+        "collaborators/removal-revokes",
         `the member could not read main before (${before.status})`,
         before,
       )
@@ -119,7 +128,7 @@ export const collaboratorRemoval: CheckDef = {
     if (
       !ctx.expect(
         gone.status === 200 && gone.body?.data?.success === true,
-        rule,
+        "collaborators/removal-revokes",
         `removal answered ${gone.status}`,
         gone,
       )
@@ -128,7 +137,7 @@ export const collaboratorRemoval: CheckDef = {
     const detail = await ctx.call({ op: "getAudience", params: { audienceId }, as: member });
     ctx.expect(
       detail.status === 404 || detail.body?.data?.currentMemberRole === "public_viewer",
-      rule,
+      "collaborators/removal-revokes",
       `right after removal the person reads the Audience as ${detail.status} ${detail.body?.data?.currentMemberRole ?? ""}`,
       detail,
     );
@@ -140,14 +149,14 @@ export const collaboratorRemoval: CheckDef = {
     });
     ctx.expect(
       edit.status === 404,
-      rule,
+      "collaborators/removal-revokes",
       `right after removal the person's PUT answered ${edit.status}, not 404`,
       edit,
     );
     const list = await ctx.call({ op: "listCollaborators", params: { audienceId }, as: ctx.as("owner") });
     ctx.expect(
       !((list.body?.data ?? []) as { userId: string }[]).some((r) => r.userId === userId),
-      rule,
+      "collaborators/removal-revokes",
       "the removed person is still listed as a collaborator",
       list,
     );
@@ -158,9 +167,9 @@ export const collaboratorRemoval: CheckDef = {
     });
     ctx.expect(
       again.status === 404,
-      rule,
+      "collaborators/removal-revokes",
       `removing the person again answered ${again.status}, not 404`,
       again,
     );
   },
-};
+});

@@ -3,20 +3,16 @@
  * says it keeps (independent Minds, grounding, sources, Formations, validation history) and drops what it
  * drops (sharing, public links).
  */
-import type { CheckDef } from "../lib/context.ts";
+import { check } from "../lib/context.ts";
 import { deleteAudienceLater, duplicator, fresh, memberIds, ok } from "../lib/helpers.ts";
 import type { Role } from "../lib/target.ts";
 
-export const duplicateReplay: CheckDef = {
-  name: "domain/duplicate-replay",
-  rules: ["duplicate/replay"],
+export const duplicateReplay = check("domain/duplicate-replay", ["duplicate/replay"], {
   title:
     "duplicate: 201 a new private copy, 200 the same copy on replay (also with another body), a new key a new copy; public viewers get 403",
   needs: { roles: ["publisher"], audiences: ["public"] },
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description, duplicate: 201 new copy; 200 idempotent replay of the same copy; the duplicate is private; 403 when the caller cannot edit";
     const who = duplicator(ctx);
     if (!who) return;
     const audienceId = ctx.target.audience(who.audience);
@@ -39,23 +35,28 @@ export const duplicateReplay: CheckDef = {
     if (
       ctx.expect(
         a.status === 201 && b.status === 200 && c.status === 201,
-        rule,
+        "duplicate/replay",
         `answers ${a.status}, ${b.status} (replay), ${c.status} (new key)`,
         b,
       )
     ) {
-      ctx.expect(a.body.data.id === b.body.data.id, rule, "the replay names another copy", b);
-      ctx.expect(a.body.data.id !== c.body.data.id, rule, "a new key returned the earlier copy", c);
+      ctx.expect(a.body.data.id === b.body.data.id, "duplicate/replay", "the replay names another copy", b);
+      ctx.expect(
+        a.body.data.id !== c.body.data.id,
+        "duplicate/replay",
+        "a new key returned the earlier copy",
+        c,
+      );
       ctx.expect(
         renamed.status !== 201 && (renamed.status >= 400 || renamed.body?.data?.id === a.body.data.id),
-        rule,
+        "duplicate/replay",
         `the same key with another name answered ${renamed.status} ${renamed.body?.data?.id ?? ""}: a second copy, not the replay`,
         renamed,
       );
       if (renamed.status === 200)
         ctx.expect(
           renamed.body?.data?.name === a.body.data.name,
-          rule,
+          "duplicate/replay",
           `the replay renamed the copy to ${JSON.stringify(renamed.body?.data?.name)}`,
           renamed,
         );
@@ -67,38 +68,37 @@ export const duplicateReplay: CheckDef = {
         as: ctx.as(who.role),
         query: { members: "preview" },
       });
-      ctx.expect(copy.body?.data?.isPublic === false, rule, "the copy is public", copy);
+      ctx.expect(copy.body?.data?.isPublic === false, "duplicate/replay", "the copy is public", copy);
       if (ctx.target.has("outsider")) {
         const peek = await ctx.call({
           op: "getAudience",
           params: { audienceId: a.body.data.id },
           as: ctx.as("outsider"),
         });
-        ctx.expect(peek.status === 404, rule, `an outsider reads the private copy (${peek.status})`, peek);
+        ctx.expect(
+          peek.status === 404,
+          "duplicate/replay",
+          `an outsider reads the private copy (${peek.status})`,
+          peek,
+        );
       }
     }
     if (who.audience === "public" && ctx.target.has("outsider")) {
       const viewer = await dup(fresh("viewer"), "outsider");
       ctx.expect(
         viewer.status === 403,
-        rule,
+        "duplicate/replay",
         `a public viewer duplicating answered ${viewer.status}, not 403`,
         viewer,
       );
     }
   },
-};
+});
 
-export const duplicateContents: CheckDef = {
-  name: "domain/duplicate-contents",
-  rules: ["duplicate/contents"],
-  title:
-    "a duplicate is private with sharing and links dropped, holds new Minds (as many), and keeps grounding, sources, Formations and validation history",
+export const duplicateContents = check("domain/duplicate-contents", ["duplicate/contents"], {
   needs: { roles: ["teammate"], audiences: ["main"] },
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description, duplicate: the duplicate is private and contains independent copies of every member Mind, plus grounding, sources, formations and finished validation history; sharing, public links and running jobs are not copied";
     const role: Role = "teammate";
     const as = ctx.as(role);
     const audienceId = ctx.target.audience("main");
@@ -110,7 +110,14 @@ export const duplicateContents: CheckDef = {
       json: {},
       headers: { "x-service-idempotency-key": key },
     });
-    if (!ctx.expect(made.status === 201, rule, `duplicating main as ${role} answered ${made.status}`, made))
+    if (
+      !ctx.expect(
+        made.status === 201,
+        "duplicate/contents",
+        `duplicating main as ${role} answered ${made.status}`,
+        made,
+      )
+    )
       return;
     const copyId = made.body.data.id as string;
     deleteAudienceLater(ctx, copyId, role);
@@ -127,7 +134,7 @@ export const duplicateContents: CheckDef = {
         deleteAudienceLater(ctx, theirs.body.data.id, "admin");
       ctx.expect(
         theirs.body?.data?.id !== copyId,
-        rule,
+        "duplicate/contents",
         `the admin using the teammate's idempotency key received the teammate's copy (${theirs.status})`,
         theirs,
       );
@@ -142,40 +149,40 @@ export const duplicateContents: CheckDef = {
     ] as const)
       ctx.expect(
         copy[field] === dropped,
-        rule,
+        "duplicate/contents",
         `the copy has ${field} ${JSON.stringify(copy[field])}, not ${JSON.stringify(dropped)}`,
         made,
       );
     ctx.expect(
       copy.currentMemberRole === "owner",
-      rule,
+      "duplicate/contents",
       `the duplicator is ${copy.currentMemberRole} of the copy`,
       made,
     );
     const ids = (d: { minds?: { id: string }[] }) => (d.minds ?? []).map((m) => m.id);
     ctx.expect(
       ids(copy).length === ids(orig).length,
-      rule,
+      "duplicate/contents",
       `the copy has ${ids(copy).length} Minds, the original ${ids(orig).length}`,
       made,
     );
     const shared = ids(copy).filter((id) => ids(orig).includes(id));
     ctx.expect(
       shared.length === 0,
-      rule,
+      "duplicate/contents",
       `${shared.length} Minds of the copy are the original's own, not copies`,
       made,
     );
     const charts = (d: { grounding?: { charts?: unknown[] } | null }) => d.grounding?.charts?.length ?? 0;
     ctx.expect(
       charts(copy) === charts(orig),
-      rule,
+      "duplicate/contents",
       `the copy has ${charts(copy)} grounding charts, the original ${charts(orig)}`,
       made,
     );
     ctx.expect(
       copy.sources?.brief === orig.sources?.brief,
-      rule,
+      "duplicate/contents",
       "the copy's brief differs from the original's",
       made,
     );
@@ -187,7 +194,12 @@ export const duplicateContents: CheckDef = {
     };
     const copied = await names(copyId);
     const missing = (await names(audienceId)).filter((n) => !copied.includes(n));
-    ctx.expect(missing.length === 0, rule, `Formations not copied: ${missing.join(", ")}`, null);
+    ctx.expect(
+      missing.length === 0,
+      "duplicate/contents",
+      `Formations not copied: ${missing.join(", ")}`,
+      null,
+    );
     const status = async (id: string) =>
       (
         await ctx.call({
@@ -201,24 +213,18 @@ export const duplicateContents: CheckDef = {
     if (before !== undefined && before !== "unavailable")
       ctx.expect(
         after !== "unavailable",
-        rule,
+        "duplicate/contents",
         "the copy has no scored validation although the original has",
         null,
       );
   },
-};
+});
 
-export const duplicatePlanLimit: CheckDef = {
-  name: "domain/duplicate-plan-limit",
-  rules: ["duplicate/plan-limit"],
-  title:
-    "a duplicate whose Minds would take the owner past its plan's Mind allowance is 403 PlanLimitError (sparks)",
+export const duplicatePlanLimit = check("domain/duplicate-plan-limit", ["duplicate/plan-limit"], {
   needs: { roles: ["owner"], audiences: ["atCap"], plan: ["owner", "premium"] },
   // Refused by design; a target that wrongly makes the copy changes, and the copy is deleted again.
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description, duplicate: 403 when the copy would exceed the plan's Mind or member allowance; Errors: PlanLimitError data { code: PLAN_LIMIT, limitType (sparks: Minds owned), currentPlan, limit, current }";
     const audienceId = ctx.target.audience("atCap");
     const members = (await memberIds(ctx, audienceId)).length;
     const ex = await ctx.call({
@@ -234,7 +240,7 @@ export const duplicatePlanLimit: CheckDef = {
     if (
       !ctx.expect(
         ex.status === 403,
-        rule,
+        "duplicate/plan-limit",
         `a premium owner copying ${members} Minds answered ${ex.status}, not 403`,
         ex,
       )
@@ -242,9 +248,9 @@ export const duplicatePlanLimit: CheckDef = {
       return;
     ctx.expect(
       d.code === "PLAN_LIMIT" && d.limitType === "sparks" && d.current + members > d.limit,
-      rule,
+      "duplicate/plan-limit",
       `403 with data ${JSON.stringify(d)} for a copy of ${members} Minds`,
       ex,
     );
   },
-};
+});

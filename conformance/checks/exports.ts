@@ -1,18 +1,12 @@
 /**
  * Exports: the kinds and formats offered, a validation report only with a scored validation.
  */
-import type { CheckDef } from "../lib/context.ts";
+import { check } from "../lib/context.ts";
 
-export const exportsRules: CheckDef = {
-  name: "domain/exports",
-  rules: ["exports/kinds"],
-  title:
-    "exports: formats by kind, 409 VALIDATION_REPORT_UNAVAILABLE and status `unavailable` without a scored validation",
+export const exportsRules = check("domain/exports", ["exports/kinds"], {
   needs: { roles: ["owner"], audiences: ["main", "private"] },
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description, exports: brief offers pdf, md, docx, pptx; validation_report offers pdf, md, docx, xlsx (400 for a format the kind does not offer) and needs edit access; 409 VALIDATION_REPORT_UNAVAILABLE and export-status `unavailable` without a scored validation";
     const main = ctx.target.audience("main");
     const priv = ctx.target.audience("private");
     for (const [kind, format, expected] of [
@@ -28,7 +22,7 @@ export const exportsRules: CheckDef = {
       });
       ctx.expect(
         ex.status === expected,
-        rule,
+        "exports/kinds",
         `${kind} as ${format} answered ${ex.status}, not ${expected}`,
         ex,
       );
@@ -43,7 +37,7 @@ export const exportsRules: CheckDef = {
     const none = await report(priv, "owner");
     ctx.expect(
       none.status === 409 && none.body?.data?.code === "VALIDATION_REPORT_UNAVAILABLE",
-      rule,
+      "exports/kinds",
       `a validation report without a scored validation answered ${none.status} ${none.body?.data?.code ?? ""}`,
       none,
     );
@@ -52,7 +46,7 @@ export const exportsRules: CheckDef = {
       const viewer = await report(main, "studyViewer");
       ctx.expect(
         viewer.status === 403 || viewer.status === 404,
-        rule,
+        "exports/kinds",
         `a Study viewer (no edit access) exporting the validation report answered ${viewer.status}`,
         viewer,
       );
@@ -65,9 +59,9 @@ export const exportsRules: CheckDef = {
     });
     ctx.expect(
       status.status === 200 && status.body?.data?.status === "unavailable",
-      rule,
+      "exports/kinds",
       `export-status answered ${status.status} with status ${JSON.stringify(status.body?.data?.status)}`,
       status,
     );
   },
-};
+});

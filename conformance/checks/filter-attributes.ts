@@ -3,20 +3,15 @@
  */
 import fc from "fast-check";
 import { LIMITS } from "../../src/contract/limits.ts";
-import type { CheckContext, CheckDef } from "../lib/context.ts";
+import { type CheckContext, check } from "../lib/context.ts";
 import type { Exchange } from "../lib/http.ts";
+import type { RuleId } from "../lib/rules.ts";
 import type { Role } from "../lib/target.ts";
 import { sortedAsc } from "./ordering.ts";
 
-export const facets: CheckDef = {
-  name: "domain/filter-facets",
-  rules: ["filters/selection"],
-  title:
-    "filter attributes: mindIds sorted and counted by matchCount; facets count the other attributes' selection",
+export const facets = check("domain/filter-facets", ["filters/selection"], {
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    const rule =
-      "API description, filter-attributes: mindIds sorted by ID; values of one attribute are alternatives (OR), attributes combine (AND), null selects Minds without a value; each facet counts the Minds matching every other attribute's selection";
     const audienceId = ctx.target.audience("main");
     const get = (filters?: unknown) =>
       ctx.call({
@@ -28,7 +23,7 @@ export const facets: CheckDef = {
     const base = await get();
     const data = base.body?.data;
     if (!data || data.truncated) return;
-    checkShape(ctx, base, rule);
+    checkShape(ctx, base, "filters/selection");
     // Attributes with one value per Mind: their facet (plus unknown) partitions the matches exactly.
     const single = (data.facets as Facet[]).filter(
       (f) =>
@@ -59,9 +54,16 @@ export const facets: CheckDef = {
           ]),
         );
         const ex = await get(filters);
-        if (!ctx.expect(ex.status === 200, rule, `a selection of existing values answered ${ex.status}`, ex))
+        if (
+          !ctx.expect(
+            ex.status === 200,
+            "filters/selection",
+            `a selection of existing values answered ${ex.status}`,
+            ex,
+          )
+        )
           return;
-        checkShape(ctx, ex, rule);
+        checkShape(ctx, ex, "filters/selection");
         const d = ex.body.data;
         for (const [f] of picks) {
           const sel = filters[f.key] as string[] | null;
@@ -73,7 +75,7 @@ export const facets: CheckDef = {
               : facet.values.filter((v) => sel.includes(v.value)).reduce((s, v) => s + v.count, 0);
           ctx.expect(
             counted === d.matchCount,
-            rule,
+            "filters/selection",
             `facet ${f.key} counts ${counted} for the selected values, matchCount is ${d.matchCount}`,
             ex,
           );
@@ -82,7 +84,7 @@ export const facets: CheckDef = {
       { numRuns: 8 },
     );
   },
-};
+});
 
 export interface Facet {
   key: string;
@@ -90,7 +92,7 @@ export interface Facet {
   unknownCount: number;
 }
 
-export function checkShape(ctx: CheckContext, ex: Exchange, rule: string): void {
+export function checkShape(ctx: CheckContext, ex: Exchange, rule: RuleId): void {
   const d = ex.body?.data;
   if (!d) return;
   ctx.expect(sortedAsc(d.mindIds), rule, "mindIds are not sorted by ID", ex);
@@ -110,13 +112,9 @@ export function checkShape(ctx: CheckContext, ex: Exchange, rule: string): void 
   );
 }
 
-export const largeAudience: CheckDef = {
-  name: "domain/filter-truncation",
-  rules: ["filters/truncation"],
-  title: `filter attributes read at most ${LIMITS.mindsRead} Minds; \`truncated\` says when an Audience has more`,
+export const largeAudience = check("domain/filter-truncation", ["filters/truncation"], {
   needs: { roles: ["outsider"], audiences: ["large", "main"] },
   async run(ctx) {
-    const rule = `API description: at most ${LIMITS.mindsRead} Minds are read per request; truncated is true for a larger Audience`;
     for (const handle of ["large", "main"]) {
       const audienceId = ctx.target.audience(handle);
       const role: Role = handle === "large" ? "outsider" : "owner";
@@ -126,12 +124,12 @@ export const largeAudience: CheckDef = {
       if (!d) continue;
       ctx.expect(
         d.truncated === d.totalMinds > LIMITS.mindsRead,
-        rule,
+        "filters/truncation",
         `totalMinds ${d.totalMinds} with truncated ${d.truncated}`,
         ex,
       );
-      ctx.expect(d.mindIds.length <= 5000, rule, `${d.mindIds.length} mindIds returned`, ex);
+      ctx.expect(d.mindIds.length <= 5000, "filters/truncation", `${d.mindIds.length} mindIds returned`, ex);
       ctx.coverage.limit("getFilterAttributes:x-max-minds-read");
     }
   },
-};
+});

@@ -4,20 +4,16 @@
  */
 import fc from "fast-check";
 import { LIMITS } from "../../src/contract/limits.ts";
-import type { CheckContext, CheckDef } from "../lib/context.ts";
+import { type CheckContext, check } from "../lib/context.ts";
 import { validate } from "../lib/contract.ts";
 import { hypothesis, memberIds } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
 
-export const formationPages: CheckDef = {
-  name: "domain/formation-pagination",
-  rules: ["formations/pagination"],
+export const formationPages = check("domain/formation-pagination", ["formations/pagination"], {
   title:
     "Formation pages: total, hasMore and nextOffset agree with the rows; walking the pages lists each Formation once",
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    const rule =
-      "API description: pagination { total, limit, offset, hasMore, nextOffset (integer or null) }; follow nextOffset while hasMore is true; newest first (ID breaks ties)";
     const audienceId = ctx.target.audience("main");
     const list = (limit: number, offset: number) =>
       ctx.call({
@@ -36,7 +32,7 @@ export const formationPages: CheckDef = {
           (r, i) =>
             i === 0 || ((rows[i - 1] as { createdAt: string }).createdAt ?? "") >= (r.createdAt ?? ""),
         ),
-        rule,
+        "formations/pagination",
         "Formations are not newest first",
         first,
       );
@@ -59,7 +55,7 @@ export const formationPages: CheckDef = {
         ].filter(Boolean);
         ctx.expect(
           problems.length === 0,
-          rule,
+          "formations/pagination",
           `limit ${limit} offset ${offset} of ${p.total}: ${problems.join(", ")}`,
           ex,
         );
@@ -75,132 +71,141 @@ export const formationPages: CheckDef = {
     }
     ctx.expect(
       seen.length === total && new Set(seen).size === total,
-      rule,
+      "formations/pagination",
       `walking pages of 2 gave ${seen.length} rows (${new Set(seen).size} distinct) for total ${total}`,
       first,
     );
   },
-};
+});
 
-export const formationVisibility: CheckDef = {
-  name: "domain/formation-visibility",
-  rules: ["formations/visibility", "formations/mutability"],
-  title: "a private Formation is visible and mutable only by its creator (404 for others)",
-  needs: { roles: ["owner", "teammate"], formations: ["teammatePrivate"] },
-  async run(ctx) {
-    const rule =
-      "API description: Formation GET visible to any Audience viewer for shared Formations and to the creator for private ones; delete and recompute otherwise 404";
-    const f = ctx.target.formation("teammatePrivate");
-    const params = { audienceId: ctx.target.audience(f.audience), formationId: f.id };
-    const mine = await ctx.call({ op: "getFormation", params, as: ctx.as("teammate") });
-    ctx.expect(mine.status === 200, rule, `the creator reading it answered ${mine.status}`, mine);
-    const theirs = await ctx.call({ op: "getFormation", params, as: ctx.as("owner") });
-    ctx.expect(
-      theirs.status === 404,
-      rule,
-      `another collaborator reading it answered ${theirs.status}, not 404`,
-      theirs,
-    );
-    const listed = await ctx.call({
-      op: "listFormations",
-      params: { audienceId: params.audienceId },
-      as: ctx.as("owner"),
-    });
-    ctx.expect(
-      !listed.text.includes(f.id),
-      rule,
-      "another collaborator's listing shows the private Formation",
-      listed,
-    );
-    if (ctx.info.readOnly) return;
-    const del = await ctx.call({ op: "deleteFormation", params, as: ctx.as("owner") });
-    ctx.expect(
-      del.status === 404,
-      rule,
-      `another collaborator deleting it answered ${del.status}, not 404`,
-      del,
-    );
-  },
-};
-
-export const NDJSON_RULE =
-  "API description, Events: application/x-ndjson, one JSON object per line: meta first, status second, subgroups (or error) third, done last, always; Accept application/json gives one document; no Accept preference gives the stream; nothing acceptable is 406";
-
-export const previewStream: CheckDef = {
-  name: "domain/preview-stream",
-  rules: ["preview/stream", "formations/hypothesis-rules"],
-  title:
-    "preview: NDJSON framing and order, JSON mode, 406 negotiation, meta counts, proposals satisfy the creation rules",
-  needs: { roles: ["owner"], audiences: ["main"] },
-  async run(ctx) {
-    const audienceId = ctx.target.audience("main");
-    const size = (await memberIds(ctx, audienceId)).length;
-    const preview = (accept: string | null, json: unknown = { userInput: "Split them by country" }) =>
-      ctx.call({
-        op: "previewFormation",
-        params: { audienceId },
-        as: ctx.as("owner"),
-        json,
-        headers: accept === null ? {} : { accept },
-        timeoutMs: 20_000,
-      });
-    for (const accept of [
-      "application/x-ndjson",
-      null,
-      "*/*",
-      "application/json;q=0.1, application/x-ndjson",
-    ]) {
-      const ex = await preview(accept);
-      checkStream(ctx, ex, size, `Accept ${accept ?? "(none)"}`);
-    }
-    for (const accept of ["application/json", "application/x-ndjson;q=0.2, application/json"]) {
-      const ex = await preview(accept);
-      const media = (ex.header("content-type") ?? "").split(";")[0];
-      if (
-        !ctx.expect(
-          ex.status === 200 && media === "application/json",
-          NDJSON_RULE,
-          `Accept ${accept}: ${ex.status} ${media}`,
-          ex,
-        )
-      )
-        continue;
-      const d = ex.body?.data ?? {};
-      ctx.expect(ex.body?.success === true, NDJSON_RULE, "success is not true", ex);
-      checkMeta(ctx, ex, d, size);
-      ctx.coverage.limit("previewFormation:x-soft-warn-from");
-      ctx.coverage.limit("previewFormation:x-hard-cap");
+export const formationVisibility = check(
+  "domain/formation-visibility",
+  ["formations/visibility", "formations/mutability"],
+  {
+    needs: { roles: ["owner", "teammate"], formations: ["teammatePrivate"] },
+    async run(ctx) {
+      const f = ctx.target.formation("teammatePrivate");
+      const params = { audienceId: ctx.target.audience(f.audience), formationId: f.id };
+      const mine = await ctx.call({ op: "getFormation", params, as: ctx.as("teammate") });
       ctx.expect(
-        validate("#/components/schemas/FormationHypothesis", d.hypothesis).length === 0,
-        "API description: returned proposals satisfy the creation input rules",
-        "the proposal breaks FormationHypothesis",
-        ex,
+        mine.status === 200,
+        "formations/visibility",
+        `the creator reading it answered ${mine.status}`,
+        mine,
       );
-    }
-    for (const accept of ["text/html", "application/xml", "application/json;q=0, application/x-ndjson;q=0"]) {
-      const ex = await preview(accept);
-      ctx.expect(ex.status === 406, NDJSON_RULE, `Accept ${accept} answered ${ex.status}, not 406`, ex);
-    }
+      const theirs = await ctx.call({ op: "getFormation", params, as: ctx.as("owner") });
+      ctx.expect(
+        theirs.status === 404,
+        "formations/visibility",
+        `another collaborator reading it answered ${theirs.status}, not 404`,
+        theirs,
+      );
+      const listed = await ctx.call({
+        op: "listFormations",
+        params: { audienceId: params.audienceId },
+        as: ctx.as("owner"),
+      });
+      ctx.expect(
+        !listed.text.includes(f.id),
+        "formations/visibility",
+        "another collaborator's listing shows the private Formation",
+        listed,
+      );
+      if (ctx.info.readOnly) return;
+      const del = await ctx.call({ op: "deleteFormation", params, as: ctx.as("owner") });
+      ctx.expect(
+        del.status === 404,
+        "formations/mutability",
+        `another collaborator deleting it answered ${del.status}, not 404`,
+        del,
+      );
+    },
   },
-};
+);
+
+export const previewStream = check(
+  "domain/preview-stream",
+  ["preview/stream", "preview/thresholds", "formations/hypothesis-rules"],
+  {
+    needs: { roles: ["owner"], audiences: ["main"] },
+    async run(ctx) {
+      const audienceId = ctx.target.audience("main");
+      const size = (await memberIds(ctx, audienceId)).length;
+      const preview = (accept: string | null, json: unknown = { userInput: "Split them by country" }) =>
+        ctx.call({
+          op: "previewFormation",
+          params: { audienceId },
+          as: ctx.as("owner"),
+          json,
+          headers: accept === null ? {} : { accept },
+          timeoutMs: 20_000,
+        });
+      for (const accept of [
+        "application/x-ndjson",
+        null,
+        "*/*",
+        "application/json;q=0.1, application/x-ndjson",
+      ]) {
+        const ex = await preview(accept);
+        checkStream(ctx, ex, size, `Accept ${accept ?? "(none)"}`);
+      }
+      for (const accept of ["application/json", "application/x-ndjson;q=0.2, application/json"]) {
+        const ex = await preview(accept);
+        const media = (ex.header("content-type") ?? "").split(";")[0];
+        if (
+          !ctx.expect(
+            ex.status === 200 && media === "application/json",
+            "preview/stream",
+            `Accept ${accept}: ${ex.status} ${media}`,
+            ex,
+          )
+        )
+          continue;
+        const d = ex.body?.data ?? {};
+        ctx.expect(ex.body?.success === true, "preview/stream", "success is not true", ex);
+        checkMeta(ctx, ex, d, size);
+        ctx.coverage.limit("previewFormation:x-soft-warn-from");
+        ctx.coverage.limit("previewFormation:x-hard-cap");
+        ctx.expect(
+          validate("#/components/schemas/FormationHypothesis", d.hypothesis).length === 0,
+          "formations/hypothesis-rules",
+          "the proposal breaks FormationHypothesis",
+          ex,
+        );
+      }
+      for (const accept of [
+        "text/html",
+        "application/xml",
+        "application/json;q=0, application/x-ndjson;q=0",
+      ]) {
+        const ex = await preview(accept);
+        ctx.expect(
+          ex.status === 406,
+          "preview/stream",
+          `Accept ${accept} answered ${ex.status}, not 406`,
+          ex,
+        );
+      }
+    },
+  },
+);
 
 export function checkMeta(ctx: CheckContext, ex: Exchange, d: Record<string, unknown>, size: number): void {
-  const rule = `API description: meta { memberCount, softWarn (true from ${LIMITS.previewSoftWarnFrom} members), hardCapExceeded (true above ${LIMITS.previewHardCap} members) }`;
   ctx.expect(
     d.memberCount === size,
-    rule,
+    "preview/thresholds",
     `memberCount ${d.memberCount}, the Audience has ${size} members`,
     ex,
   );
   ctx.expect(
     d.softWarn === size >= LIMITS.previewSoftWarnFrom,
-    rule,
+    "preview/thresholds",
     `softWarn ${d.softWarn} for ${size} members`,
     ex,
   );
   ctx.expect(
     d.hardCapExceeded === size > LIMITS.previewHardCap,
-    rule,
+    "preview/thresholds",
     `hardCapExceeded ${d.hardCapExceeded} for ${size} members`,
     ex,
   );
@@ -211,7 +216,7 @@ export function checkStream(ctx: CheckContext, ex: Exchange, size: number, label
   if (
     !ctx.expect(
       ex.status === 200 && media === "application/x-ndjson",
-      NDJSON_RULE,
+      "preview/stream",
       `${label}: ${ex.status} ${media}, not a 200 stream`,
       ex,
     )
@@ -223,24 +228,24 @@ export function checkStream(ctx: CheckContext, ex: Exchange, size: number, label
     try {
       events.push(JSON.parse(line));
     } catch {
-      ctx.expect(false, NDJSON_RULE, `${label}: a line is not JSON: ${line.slice(0, 80)}`, ex);
+      ctx.expect(false, "preview/stream", `${label}: a line is not JSON: ${line.slice(0, 80)}`, ex);
       return;
     }
   }
   for (const e of events)
     ctx.expect(
       validate("#/components/schemas/PreviewEvent", e).length === 0,
-      NDJSON_RULE,
+      "preview/stream",
       `${label}: event ${JSON.stringify(e).slice(0, 120)} breaks PreviewEvent`,
       ex,
     );
   const types = events.map((e) => e.type);
   const shape = types.join(",");
   const okOrder = shape === "meta,status,subgroups,done" || shape === "meta,status,error,done";
-  ctx.expect(okOrder, NDJSON_RULE, `${label}: events ${shape}`, ex);
+  ctx.expect(okOrder, "preview/stream", `${label}: events ${shape}`, ex);
   ctx.expect(
     ex.text.endsWith("\n") || lines.length === 0 || ex.text.trimEnd() === ex.text,
-    NDJSON_RULE,
+    "preview/stream",
     `${label}: framing`,
     ex,
   );
@@ -248,9 +253,7 @@ export function checkStream(ctx: CheckContext, ex: Exchange, size: number, label
   if (meta) checkMeta(ctx, ex, meta, size);
 }
 
-export const largePreview: CheckDef = {
-  name: "domain/preview-hard-cap",
-  rules: ["preview/thresholds"],
+export const largePreview = check("domain/preview-hard-cap", ["preview/thresholds"], {
   title: `preview of an Audience over ${LIMITS.previewHardCap} members reports hardCapExceeded`,
   needs: { roles: ["outsider"], audiences: ["large"] },
   async run(ctx) {
@@ -269,18 +272,13 @@ export const largePreview: CheckDef = {
     if (ex.status !== 200) return;
     checkMeta(ctx, ex, ex.body?.data ?? {}, size);
   },
-};
+});
 
-export const formationRefusals: CheckDef = {
-  name: "domain/formation-refusals",
-  rules: ["formations/create-refusals"],
-  title:
-    "creating a Formation of an Audience with no members, or over 1000, is 400 (FORMATION_CAP) and makes nothing",
+export const formationRefusals = check("domain/formation-refusals", ["formations/create-refusals"], {
   needs: { roles: ["owner", "outsider"], audiences: ["empty", "large"] },
   // Refused writes, by design; a target that wrongly takes one changes, so read-only runs skip it.
   mutates: true,
   async run(ctx) {
-    const rule = `API description, Formations create: 400 \`Audience has no members to categorize\`; 400 \`FORMATION_CAP\` with more than ${LIMITS.previewHardCap} members`;
     const json = { hypothesis: hypothesis(2, "refused") };
     for (const [handle, role, expect] of [
       [
@@ -298,16 +296,16 @@ export const formationRefusals: CheckDef = {
       const ex = await ctx.call({ op: "createFormation", params, as: ctx.as(role), json });
       ctx.expect(
         ex.status === 400 && expect(ex),
-        rule,
+        "formations/create-refusals",
         `creating a Formation of ${handle} answered ${ex.status} ${ex.body?.statusMessage ?? ""} ${ex.body?.data?.code ?? ""}`,
         ex,
       );
       ctx.expect(
         (await listed()) === before,
-        rule,
+        "formations/create-refusals",
         `a refused Formation of ${handle} was listed afterwards`,
         null,
       );
     }
   },
-};
+});

@@ -5,10 +5,11 @@
  */
 import fc from "fast-check";
 import { breakOne, mutations, NOT_AN_OBJECT, NOT_JSON, validBody } from "../lib/arbitraries.ts";
-import type { CheckContext, CheckDef } from "../lib/context.ts";
+import { type CheckContext, type CheckDef, check } from "../lib/context.ts";
 import { isAcp, isV1, type Operation, operations, resolve } from "../lib/contract.ts";
 import type { Exchange } from "../lib/http.ts";
 import { hasShape, malformedArb, type PathParams, realParams, unknownArb } from "../lib/resources.ts";
+import type { RuleId } from "../lib/rules.ts";
 import { fingerprint } from "../lib/state.ts";
 import type { Role } from "../lib/target.ts";
 import { wrongMethod } from "./methods.ts";
@@ -41,9 +42,6 @@ function unknownParams(o: Operation, seed: number): PathParams {
   );
 }
 
-const AUTH_RULE =
-  "API description, Authentication: a missing or invalid key gives 401 with statusMessage `Unauthorized` (ACP: 401 when authentication is absent)";
-
 /** Authorization headers that carry no valid key. */
 function badAuthorizations(ctx: CheckContext): { label: string; value: string | null }[] {
   const some = Object.values(ctx.info.keys)[0] ?? "service_x";
@@ -59,10 +57,7 @@ function badAuthorizations(ctx: CheckContext): { label: string; value: string | 
   ];
 }
 
-export const authCheck: CheckDef = {
-  name: "generic/auth-401",
-  rules: ["auth/401", "errors/envelope"],
-  title: "every authenticated operation answers 401 to a missing, malformed or unknown API key",
+export const authCheck = check("generic/auth-401", ["auth/401", "errors/envelope"], {
   async run(ctx) {
     for (const o of authenticated) {
       const prefixes = isV1(o) ? ctx.target.v1Prefixes() : [ctx.target.prefixFor(o.prefixes)];
@@ -90,7 +85,7 @@ export const authCheck: CheckDef = {
       { numRuns: 25 },
     );
   },
-};
+});
 
 async function expect401(
   ctx: CheckContext,
@@ -109,15 +104,12 @@ async function expect401(
     as: null,
     ...(auth !== null ? { authorization: auth } : {}),
   });
-  if (!ctx.expect(ex.status === 401, AUTH_RULE, `${label}: answered ${ex.status}, not 401`, ex)) return;
+  if (!ctx.expect(ex.status === 401, "auth/401", `${label}: answered ${ex.status}, not 401`, ex)) return;
   if (isV1(o)) {
     const msg = ex.body?.statusMessage;
-    ctx.expect(msg === "Unauthorized", AUTH_RULE, `${label}: statusMessage is ${JSON.stringify(msg)}`, ex);
+    ctx.expect(msg === "Unauthorized", "auth/401", `${label}: statusMessage is ${JSON.stringify(msg)}`, ex);
   }
 }
-
-const MALFORMED_RULE =
-  "API description, Endpoints: path parameters are UUIDs (keyId matches ^c[a-z0-9]{24}$); malformed IDs give 400 on endpoints that list 400, and an ID that names nothing gives 404 elsewhere";
 
 function malformedCheck(reads: boolean): CheckDef {
   return {
@@ -148,7 +140,7 @@ function malformedCheck(reads: boolean): CheckDef {
               );
               ctx.expect(
                 ex.status === expected,
-                MALFORMED_RULE,
+                "ids/malformed-400",
                 `${p.name}=${JSON.stringify(bad)} answered ${ex.status}, not ${expected}`,
                 ex,
               );
@@ -163,9 +155,6 @@ function malformedCheck(reads: boolean): CheckDef {
 
 export const malformedReads = malformedCheck(true);
 export const malformedWrites = malformedCheck(false);
-
-const UNKNOWN_RULE =
-  "API description: 404 when the resource does not exist or is not visible to the caller (removing a non-member still returns 204)";
 
 /** Path parameters whose unknown value is answered as success, not 404, by the description. */
 const IDEMPOTENT_UNKNOWN: Record<string, string> = {
@@ -198,16 +187,11 @@ function unknownCheck(reads: boolean): CheckDef {
               const idempotent = IDEMPOTENT_UNKNOWN[`${o.operationId}.${p.name}`];
               if (idempotent) {
                 const ok = ex.status >= 200 && ex.status < 300;
-                ctx.expect(
-                  ok,
-                  `API description: ${idempotent}`,
-                  `unknown ${p.name} answered ${ex.status}`,
-                  ex,
-                );
+                ctx.expect(ok, "ids/unknown-404", `unknown ${p.name} answered ${ex.status}`, ex);
               } else {
                 ctx.expect(
                   ex.status === 404,
-                  UNKNOWN_RULE,
+                  "ids/unknown-404",
                   `unknown ${p.name} answered ${ex.status}, not 404`,
                   ex,
                 );
@@ -235,9 +219,6 @@ function paramsExcept(o: Operation, ctx: CheckContext, name: string): PathParams
 
 export const unknownReads = unknownCheck(true);
 export const unknownWrites = unknownCheck(false);
-
-const HIDDEN_RULE =
-  "API description, Authentication 9: unauthorized resource access is reported as 404 to avoid revealing existence (404 `Audience not found`: missing or not viewable)";
 
 function hiddenCheck(reads: boolean): CheckDef {
   return {
@@ -276,7 +257,7 @@ function compareHidden(ctx: CheckContext, o: Operation, hidden: Exchange, missin
   if (
     !ctx.expect(
       hidden.status === 404,
-      HIDDEN_RULE,
+      "access/hidden-as-404",
       `${o.operationId}: a private Audience answered ${hidden.status} to an outsider, not 404`,
       hidden,
     )
@@ -286,7 +267,7 @@ function compareHidden(ctx: CheckContext, o: Operation, hidden: Exchange, missin
   const b = missing.body ?? {};
   ctx.expect(
     a.statusMessage === b.statusMessage && a.data?.code === b.data?.code,
-    HIDDEN_RULE,
+    "access/hidden-as-404",
     `${o.operationId}: a private Audience (${JSON.stringify(a.statusMessage)}) and a missing one (${JSON.stringify(b.statusMessage)}) answer differently`,
     hidden,
   );
@@ -294,9 +275,6 @@ function compareHidden(ctx: CheckContext, o: Operation, hidden: Exchange, missin
 
 export const hiddenReads = hiddenCheck(true);
 export const hiddenWrites = hiddenCheck(false);
-
-const INVALID_BODY_RULE =
-  "API description: invalid JSON and bodies that break the request schema are 400 (`Invalid JSON body`, field errors); DESIGN.md: malformed input gets a 4xx envelope and changes nothing";
 
 /** Resources the operation could change, read before and after: the GET operations its path extends. */
 function probesFor(o: Operation): Operation[] {
@@ -325,15 +303,13 @@ async function probe(ctx: CheckContext, probes: Operation[], params: PathParams)
  */
 const BODY_CALLER: Record<string, Role> = { duplicateAudience: "teammate" };
 
-export const invalidBodies: CheckDef = {
-  name: "generic/invalid-bodies",
-  rules: ["input/invalid-400"],
+export const invalidBodies = check("generic/invalid-bodies", ["input/invalid-400"], {
   title:
     "bodies that are not JSON, not an object, or break one schema constraint are answered 400 and change nothing",
   needs: { roles: ["owner"], changeable: ["main"] },
   mutates: true,
   async run(ctx) {
-    await refusedBodies(ctx, INVALID_BODY_RULE, "rejected requests", async (o, params, caller, sent) => {
+    await refusedBodies(ctx, "input/invalid-400", "rejected requests", async (o, params, caller, sent) => {
       const send = async (rule: string, text: string) => {
         const ex = await ctx.call({
           op: o.operationId,
@@ -343,7 +319,7 @@ export const invalidBodies: CheckDef = {
           headers: { "content-type": "application/json", ...acpHeaders(o, sent.length + ctx.info.seed) },
         });
         sent.push(ex);
-        ctx.expect(ex.status === 400, INVALID_BODY_RULE, `${rule}: answered ${ex.status}, not 400`, ex);
+        ctx.expect(ex.status === 400, "input/invalid-400", `${rule}: answered ${ex.status}, not 400`, ex);
       };
       for (const c of [...NOT_JSON, ...NOT_AN_OBJECT]) await send(c.rule, c.text);
       const pointer = o.bodySchemaRef as string;
@@ -363,7 +339,7 @@ export const invalidBodies: CheckDef = {
       );
     });
   },
-};
+});
 
 /**
  * For every authenticated operation that takes a JSON body, on a real resource and as a caller it would
@@ -372,7 +348,7 @@ export const invalidBodies: CheckDef = {
  */
 async function refusedBodies(
   ctx: CheckContext,
-  rule: string,
+  rule: RuleId,
   what: string,
   send: (o: Operation, params: PathParams, caller: Role, sent: Exchange[]) => Promise<void>,
 ): Promise<void> {
@@ -396,44 +372,43 @@ async function refusedBodies(
   }
 }
 
-const MEDIA_TYPE_RULE =
-  "API description, Status codes: 415 wrong Content-Type; DESIGN.md: malformed input (a wrong Content-Type included) gets a 4xx envelope and changes nothing";
-
 /** Content-Types a JSON operation must refuse even when the bytes are valid JSON. */
 const NOT_JSON_TYPES = ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"];
 
-export const mediaTypes: CheckDef = {
-  name: "generic/media-type",
-  rules: ["input/media-type-415"],
-  title: "a valid JSON body sent as text, form data or with no Content-Type is 415 and changes nothing",
+export const mediaTypes = check("generic/media-type", ["input/media-type-415"], {
   needs: { roles: ["owner"], changeable: ["main"] },
   mutates: true,
   async run(ctx) {
-    await refusedBodies(ctx, MEDIA_TYPE_RULE, "bodies of the wrong type", async (o, params, caller, sent) => {
-      const text = JSON.stringify(sampleBody(o, ctx.info.seed) ?? {});
-      for (const [i, type] of [...NOT_JSON_TYPES, null].entries()) {
-        const ex = await ctx.call({
-          op: o.operationId,
-          params,
-          as: ctx.as(caller),
-          body: text,
-          headers: {
-            ...(type === null ? {} : { "content-type": type }),
-            ...acpHeaders(o, i + ctx.info.seed),
-          },
-        });
-        sent.push(ex);
-        ctx.coverage.limit(`${o.operationId}:content-type`);
-        ctx.expect(
-          ex.status === 415,
-          MEDIA_TYPE_RULE,
-          `${o.operationId}: a JSON body sent as ${type ?? "no Content-Type"} answered ${ex.status}, not 415`,
-          ex,
-        );
-      }
-    });
+    await refusedBodies(
+      ctx,
+      "input/media-type-415",
+      "bodies of the wrong type",
+      async (o, params, caller, sent) => {
+        const text = JSON.stringify(sampleBody(o, ctx.info.seed) ?? {});
+        for (const [i, type] of [...NOT_JSON_TYPES, null].entries()) {
+          const ex = await ctx.call({
+            op: o.operationId,
+            params,
+            as: ctx.as(caller),
+            body: text,
+            headers: {
+              ...(type === null ? {} : { "content-type": type }),
+              ...acpHeaders(o, i + ctx.info.seed),
+            },
+          });
+          sent.push(ex);
+          ctx.coverage.limit(`${o.operationId}:content-type`);
+          ctx.expect(
+            ex.status === 415,
+            "input/media-type-415",
+            `${o.operationId}: a JSON body sent as ${type ?? "no Content-Type"} answered ${ex.status}, not 415`,
+            ex,
+          );
+        }
+      },
+    );
   },
-};
+});
 
 function firstDifference(a: string, b: string): string {
   let i = 0;
@@ -441,12 +416,7 @@ function firstDifference(a: string, b: string): string {
   return `…${a.slice(Math.max(0, i - 60), i + 60)}… became …${b.slice(Math.max(0, i - 60), i + 60)}…`;
 }
 
-const PARAM_RULE =
-  "openapi.json parameters: query and header values outside their schema (limit 1..100, offset >= 0, enums, filters, Idempotency-Key, API-Version) are 400";
-
-export const invalidQuery: CheckDef = {
-  name: "generic/invalid-query",
-  rules: ["input/invalid-400"],
+export const invalidQuery = check("generic/invalid-query", ["input/invalid-400"], {
   title: "query parameters outside their schema are answered 400",
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
@@ -466,7 +436,7 @@ export const invalidQuery: CheckDef = {
           ctx.coverage.limit(`${o.operationId}:query:${p.name}:${bad.keyword}`);
           ctx.expect(
             ex.status === 400,
-            PARAM_RULE,
+            "input/invalid-400",
             `${p.name}=${JSON.stringify(bad.value)} (${bad.keyword}) answered ${ex.status}, not 400`,
             ex,
           );
@@ -474,7 +444,7 @@ export const invalidQuery: CheckDef = {
       }
     }
   },
-};
+});
 
 /** Scalar query values that break the schema, one constraint each. */
 export function badScalars(s: Record<string, unknown>): { keyword: string; value: string }[] {
@@ -488,13 +458,7 @@ export function badScalars(s: Record<string, unknown>): { keyword: string; value
   return out;
 }
 
-const PREFIX_RULE =
-  "API description, Conventions: the same interface is served under /api/v1 and, on the API host, under /v1";
-
-export const prefixes: CheckDef = {
-  name: "generic/v1-prefixes",
-  rules: ["versioning/prefixes"],
-  title: "every read answers the same under every v1 prefix",
+export const prefixes = check("generic/v1-prefixes", ["versioning/prefixes"], {
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
     const [main, ...others] = ctx.target.v1Prefixes();
@@ -507,22 +471,16 @@ export const prefixes: CheckDef = {
         const b = await ctx.call({ op: o.operationId, params, as: ctx.as("owner"), prefix });
         ctx.expect(
           a.status === b.status,
-          PREFIX_RULE,
+          "versioning/prefixes",
           `${o.operationId}: ${main} answered ${a.status}, ${prefix} answered ${b.status}`,
           b,
         );
       }
     }
   },
-};
+});
 
-const READ_RULE =
-  "API description, Endpoints: the owner reads their own Audience, its Formations, progress, filter attributes and exports with 200";
-
-export const validReads: CheckDef = {
-  name: "generic/valid-reads",
-  rules: ["contract/responses"],
-  title: "every read of a real resource by its owner succeeds (and is held to the response rules)",
+export const validReads = check("generic/valid-reads", ["contract/responses"], {
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
     for (const o of operations.filter(isRead)) {
@@ -537,13 +495,13 @@ export const validReads: CheckDef = {
       if (o.operationId === "downloadExport" && ex.status === 404) continue;
       ctx.expect(
         ex.status >= 200 && ex.status < 300,
-        READ_RULE,
+        "contract/responses",
         `${o.operationId} answered ${ex.status}`,
         ex,
       );
     }
   },
-};
+});
 
 export const genericChecks: CheckDef[] = [
   validReads,

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { LIMITS } from "../../src/contract/limits.ts";
-import type { CheckContext, CheckDef } from "../lib/context.ts";
+import { type CheckContext, type CheckDef, check } from "../lib/context.ts";
 import { operations } from "../lib/contract.ts";
 import {
   deleteAudienceLater,
@@ -32,14 +32,10 @@ const PAGE = LIMITS.formationPage;
 const DUP_NAME = LIMITS.duplicateName;
 const KEY = LIMITS.idempotencyKey;
 
-export const keyName: CheckDef = {
-  name: "limits/api-key-name",
-  rules: ["keys/name-limit"],
-  title: `API key names: ${NAME} characters after trimming accepted, ${NAME + 1} refused; empty, null or missing store null`,
+export const keyName = check("limits/api-key-name", ["keys/name-limit"], {
   needs: { roles: ["owner"] },
   mutates: true,
   async run(ctx) {
-    const rule = `API description: POST /api-keys name max ${NAME} chars after trimming; empty, null or missing name stores null; empty body accepted`;
     const stored = new Map<string, string | null>();
     const create = async (
       label: string,
@@ -49,13 +45,20 @@ export const keyName: CheckDef = {
     ) => {
       const ex = await ctx.call({ op: "createApiKey", as: ctx.as("owner"), ...spec });
       if (ok(ex) && typeof ex.body?.id === "string") deleteKeyLater(ctx, ex.body.id);
-      if (!ctx.expect(ex.status === expected, rule, `${label}: answered ${ex.status}, not ${expected}`, ex))
+      if (
+        !ctx.expect(
+          ex.status === expected,
+          "keys/name-limit",
+          `${label}: answered ${ex.status}, not ${expected}`,
+          ex,
+        )
+      )
         return;
       if (name !== undefined && typeof ex.body?.id === "string") stored.set(ex.body.id, name);
       if (name !== undefined)
         ctx.expect(
           ex.body?.name === name,
-          rule,
+          "keys/name-limit",
           `${label}: stored name ${JSON.stringify(ex.body?.name)}, not ${JSON.stringify(name)}`,
           ex,
         );
@@ -81,22 +84,18 @@ export const keyName: CheckDef = {
     for (const [id, name] of stored)
       ctx.expect(
         rows.get(id) === name,
-        rule,
+        "keys/name-limit",
         `key ${id} is listed with name ${JSON.stringify(rows.get(id))}, not ${JSON.stringify(name)}`,
         list,
       );
     ctx.coverage.limit("createApiKey:body.name:x-max-trimmed-length");
   },
-};
+});
 
-export const memberIdCount: CheckDef = {
-  name: "limits/member-ids",
-  rules: ["members/ids-limit"],
-  title: `${IDS} Mind IDs (counted before deduplication) accepted, ${IDS + 1} refused with nothing added, none refused`,
+export const memberIdCount = check("limits/member-ids", ["members/ids-limit"], {
   needs: { roles: ["owner"], changeable: ["main"], minds: ["ownLoose"] },
   mutates: true,
   async run(ctx) {
-    const rule = `API description: mindIds 1 to ${IDS}; the ${IDS} limit applies before deduplication; \`added\` is the number of distinct IDs; errors add nothing`;
     const audienceId = ctx.target.audience("main");
     const mind = ctx.target.mind("ownLoose");
     const wasMember = (await memberIds(ctx, audienceId)).includes(mind);
@@ -104,21 +103,31 @@ export const memberIdCount: CheckDef = {
     const add = (mindIds: string[]) =>
       ctx.call({ op: "addMembers", params: { audienceId }, as: ctx.as("owner"), json: { mindIds } });
     const past = await add(Array(IDS + 1).fill(mind));
-    ctx.expect(past.status === 400, rule, `${IDS + 1} IDs answered ${past.status}, not 400`, past);
+    ctx.expect(
+      past.status === 400,
+      "members/ids-limit",
+      `${IDS + 1} IDs answered ${past.status}, not 400`,
+      past,
+    );
     if (!wasMember)
       ctx.expect(
         !(await memberIds(ctx, audienceId)).includes(mind),
-        rule,
+        "members/ids-limit",
         `a refused request of ${IDS + 1} IDs added the Mind`,
         past,
       );
     const none = await add([]);
-    ctx.expect(none.status === 400, rule, `an empty mindIds answered ${none.status}, not 400`, none);
+    ctx.expect(
+      none.status === 400,
+      "members/ids-limit",
+      `an empty mindIds answered ${none.status}, not 400`,
+      none,
+    );
     const at = await add(Array(IDS).fill(mind));
-    if (ctx.expect(at.status === 200, rule, `${IDS} IDs answered ${at.status}, not 200`, at))
+    if (ctx.expect(at.status === 200, "members/ids-limit", `${IDS} IDs answered ${at.status}, not 200`, at))
       ctx.expect(
         at.body?.data?.added === 1,
-        rule,
+        "members/ids-limit",
         `${IDS} copies of one ID reported added ${JSON.stringify(at.body?.data?.added)}, not 1`,
         at,
       );
@@ -126,24 +135,20 @@ export const memberIdCount: CheckDef = {
     ctx.coverage.limit("addMembers:body.mindIds:minItems");
     ctx.coverage.limit("addMembers:body.mindIds:x-max-items-before-deduplication");
   },
-};
+});
 
 /** A body that is valid JSON but no operation accepts (an array): size is judged before meaning. */
 function arrayOf(bytes: number): string {
   return padded("[]", bytes);
 }
 
-export const bodySizes: CheckDef = {
-  name: "limits/body-size",
-  rules: ["input/body-size-413"],
-  title: "bodies of exactly x-max-body-bytes are read (not 413); one byte more is 413",
+export const bodySizes = check("limits/body-size", ["input/body-size-413"], {
   needs: { roles: ["owner"], changeable: ["main"] },
   mutates: true,
   async run(ctx) {
     const audienceId = ctx.target.audience("main");
     for (const o of operations.filter((x) => x.maxBodyBytes !== null && x.statuses.includes(413))) {
       const max = o.maxBodyBytes as number;
-      const rule = `openapi.json x-max-body-bytes ${max} on ${o.operationId}; API description: 413 when the body exceeds it`;
       const send = (body: string) =>
         ctx.call({
           op: o.operationId,
@@ -153,11 +158,11 @@ export const bodySizes: CheckDef = {
           headers: { "content-type": "application/json" },
         });
       const at = await send(arrayOf(max));
-      ctx.expect(at.status !== 413, rule, `a body of exactly ${max} bytes answered 413`, at);
+      ctx.expect(at.status !== 413, "input/body-size-413", `a body of exactly ${max} bytes answered 413`, at);
       const past = await send(arrayOf(max + 1));
       ctx.expect(
         past.status === 413,
-        rule,
+        "input/body-size-413",
         `a body of ${max + 1} bytes answered ${past.status}, not 413`,
         past,
       );
@@ -173,21 +178,17 @@ export const bodySizes: CheckDef = {
     });
     ctx.expect(
       preview.status === 200,
-      "API description: preview takes optional JSON up to 64 KiB",
+      "input/body-size-413",
       `a valid 64 KiB preview answered ${preview.status}`,
       preview,
     );
   },
-};
+});
 
-export const subgroupCounts: CheckDef = {
-  name: "limits/subgroups",
-  rules: ["formations/hypothesis-rules"],
-  title: `hypotheses: ${SUB_MIN} and ${SUB_MAX} subgroups accepted; ${SUB_MIN - 1} and ${SUB_MAX + 1}, reserved ids, duplicates and blanks refused`,
+export const subgroupCounts = check("limits/subgroups", ["formations/hypothesis-rules"], {
   needs: { roles: ["owner"], changeable: ["main"] },
   mutates: true,
   async run(ctx) {
-    const rule = `API description, FormationHypothesis: ${SUB_MIN} to ${SUB_MAX} subgroups; id, label, definition non-empty trimmed strings; ids unique and labels unique; ids \`unanswered\`, \`__unanswered\`, \`__other\` are reserved and refused`;
     const audienceId = ctx.target.audience("main");
     const create = async (label: string, h: unknown, expected: number) => {
       const ex = await ctx.call({
@@ -198,7 +199,12 @@ export const subgroupCounts: CheckDef = {
       });
       if (ok(ex) && typeof ex.body?.data?.id === "string")
         deleteFormationLater(ctx, audienceId, ex.body.data.id);
-      ctx.expect(ex.status === expected, rule, `${label}: answered ${ex.status}, not ${expected}`, ex);
+      ctx.expect(
+        ex.status === expected,
+        "formations/hypothesis-rules",
+        `${label}: answered ${ex.status}, not ${expected}`,
+        ex,
+      );
     };
     await create(`${SUB_MIN} subgroups`, hypothesis(SUB_MIN), 200);
     await create(`${SUB_MAX} subgroups`, hypothesis(SUB_MAX), 200);
@@ -236,7 +242,7 @@ export const subgroupCounts: CheckDef = {
       });
       ctx.expect(
         ex.status === expected,
-        rule,
+        "formations/hypothesis-rules",
         `preview with a ${n}-subgroup priorHypothesis answered ${ex.status}, not ${expected}`,
         ex,
       );
@@ -245,15 +251,12 @@ export const subgroupCounts: CheckDef = {
       ctx.coverage.limit(`createFormation:body.hypothesis.subgroups:${k}`);
     ctx.coverage.limit("createFormation:body.hypothesis.subgroups[].id:not");
   },
-};
+});
 
-export const userInput: CheckDef = {
-  name: "limits/user-input",
-  rules: ["preview/thresholds"],
+export const userInput = check("limits/user-input", ["preview/thresholds"], {
   title: `preview userInput: at most ${INPUT} characters after trimming`,
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    const rule = `API description: preview userInput max ${INPUT} trimmed characters (openapi.json x-max-trimmed-length)`;
     const audienceId = ctx.target.audience("main");
     const send = (input: string) =>
       ctx.call({
@@ -270,7 +273,12 @@ export const userInput: CheckDef = {
     ];
     for (const [label, input, expected] of cases) {
       const ex = await send(input);
-      ctx.expect(ex.status === expected, rule, `${label}: answered ${ex.status}, not ${expected}`, ex);
+      ctx.expect(
+        ex.status === expected,
+        "preview/thresholds",
+        `${label}: answered ${ex.status}, not ${expected}`,
+        ex,
+      );
     }
     const around = fc.tuple(fc.integer({ min: INPUT - 10, max: INPUT + 10 }), fc.integer({ min: 0, max: 5 }));
     await ctx.property(
@@ -281,7 +289,7 @@ export const userInput: CheckDef = {
         const expected = n <= INPUT ? 200 : 400;
         ctx.expect(
           ex.status === expected,
-          rule,
+          "preview/thresholds",
           `${n} characters (+${2 * pad} whitespace) answered ${ex.status}, not ${expected}`,
           ex,
         );
@@ -290,15 +298,11 @@ export const userInput: CheckDef = {
     );
     ctx.coverage.limit("previewFormation:body.userInput:x-max-trimmed-length");
   },
-};
+});
 
-export const filterLimits: CheckDef = {
-  name: "limits/filters",
-  rules: ["filters/limits"],
-  title: `filters: ${FILTERS} characters and ${VALUES} values per attribute accepted, one more refused; malformed filters refused`,
+export const filterLimits = check("limits/filters", ["filters/limits"], {
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    const rule = `API description: filters is a JSON object of attribute keys to arrays of values or null; max ${FILTERS} characters; max ${VALUES} values per attribute; 400 for not JSON, unknown attribute, wrong value type, too long`;
     const audienceId = ctx.target.audience("main");
     const send = (filters: string) =>
       ctx.call({
@@ -327,21 +331,23 @@ export const filterLimits: CheckDef = {
     ];
     for (const [label, filters, expected] of cases) {
       const ex = await send(filters);
-      ctx.expect(ex.status === expected, rule, `${label}: answered ${ex.status}, not ${expected}`, ex);
+      ctx.expect(
+        ex.status === expected,
+        "filters/limits",
+        `${label}: answered ${ex.status}, not ${expected}`,
+        ex,
+      );
     }
     ctx.coverage.limit("getFilterAttributes:query:filters:maxLength");
     ctx.coverage.limit("getFilterAttributes:query:filters.*:maxItems");
     ctx.coverage.limit("getFilterAttributes:query:filters:propertyNames");
   },
-};
+});
 
-export const pagination: CheckDef = {
-  name: "limits/pagination",
-  rules: ["formations/pagination"],
+export const pagination = check("limits/pagination", ["formations/pagination"], {
   title: `listFormations limit 1..${PAGE} (default ${PAGE}) and offset >= 0`,
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    const rule = `API description: limit integer 1 to ${PAGE}, default ${PAGE}; offset integer >= 0, default 0`;
     const audienceId = ctx.target.audience("main");
     const list = (query: Record<string, string | number>) =>
       ctx.call({ op: "listFormations", params: { audienceId }, as: ctx.as("owner"), query });
@@ -357,7 +363,7 @@ export const pagination: CheckDef = {
       if (
         !ctx.expect(
           ex.status === expected,
-          rule,
+          "formations/pagination",
           `${JSON.stringify(query)} answered ${ex.status}, not ${expected}`,
           ex,
         )
@@ -367,7 +373,7 @@ export const pagination: CheckDef = {
         const data = ex.body?.data ?? [];
         ctx.expect(
           data.length <= query.limit && ex.body?.pagination?.limit === query.limit,
-          rule,
+          "formations/pagination",
           `limit ${query.limit}: ${data.length} rows, pagination.limit ${ex.body?.pagination?.limit}`,
           ex,
         );
@@ -376,18 +382,16 @@ export const pagination: CheckDef = {
     const plain = await list({});
     ctx.expect(
       plain.body?.pagination?.limit === PAGE,
-      rule,
+      "formations/pagination",
       `no limit: pagination.limit is ${plain.body?.pagination?.limit}, not the default ${PAGE}`,
       plain,
     );
     for (const k of ["minimum", "maximum"]) ctx.coverage.limit(`listFormations:query:limit:${k}`);
     ctx.coverage.limit("listFormations:query:offset:minimum");
   },
-};
+});
 
-export const duplicateLimits: CheckDef = {
-  name: "limits/duplicate",
-  rules: ["duplicate/replay"],
+export const duplicateLimits = check("limits/duplicate", ["duplicate/replay"], {
   title: `duplicate: name 1..${DUP_NAME}; idempotency keys of ${KEY} characters replay, longer ones are ignored`,
   needs: { roles: ["publisher"], audiences: ["public"] },
   mutates: true,
@@ -407,7 +411,6 @@ export const duplicateLimits: CheckDef = {
         deleteAudienceLater(ctx, ex.body.data.id, who.role);
       return ex;
     };
-    const nameRule = `API description: duplicate body name?: string, min 1, max ${DUP_NAME}`;
     for (const [label, name, expected] of [
       ["1 character", "d", 201],
       [`${DUP_NAME} characters`, "d".repeat(DUP_NAME), 201],
@@ -417,26 +420,25 @@ export const duplicateLimits: CheckDef = {
       const ex = await dup({ name });
       ctx.expect(
         ex.status === expected,
-        nameRule,
+        "duplicate/replay",
         `name of ${label}: answered ${ex.status}, not ${expected}`,
         ex,
       );
     }
-    const keyRule = `API description: x-service-idempotency-key max ${KEY}; blank or longer keys are ignored; 201 new copy, 200 idempotent replay of the same copy`;
     const k128 = fresh("k").padEnd(KEY, "k");
     const first = await dup({}, k128);
     const again = await dup({}, k128);
     if (
       ctx.expect(
         first.status === 201 && again.status === 200,
-        keyRule,
+        "duplicate/replay",
         `a ${KEY}-character key answered ${first.status} then ${again.status}, not 201 then 200`,
         again,
       )
     )
       ctx.expect(
         first.body?.data?.id === again.body?.data?.id,
-        keyRule,
+        "duplicate/replay",
         "the replay named a different copy",
         again,
       );
@@ -445,7 +447,7 @@ export const duplicateLimits: CheckDef = {
     const b = await dup({}, k129);
     ctx.expect(
       a.status === 201 && b.status === 201 && a.body?.data?.id !== b.body?.data?.id,
-      keyRule,
+      "duplicate/replay",
       `a ${KEY + 1}-character key (ignored) answered ${a.status} then ${b.status}${a.body?.data?.id === b.body?.data?.id ? " with the same copy" : ""}`,
       b,
     );
@@ -453,7 +455,7 @@ export const duplicateLimits: CheckDef = {
     ctx.coverage.limit("duplicateAudience:body.name:minLength");
     ctx.coverage.limit("duplicateAudience:header:x-service-idempotency-key:x-ignored-beyond-length");
   },
-};
+});
 
 export const limitChecks: CheckDef[] = [
   keyName,

@@ -1,15 +1,11 @@
 /**
  * Members: owner only, `added` counts distinct IDs, `mindId` wins, the plan's member cap.
  */
-import type { CheckDef } from "../lib/context.ts";
+import { check } from "../lib/context.ts";
 import { memberIds, ok, removeMemberLater } from "../lib/helpers.ts";
 import type { Role } from "../lib/target.ts";
 
-export const membersRules: CheckDef = {
-  name: "domain/members",
-  rules: ["members/add-rules"],
-  title:
-    "add members: owner only, mindId wins over mindIds, `added` counts distinct IDs, inaccessible Minds add nothing",
+export const membersRules = check("domain/members", ["members/add-rules"], {
   needs: {
     roles: ["owner", "admin"],
     changeable: ["main"],
@@ -17,8 +13,6 @@ export const membersRules: CheckDef = {
   },
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description, members: owner only (others 404); when both are present mindId wins and mindIds is ignored; `added` is the number of distinct IDs in the request; a Mind not owned and not public gives 404 and nothing is added";
     const audienceId = ctx.target.audience("main");
     const loose = ctx.target.mind("ownLoose");
     const foreign = ctx.target.mind("foreignMind");
@@ -32,20 +26,20 @@ export const membersRules: CheckDef = {
     const atomic = await add({ mindIds: [loose, foreign] });
     ctx.expect(
       atomic.status === 404,
-      rule,
+      "members/add-rules",
       `a request with an inaccessible Mind answered ${atomic.status}, not 404`,
       atomic,
     );
     ctx.expect(
       !(await memberIds(ctx, audienceId)).includes(loose),
-      rule,
+      "members/add-rules",
       "a refused request added its accessible Mind",
       atomic,
     );
     const byAdmin = await add({ mindId: loose }, "admin");
     ctx.expect(
       byAdmin.status === 404,
-      rule,
+      "members/add-rules",
       `a direct admin adding members answered ${byAdmin.status}, not 404`,
       byAdmin,
     );
@@ -53,26 +47,38 @@ export const membersRules: CheckDef = {
     if (
       ctx.expect(
         wins.status === 200,
-        rule,
+        "members/add-rules",
         `mindId with an inaccessible mindIds answered ${wins.status}, not 200`,
         wins,
       )
     )
       ctx.expect(
         wins.body?.data?.added === 1,
-        rule,
+        "members/add-rules",
         `added ${JSON.stringify(wins.body?.data?.added)}, not 1`,
         wins,
       );
     const after = await memberIds(ctx, audienceId);
-    ctx.expect(after.includes(loose) && !after.includes(foreign), rule, "mindId was not the one added", wins);
+    ctx.expect(
+      after.includes(loose) && !after.includes(foreign),
+      "members/add-rules",
+      "mindId was not the one added",
+      wins,
+    );
     const distinct = await add({
       mindIds: [member, loose, member, loose.toUpperCase() === loose ? loose : loose],
     });
-    if (ctx.expect(distinct.status === 200, rule, `re-adding members answered ${distinct.status}`, distinct))
+    if (
+      ctx.expect(
+        distinct.status === 200,
+        "members/add-rules",
+        `re-adding members answered ${distinct.status}`,
+        distinct,
+      )
+    )
       ctx.expect(
         distinct.body?.data?.added === 2,
-        rule,
+        "members/add-rules",
         `2 distinct IDs (4 sent, all already members) reported added ${JSON.stringify(distinct.body?.data?.added)}`,
         distinct,
       );
@@ -81,37 +87,28 @@ export const membersRules: CheckDef = {
       params: { audienceId, mindId: loose },
       as: ctx.as("owner"),
     });
-    ctx.expect(del.status === 204, rule, `removing a member answered ${del.status}`, del);
+    ctx.expect(del.status === 204, "members/add-rules", `removing a member answered ${del.status}`, del);
     const again = await ctx.call({
       op: "removeMember",
       params: { audienceId, mindId: loose },
       as: ctx.as("owner"),
     });
-    ctx.expect(
-      again.status === 204,
-      "API description: removing a non-member still returns 204",
-      `answered ${again.status}`,
-      again,
-    );
+    ctx.expect(again.status === 204, "members/add-rules", `answered ${again.status}`, again);
     ctx.expect(
       !(await memberIds(ctx, audienceId)).includes(loose),
-      rule,
+      "members/add-rules",
       "the removed Mind is still a member",
       del,
     );
     if (present.has(loose)) await add({ mindId: loose });
   },
-};
+});
 
-export const planLimit: CheckDef = {
-  name: "domain/plan-limit",
-  rules: ["members/plan-cap"],
+export const planLimit = check("domain/plan-limit", ["members/plan-cap"], {
   title: "adding to an Audience at its member cap gives 403 PlanLimitError with current >= limit",
   needs: { roles: ["owner"], changeable: ["atCap"], minds: ["ownLoose"] },
   mutates: true,
   async run(ctx) {
-    const rule =
-      "API description, Errors: plan-limit 403 data is { code: PLAN_LIMIT, limitType, currentPlan, limit, current }; the Individual plan's statusMessage reads `Individual plan limit reached`";
     const audienceId = ctx.target.audience("atCap");
     const mind = ctx.target.mind("ownLoose");
     const ex = await ctx.call({
@@ -121,18 +118,25 @@ export const planLimit: CheckDef = {
       json: { mindId: mind },
     });
     if (ok(ex)) removeMemberLater(ctx, audienceId, mind);
-    if (!ctx.expect(ex.status === 403, rule, `adding past the member cap answered ${ex.status}, not 403`, ex))
+    if (
+      !ctx.expect(
+        ex.status === 403,
+        "members/plan-cap",
+        `adding past the member cap answered ${ex.status}, not 403`,
+        ex,
+      )
+    )
       return;
     const d = ex.body?.data ?? {};
     ctx.expect(
       d.code === "PLAN_LIMIT" && d.limitType === "groupMembers",
-      rule,
+      "members/plan-cap",
       `data.code ${d.code}, limitType ${d.limitType} (the member cap is groupMembers)`,
       ex,
     );
     ctx.expect(
       Number.isInteger(d.current) && Number.isInteger(d.limit) && d.current >= d.limit,
-      rule,
+      "members/plan-cap",
       `current ${d.current} is below limit ${d.limit} at the cap`,
       ex,
     );
@@ -140,16 +144,16 @@ export const planLimit: CheckDef = {
     if (plan)
       ctx.expect(
         d.currentPlan === plan,
-        rule,
+        "members/plan-cap",
         `currentPlan ${d.currentPlan}, the owner's plan is ${plan}`,
         ex,
       );
     if (d.currentPlan === "premium")
       ctx.expect(
         ex.body?.statusMessage === "Individual plan limit reached",
-        rule,
+        "members/plan-cap",
         `statusMessage ${JSON.stringify(ex.body?.statusMessage)}`,
         ex,
       );
   },
-};
+});

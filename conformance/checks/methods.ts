@@ -2,12 +2,9 @@
  * A method a path does not serve: answered with a 4xx in the error envelope (405 with `Allow` naming the
  * methods it does serve, per RFC 9110), and it changes nothing, not even when it carries a valid body.
  */
-import type { CheckDef } from "../lib/context.ts";
+import { check } from "../lib/context.ts";
 import { envelopeProblems, operations } from "../lib/contract.ts";
 import { realParams } from "../lib/resources.ts";
-
-const RULE =
-  "API description, Errors: every error body is the envelope { statusCode, statusMessage, message, url, error: true }; RFC 9110 §15.5.6: a 405 names the methods the path serves in Allow; a refused request changes nothing";
 
 const METHODS = ["GET", "PUT", "POST", "DELETE", "PATCH"] as const;
 
@@ -35,10 +32,7 @@ function paths(): {
   return [...byPath.values()].filter((r) => r.prefixes.some((p) => p === "/api/v1" || p === "/api/acp"));
 }
 
-export const wrongMethod: CheckDef = {
-  name: "generic/wrong-method",
-  rules: ["http/wrong-method", "errors/envelope"],
-  title: "a method a path does not serve gets a 4xx in the envelope (405 with Allow) and changes nothing",
+export const wrongMethod = check("generic/wrong-method", ["http/wrong-method", "errors/envelope"], {
   needs: { roles: ["owner"], audiences: ["main"] },
   // Refused writes, by design; a target that wrongly takes one changes, so read-only runs skip it.
   mutates: true,
@@ -73,16 +67,23 @@ export const wrongMethod: CheckDef = {
           headers: { "idempotency-key": "wrongmethodprobe" },
         });
         const what = `${method} ${row.path} (serves ${[...row.allowed].join(", ")})`;
-        if (!ctx.expect(ex.status >= 400 && ex.status < 500, RULE, `${what} answered ${ex.status}`, ex))
+        if (
+          !ctx.expect(
+            ex.status >= 400 && ex.status < 500,
+            "http/wrong-method",
+            `${what} answered ${ex.status}`,
+            ex,
+          )
+        )
           continue;
         const problems = envelopeProblems(ex.json, ex.status, [ex.pathname]);
-        ctx.expect(problems.length === 0, RULE, `${what}: ${problems.join("; ")}`, ex);
+        ctx.expect(problems.length === 0, "errors/envelope", `${what}: ${problems.join("; ")}`, ex);
         if (ex.status === 405) {
           const allow = (ex.header("allow") ?? "").split(",").map((m) => m.trim().toUpperCase());
           const missing = [...row.allowed].filter((m) => !allow.includes(m));
           ctx.expect(
             missing.length === 0,
-            RULE,
+            "http/wrong-method",
             `${what}: 405 with Allow ${JSON.stringify(ex.header("allow"))}`,
             ex,
           );
@@ -92,9 +93,9 @@ export const wrongMethod: CheckDef = {
     const after = await snapshot();
     ctx.expect(
       after === before,
-      RULE,
+      "http/wrong-method",
       `requests with wrong methods changed the world: ${before} became ${after}`,
       null,
     );
   },
-};
+});

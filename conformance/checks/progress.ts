@@ -1,26 +1,25 @@
 /**
  * Progress: the readiness arithmetic the description defines.
  */
-import type { CheckDef } from "../lib/context.ts";
+import { check } from "../lib/context.ts";
 
-export const progressRules: CheckDef = {
-  name: "domain/progress",
-  rules: ["progress/readiness"],
-  title:
-    "progress: audienceId echoed, readiness.failed always 0, beingRepaired only with trainingStatus queued",
+export const progressRules = check("domain/progress", ["progress/readiness"], {
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    const rule =
-      "API description, progress: readiness.failed is always 0 (members being retrained count in training); beingRepaired true means trainingStatus queued; total counts the members";
     const audienceId = ctx.target.audience("main");
     const ex = await ctx.call({ op: "getAudienceProgress", params: { audienceId }, as: ctx.as("owner") });
     const d = ex.body?.data;
     if (!d) return;
-    ctx.expect(d.audienceId === audienceId, rule, `audienceId ${d.audienceId}`, ex);
-    ctx.expect(d.readiness?.failed === 0, rule, `readiness.failed is ${d.readiness?.failed}`, ex);
+    ctx.expect(d.audienceId === audienceId, "progress/readiness", `audienceId ${d.audienceId}`, ex);
+    ctx.expect(
+      d.readiness?.failed === 0,
+      "progress/readiness",
+      `readiness.failed is ${d.readiness?.failed}`,
+      ex,
+    );
     ctx.expect(
       d.readiness?.total === d.members?.length,
-      rule,
+      "progress/readiness",
       `readiness.total ${d.readiness?.total} for ${d.members?.length} members`,
       ex,
     );
@@ -28,9 +27,9 @@ export const progressRules: CheckDef = {
       if (m.update?.beingRepaired === true)
         ctx.expect(
           m.update.trainingStatus === "queued",
-          rule,
+          "progress/readiness",
           `a member being repaired has trainingStatus ${m.update.trainingStatus}`,
           ex,
         );
   },
-};
+});

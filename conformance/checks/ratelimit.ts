@@ -3,20 +3,13 @@
  * the config), going past it yields 429 with Retry-After, other accounts are unaffected, and the window
  * recovers.
  */
-import type { CheckContext, CheckDef } from "../lib/context.ts";
+import { type CheckContext, type CheckDef, check } from "../lib/context.ts";
 import type { Credentials, Exchange } from "../lib/http.ts";
 import type { Role } from "../lib/target.ts";
 
-const RULE =
-  "API description, Limits: per-account fixed one-minute window; RateLimit-Limit (ceiling) and RateLimit-Remaining on responses; 429 `Too many requests. Please try again later.` with Retry-After (seconds to wait)";
-
 const SIM_LIMIT = 5;
 
-export const rateLimit: CheckDef = {
-  name: "ratelimit/429",
-  rules: ["limits/rate-limit"],
-  title:
-    "past the per-minute limit: 429 with Retry-After and the envelope; other accounts unaffected; the window recovers",
+export const rateLimit = check("ratelimit/429", ["limits/rate-limit"], {
   needs: { roles: ["member", "owner"], rateLimit: true },
   async run(ctx) {
     const role: Role = "member";
@@ -38,7 +31,7 @@ export const rateLimit: CheckDef = {
       // A deployment may enforce per instance or fail open; only the simulator must refuse.
       ctx.expect(
         !ctx.target.isSimulator,
-        RULE,
+        "limits/rate-limit",
         `${limit + 5} requests within one window were all served (limit ${limit})`,
         seen.at(-1),
       );
@@ -48,10 +41,15 @@ export const rateLimit: CheckDef = {
     if (ctx.target.has("owner") && ctx.target.isSimulator) {
       // The window started fresh for every account, so the owner's first request spends only its own budget.
       const other = await me("owner");
-      ctx.expect(other.status !== 429, RULE, "another account was refused: the window is per account", other);
+      ctx.expect(
+        other.status !== 429,
+        "limits/rate-limit",
+        "another account was refused: the window is per account",
+        other,
+      );
       ctx.expect(
         other.header("ratelimit-remaining") === String(limit - 1),
-        RULE,
+        "limits/rate-limit",
         `another account's first request of the window shows RateLimit-Remaining ${other.header("ratelimit-remaining")}, not ${limit - 1}: its budget counts someone else's requests`,
         other,
       );
@@ -60,7 +58,7 @@ export const rateLimit: CheckDef = {
       const same = await ctx.call({ op: "getMe", as: second, retry: false, pace: false });
       ctx.expect(
         same.status === 429,
-        RULE,
+        "limits/rate-limit",
         `another key of the refused account answered ${same.status}, not 429: the budget is per key, not per account`,
         same,
       );
@@ -70,12 +68,12 @@ export const rateLimit: CheckDef = {
     const again = await me();
     ctx.expect(
       again.status === 200,
-      RULE,
+      "limits/rate-limit",
       `after waiting Retry-After (${wait} s) the account answered ${again.status}`,
       again,
     );
   },
-};
+});
 
 async function secondKey(ctx: CheckContext, role: Role): Promise<Credentials | null> {
   const made = await ctx.call({
@@ -104,20 +102,20 @@ function checkCounting(ctx: CheckContext, seen: Exchange[], limit: number): void
     const r = Number(ex.header("ratelimit-remaining"));
     ctx.expect(
       l === limit,
-      RULE,
+      "limits/rate-limit",
       `RateLimit-Limit ${ex.header("ratelimit-limit")}, the ceiling is ${limit}`,
       ex,
     );
     ctx.expect(
       r === limit - 1 - i,
-      RULE,
+      "limits/rate-limit",
       `request ${i + 1} of the window: RateLimit-Remaining ${ex.header("ratelimit-remaining")}, not ${limit - 1 - i}`,
       ex,
     );
   });
   ctx.expect(
     seen.length === limit,
-    RULE,
+    "limits/rate-limit",
     `${seen.length} requests were served before the first 429, the limit is ${limit}`,
     seen.at(-1),
   );
@@ -127,20 +125,20 @@ function checkRefusal(ctx: CheckContext, ex: Exchange): void {
   const ra = ex.header("retry-after");
   ctx.expect(
     ra !== null && /^\d+$/.test(ra.trim()) && Number(ra) <= 60,
-    RULE,
+    "limits/rate-limit",
     `Retry-After is ${JSON.stringify(ra)}, not whole seconds within the window`,
     ex,
   );
   ctx.expect(
     ex.header("ratelimit-remaining") === "0",
-    RULE,
+    "limits/rate-limit",
     `a 429 says RateLimit-Remaining ${ex.header("ratelimit-remaining")}`,
     ex,
   );
   const msg = ex.body?.statusMessage;
   ctx.expect(
     msg === "Too many requests. Please try again later.",
-    RULE,
+    "limits/rate-limit",
     `statusMessage ${JSON.stringify(msg)}`,
     ex,
   );

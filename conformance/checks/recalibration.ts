@@ -3,20 +3,13 @@
  * prefix, to the Audience's readers only, and moves with time from queued to a terminal state that a
  * replay of the request key agrees with.
  */
-import type { CheckDef } from "../lib/context.ts";
+import { check } from "../lib/context.ts";
 import { deleteAudienceLater, fresh } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
 
-const RULE =
-  "API description, Events: the state of recalibration is read by polling the operation `statusUrl`; openapi.json GET /audiences/{audienceId}/recalibrate/operations/{operationId}: 200 the receipt, 404 for an unknown operation or an Audience the caller cannot see";
-
 const ORDER = ["queued", "running", "completed", "failed"];
 
-export const recalibrationStatus: CheckDef = {
-  name: "domain/recalibration-status",
-  rules: ["recalibrate/status-url"],
-  title:
-    "recalibrate: the receipt's statusUrl is served on every v1 prefix, moves queued → running → completed, and is hidden from non-readers",
+export const recalibrationStatus = check("domain/recalibration-status", ["recalibrate/status-url"], {
   needs: { roles: ["teammate"], audiences: ["main"] },
   mutates: true,
   async run(ctx) {
@@ -39,7 +32,12 @@ export const recalibrationStatus: CheckDef = {
       headers: { "x-service-idempotency-key": key },
     });
     if (
-      !ctx.expect(accepted.status === 202, RULE, `recalibrate answered ${accepted.status}, not 202`, accepted)
+      !ctx.expect(
+        accepted.status === 202,
+        "recalibrate/status-url",
+        `recalibrate answered ${accepted.status}, not 202`,
+        accepted,
+      )
     )
       return;
     const receipt = accepted.body?.data?.operation ?? {};
@@ -51,7 +49,7 @@ export const recalibrationStatus: CheckDef = {
       .find((p) => statusUrl === `${p}${path}` || statusUrl.endsWith(`${p}${path}`));
     if (prefix === undefined) {
       ctx.report({
-        rule: RULE,
+        rule: "recalibrate/status-url",
         message: `statusUrl ${JSON.stringify(statusUrl)} is not {prefix}${path}`,
         exchange: accepted,
       });
@@ -61,25 +59,37 @@ export const recalibrationStatus: CheckDef = {
       ctx.call({ op: "getRecalibrationOperation", prefix: p, params: { audienceId, operationId: id }, as });
 
     const first = await read(prefix);
-    if (!ctx.expect(first.status === 200, RULE, `GET statusUrl answered ${first.status}, not 200`, first))
+    if (
+      !ctx.expect(
+        first.status === 200,
+        "recalibrate/status-url",
+        `GET statusUrl answered ${first.status}, not 200`,
+        first,
+      )
+    )
       return;
     const op = first.body?.data?.operation ?? {};
     ctx.coverage.transition("recalibration", "∅", String(op.status));
     ctx.expect(
       op.id === receipt.id && op.requestKey === receipt.requestKey,
-      RULE,
+      "recalibrate/status-url",
       `statusUrl names operation ${op.id} (${op.requestKey}), the 202 named ${receipt.id} (${receipt.requestKey})`,
       first,
     );
     for (const other of ctx.target.v1Prefixes().filter((p) => p !== prefix)) {
       const ex = await read(other);
-      ctx.expect(ex.status === 200, RULE, `statusUrl under ${other} answered ${ex.status}, not 200`, ex);
+      ctx.expect(
+        ex.status === 200,
+        "recalibrate/status-url",
+        `statusUrl under ${other} answered ${ex.status}, not 200`,
+        ex,
+      );
     }
     if (ctx.target.has("outsider")) {
       const hidden = await read(prefix, ctx.as("outsider"));
       ctx.expect(
         hidden.status === 404,
-        RULE,
+        "recalibrate/status-url",
         `an outsider reading statusUrl got ${hidden.status}, not 404`,
         hidden,
       );
@@ -87,7 +97,7 @@ export const recalibrationStatus: CheckDef = {
     const unknown = await read(prefix, ctx.as("teammate"), "op_conformance_unknown");
     ctx.expect(
       unknown.status === 404,
-      RULE,
+      "recalibrate/status-url",
       `an unknown operation answered ${unknown.status}, not 404`,
       unknown,
     );
@@ -100,13 +110,23 @@ export const recalibrationStatus: CheckDef = {
       last = await read(prefix);
       const now = last.body?.data?.operation ?? {};
       const r = ORDER.indexOf(String(now.status));
-      ctx.expect(last.status === 200, RULE, `polling statusUrl answered ${last.status}`, last);
-      ctx.expect(r >= Math.min(rank, 2), RULE, `status went back from ${ORDER[rank]} to ${now.status}`, last);
+      ctx.expect(
+        last.status === 200,
+        "recalibrate/status-url",
+        `polling statusUrl answered ${last.status}`,
+        last,
+      );
+      ctx.expect(
+        r >= Math.min(rank, 2),
+        "recalibrate/status-url",
+        `status went back from ${ORDER[rank]} to ${now.status}`,
+        last,
+      );
       if (r !== rank && r >= 0)
         ctx.coverage.transition("recalibration", String(ORDER[rank]), String(now.status));
       ctx.expect(
         Number(now.progress) >= progress,
-        RULE,
+        "recalibrate/status-url",
         `progress fell from ${progress} to ${now.progress}`,
         last,
       );
@@ -115,12 +135,16 @@ export const recalibrationStatus: CheckDef = {
       return r >= 2;
     }, 1_000);
     if (!done)
-      return ctx.outOfTime(RULE, `the operation was still ${ORDER[rank]} when the time budget ran out`, last);
+      return ctx.outOfTime(
+        "recalibrate/status-url",
+        `the operation was still ${ORDER[rank]} when the time budget ran out`,
+        last,
+      );
     const final = last.body?.data?.operation ?? {};
     if (final.status === "completed") {
       ctx.expect(
         final.progress === 100,
-        RULE,
+        "recalibrate/status-url",
         `a completed operation reports progress ${final.progress}`,
         last,
       );
@@ -136,9 +160,9 @@ export const recalibrationStatus: CheckDef = {
     if (replay.status === 200) ctx.coverage.transition("recalibration", String(final.status), "replayed");
     ctx.expect(
       replay.status === 200 && replayed.status === final.status && replayed.id === final.id,
-      RULE,
+      "recalibrate/status-url",
       `statusUrl says ${final.status} for ${final.id}; the replay of its key answered ${replay.status} with ${replayed.status} for ${replayed.id}`,
       replay,
     );
   },
-};
+});

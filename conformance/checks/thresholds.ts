@@ -4,16 +4,10 @@
  * (false at 49 members, true at 50).
  */
 import { LIMITS } from "../../src/contract/limits.ts";
-import type { CheckContext, CheckDef } from "../lib/context.ts";
+import { type CheckContext, check } from "../lib/context.ts";
 import { memberIds } from "../lib/helpers.ts";
 
-const CAP_RULE =
-  "API description, members: adding past the plan's Audience member cap is 403 PlanLimitError (`limit` and `current` authoritative); an Audience below the cap takes members up to it";
-const WARN_RULE = `API description, Formations preview: softWarn true from ${LIMITS.previewSoftWarnFrom} members, hardCapExceeded true above ${LIMITS.previewHardCap}`;
-
-export const memberCapBoundary: CheckDef = {
-  name: "limits/member-cap-boundary",
-  rules: ["members/plan-cap"],
+export const memberCapBoundary = check("limits/member-cap-boundary", ["members/plan-cap"], {
   title: "one below the member cap: the member that reaches the cap is added, the next one is 403 PLAN_LIMIT",
   needs: { roles: ["owner"], changeable: ["atCap"], minds: ["ownLoose"] },
   mutates: true,
@@ -24,12 +18,17 @@ export const memberCapBoundary: CheckDef = {
     const members = await memberIds(ctx, audienceId);
     const out = members.find((id) => id !== loose);
     if (out === undefined)
-      return void ctx.report({ rule: CAP_RULE, message: "atCap has no member to take out" });
+      return void ctx.report({ rule: "members/plan-cap", message: "atCap has no member to take out" });
     const add = (mindId: string) =>
       ctx.call({ op: "addMembers", params: { audienceId }, as: owner, json: { mindId } });
     const removed = await ctx.call({ op: "removeMember", params: { audienceId, mindId: out }, as: owner });
     if (
-      !ctx.expect(removed.status === 204, CAP_RULE, `taking a member out answered ${removed.status}`, removed)
+      !ctx.expect(
+        removed.status === 204,
+        "members/plan-cap",
+        `taking a member out answered ${removed.status}`,
+        removed,
+      )
     )
       return;
     ctx.defer(async () => {
@@ -39,7 +38,7 @@ export const memberCapBoundary: CheckDef = {
     const reaching = await add(loose);
     ctx.expect(
       reaching.status === 200,
-      CAP_RULE,
+      "members/plan-cap",
       `one below the cap, adding the member that reaches it answered ${reaching.status}, not 200`,
       reaching,
     );
@@ -47,7 +46,7 @@ export const memberCapBoundary: CheckDef = {
     if (
       !ctx.expect(
         past.status === 403,
-        CAP_RULE,
+        "members/plan-cap",
         `at the cap again, one more answered ${past.status}, not 403`,
         past,
       )
@@ -56,12 +55,12 @@ export const memberCapBoundary: CheckDef = {
     const d = past.body?.data ?? {};
     ctx.expect(
       d.code === "PLAN_LIMIT" && d.current >= d.limit && d.limit === members.length,
-      CAP_RULE,
+      "members/plan-cap",
       `at the cap of ${members.length}: data ${JSON.stringify(d)}`,
       past,
     );
   },
-};
+});
 
 /** The Minds the owner may add: members of its other Audiences, and its loose Mind. */
 async function ownerMinds(ctx: CheckContext): Promise<string[]> {
@@ -73,9 +72,7 @@ async function ownerMinds(ctx: CheckContext): Promise<string[]> {
   return [...all];
 }
 
-export const previewSoftWarn: CheckDef = {
-  name: "limits/preview-soft-warn",
-  rules: ["preview/thresholds"],
+export const previewSoftWarn = check("limits/preview-soft-warn", ["preview/thresholds"], {
   title: `preview: softWarn false at ${LIMITS.previewSoftWarnFrom - 1} members and true at ${LIMITS.previewSoftWarnFrom}`,
   needs: { roles: ["owner"], changeable: ["empty"], audiences: ["main"] },
   mutates: true,
@@ -84,11 +81,18 @@ export const previewSoftWarn: CheckDef = {
     const audienceId = ctx.target.audience("empty");
     const from = LIMITS.previewSoftWarnFrom;
     const minds = await ownerMinds(ctx);
-    if (!ctx.expect((await memberIds(ctx, audienceId)).length === 0, WARN_RULE, "`empty` has members", null))
+    if (
+      !ctx.expect(
+        (await memberIds(ctx, audienceId)).length === 0,
+        "preview/thresholds",
+        "`empty` has members",
+        null,
+      )
+    )
       return;
     if (minds.length < from) {
       ctx.report({
-        rule: WARN_RULE,
+        rule: "preview/thresholds",
         message: `the owner has ${minds.length} Minds; ${from} are needed to reach the boundary`,
       });
       return;
@@ -111,7 +115,7 @@ export const previewSoftWarn: CheckDef = {
       if (
         !ctx.expect(
           added.status === 200,
-          WARN_RULE,
+          "preview/thresholds",
           `adding Minds to reach ${count} answered ${added.status}`,
           added,
         )
@@ -124,15 +128,22 @@ export const previewSoftWarn: CheckDef = {
         headers: { accept: "application/json" },
         json: {},
       });
-      if (!ctx.expect(ex.status === 200, WARN_RULE, `preview at ${count} members answered ${ex.status}`, ex))
+      if (
+        !ctx.expect(
+          ex.status === 200,
+          "preview/thresholds",
+          `preview at ${count} members answered ${ex.status}`,
+          ex,
+        )
+      )
         return;
       const d = ex.body?.data ?? {};
       ctx.expect(
         d.memberCount === count && d.softWarn === warn && d.hardCapExceeded === false,
-        WARN_RULE,
+        "preview/thresholds",
         `at ${count} members: memberCount ${d.memberCount}, softWarn ${d.softWarn}, hardCapExceeded ${d.hardCapExceeded}`,
         ex,
       );
     }
   },
-};
+});

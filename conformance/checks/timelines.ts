@@ -3,20 +3,11 @@
  * downloaded, and Go deeper research through its stages. On the simulator the kit moves the virtual clock;
  * against a deployment it polls within `pollTimeoutMs`, and a budget that runs out skips the check.
  */
-import type { CheckDef } from "../lib/context.ts";
+import { check } from "../lib/context.ts";
 import { deleteAudienceLater, fresh } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
 
-const EXPORT_RULE =
-  "API description, exports: a cached artifact returns at once; otherwise the job is queued and polled through export-status, and export-download answers 200 the artifact; kind defaults to brief";
-const RESEARCH_RULE =
-  "API description, progress: research.stage runs researching, then waiting_for_runs, then recalibrating, then done; `deepen` answers 202 with data.research (phase researching, status queued, stage researching) and progressUrl";
-
-export const exportJob: CheckDef = {
-  name: "domain/export-job",
-  rules: ["exports/job"],
-  title:
-    "a forced export is queued, then export-status leaves queued and export-download serves the artifact",
+export const exportJob = check("domain/export-job", ["exports/job"], {
   needs: { roles: ["owner"], audiences: ["main"] },
   mutates: true,
   async run(ctx) {
@@ -25,7 +16,12 @@ export const exportJob: CheckDef = {
     const as = ctx.as("owner");
     const started = await ctx.call({ op: "exportAudience", params, as, json: { ...query, force: true } });
     if (
-      !ctx.expect(started.status === 200, EXPORT_RULE, `a forced export answered ${started.status}`, started)
+      !ctx.expect(
+        started.status === 200,
+        "exports/job",
+        `a forced export answered ${started.status}`,
+        started,
+      )
     )
       return;
     const queued = started.body?.data?.status === "queued";
@@ -38,11 +34,11 @@ export const exportJob: CheckDef = {
       return download.status === 200;
     });
     if (!done)
-      return ctx.outOfTime(EXPORT_RULE, "the export could not be downloaded within the wait", download);
+      return ctx.outOfTime("exports/job", "the export could not be downloaded within the wait", download);
     if (queued) ctx.coverage.transition("export", "queued", "downloadable");
     ctx.expect(
       (download.header("content-type") ?? "").startsWith("text/markdown") && download.text.length > 0,
-      EXPORT_RULE,
+      "exports/job",
       `the md artifact came as ${download.header("content-type")} with ${download.text.length} characters`,
       download,
     );
@@ -53,7 +49,7 @@ export const exportJob: CheckDef = {
     ];
     ctx.expect(
       JSON.stringify(without.body?.data) === JSON.stringify(withKind.body?.data),
-      EXPORT_RULE,
+      "exports/job",
       `export-status without kind answered ${JSON.stringify(without.body?.data)?.slice(0, 200)}, not the brief's`,
       without,
     );
@@ -62,22 +58,18 @@ export const exportJob: CheckDef = {
     if (
       ctx.expect(
         again.status === 200 && again.body?.data?.status !== "queued",
-        EXPORT_RULE,
+        "exports/job",
         `asking again for the artifact just made answered ${again.status} ${again.body?.data?.status}`,
         again,
       )
     )
       ctx.coverage.transition("export", "∅", "cached");
   },
-};
+});
 
 const STAGES = ["researching", "waiting_for_runs", "recalibrating", "done"];
 
-export const researchStages: CheckDef = {
-  name: "domain/research-stages",
-  rules: ["research/stages"],
-  title:
-    "Go deeper: 202 at once, then research.stage moves forward only, progress never falls, and it ends done",
+export const researchStages = check("domain/research-stages", ["research/stages"], {
   needs: { roles: ["teammate"], audiences: ["main"] },
   mutates: true,
   async run(ctx) {
@@ -91,7 +83,12 @@ export const researchStages: CheckDef = {
       headers: { "x-service-idempotency-key": fresh("research") },
     });
     if (
-      !ctx.expect(copy.status === 201, RESEARCH_RULE, `duplicating the sandbox answered ${copy.status}`, copy)
+      !ctx.expect(
+        copy.status === 201,
+        "research/stages",
+        `duplicating the sandbox answered ${copy.status}`,
+        copy,
+      )
     )
       return;
     const audienceId = copy.body.data.id as string;
@@ -106,7 +103,7 @@ export const researchStages: CheckDef = {
     if (
       !ctx.expect(
         accepted.status === 202,
-        RESEARCH_RULE,
+        "research/stages",
         `deepen answered ${accepted.status}, not 202`,
         accepted,
       )
@@ -114,7 +111,7 @@ export const researchStages: CheckDef = {
       return;
     ctx.expect(
       r.phase === "researching" && r.status === "queued" && r.stage === "researching",
-      RESEARCH_RULE,
+      "research/stages",
       `deepen answered phase ${r.phase}, status ${r.status}, stage ${r.stage}`,
       accepted,
     );
@@ -128,13 +125,13 @@ export const researchStages: CheckDef = {
       const next = String(now.stage);
       ctx.expect(
         STAGES.indexOf(next) >= STAGES.indexOf(stage),
-        RESEARCH_RULE,
+        "research/stages",
         `research.stage went back from ${stage} to ${next}`,
         last,
       );
       ctx.expect(
         Number(now.progress) >= progress,
-        RESEARCH_RULE,
+        "research/stages",
         `progress fell from ${progress} to ${now.progress}`,
         last,
       );
@@ -144,14 +141,14 @@ export const researchStages: CheckDef = {
       return stage === "done" || now.status === "failed";
     }, 1_000);
     if (!done)
-      return ctx.outOfTime(RESEARCH_RULE, `research was still at stage ${stage} after the wait`, last);
+      return ctx.outOfTime("research/stages", `research was still at stage ${stage} after the wait`, last);
     const final = last.body?.data?.research ?? {};
     if (final.status === "completed")
       ctx.expect(
         final.phase === "researched" && final.progress === 100,
-        RESEARCH_RULE,
+        "research/stages",
         `completed research reports phase ${final.phase}, progress ${final.progress}`,
         last,
       );
   },
-};
+});

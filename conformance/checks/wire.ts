@@ -5,14 +5,12 @@
  */
 import { LIMITS } from "../../src/contract/limits.ts";
 import { MAX_REQUEST_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "../../src/contract/request-size.ts";
-import type { CheckContext, CheckDef } from "../lib/context.ts";
+import { type CheckContext, type CheckDef, check } from "../lib/context.ts";
 import { envelopeProblems } from "../lib/contract.ts";
+import type { RuleId } from "../lib/rules.ts";
 import { sendRaw, type WireAnswer } from "../lib/wire.ts";
 
 const MAX = LIMITS.filtersChars;
-const ENVELOPE_RULE =
-  "DESIGN.md, Errors: malformed input of any kind, what the HTTP layer itself rejects included (a bad Expect, no Host, an oversized head), gets a 4xx in the envelope { statusCode, statusMessage, message, url, error: true }";
-const SIZE_RULE = `openapi.json: every request the contract allows is served (filters up to ${MAX} characters, percent-encoded in the worst case); a longer target is 414 (UriTooLong), a larger head 431 (HeaderFieldsTooLarge), in the envelope`;
 
 /**
  * Reports unless `res` is `status` with the error envelope; `label` says what was sent, `path` what its
@@ -20,7 +18,7 @@ const SIZE_RULE = `openapi.json: every request the contract allows is served (fi
  */
 function expectEnvelope(
   ctx: CheckContext,
-  rule: string,
+  rule: RuleId,
   label: string,
   res: WireAnswer | null,
   status: number,
@@ -52,11 +50,7 @@ function expectEnvelope(
     });
 }
 
-export const httpLayer: CheckDef = {
-  name: "wire/http-layer",
-  rules: ["http/layer", "errors/envelope"],
-  title:
-    "what the HTTP layer refuses (unknown Expect, no or two Hosts, a broken request line) is a 4xx envelope",
+export const httpLayer = check("wire/http-layer", ["http/layer", "errors/envelope"], {
   needs: { roles: ["owner"] },
   async run(ctx) {
     const base = ctx.info.baseUrl;
@@ -81,9 +75,9 @@ export const httpLayer: CheckDef = {
       ["a header line without a colon", `GET ${me} HTTP/1.1\r\nHost: ${host}\r\nNoColonHere\r\n\r\n`, 400],
     ];
     for (const [label, head, status, path] of cases)
-      expectEnvelope(ctx, ENVELOPE_RULE, label, await sendRaw(base, head), status, path);
+      expectEnvelope(ctx, "http/layer", label, await sendRaw(base, head), status, path);
   },
-};
+});
 
 /** A `filters` value of exactly `chars` code points: one industry made of `ch`. */
 function filters(chars: number, ch: string): string {
@@ -91,11 +85,7 @@ function filters(chars: number, ch: string): string {
   return JSON.stringify({ industry: [ch.repeat(chars - shell.length)] });
 }
 
-export const requestSize: CheckDef = {
-  name: "wire/request-size",
-  rules: ["http/layer", "filters/limits"],
-  title:
-    "the longest filters the contract allows is served in its worst encoding; longer targets are 414 and larger heads 431, in the envelope",
+export const requestSize = check("wire/request-size", ["http/layer", "filters/limits"], {
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
     const base = ctx.info.baseUrl;
@@ -113,7 +103,7 @@ export const requestSize: CheckDef = {
       const res = await get(at + encodeURIComponent(filters(MAX, ch)));
       if (res === null || res.status !== 200) {
         ctx.report({
-          rule: SIZE_RULE,
+          rule: "filters/limits",
           message: `filters of ${MAX} ${label} (valid) answered ${res ? `${res.status} ${res.text.slice(0, 160)}` : "nothing"}, not 200`,
           exchange: null,
         });
@@ -122,17 +112,17 @@ export const requestSize: CheckDef = {
     const over = await get(at + encodeURIComponent(filters(MAX + 1, "😀")));
     expectEnvelope(
       ctx,
-      SIZE_RULE,
+      "filters/limits",
       `filters of ${MAX + 1} characters (one past the maximum)`,
       over,
       400,
       at.split("?")[0],
     );
     const long = await get(`${ctx.info.prefix}/auth/me?pad=${"a".repeat(MAX_REQUEST_TARGET_BYTES)}`);
-    expectEnvelope(ctx, SIZE_RULE, "a target longer than any the contract allows", long, 414);
+    expectEnvelope(ctx, "http/layer", "a target longer than any the contract allows", long, 414);
     const big = await get(`${ctx.info.prefix}/auth/me`, `X-Pad: ${"h".repeat(MAX_REQUEST_HEAD_BYTES)}\r\n`);
-    expectEnvelope(ctx, SIZE_RULE, "a head larger than any the contract allows", big, 431);
+    expectEnvelope(ctx, "http/layer", "a head larger than any the contract allows", big, 431);
   },
-};
+});
 
 export const wireChecks: CheckDef[] = [httpLayer, requestSize];

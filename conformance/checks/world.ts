@@ -3,7 +3,7 @@
  * its members, Formations and checkout sessions, changed in any order and re-read wherever each change
  * shows. `--replay FILE` runs a saved failing sequence instead of drawing new ones.
  */
-import type { CheckContext, CheckDef } from "../lib/context.ts";
+import { type CheckContext, check } from "../lib/context.ts";
 import type { Role } from "../lib/target.ts";
 import { loadSequence, WorldRunner } from "../world/run.ts";
 import type { Cast, Step } from "../world/steps.ts";
@@ -110,9 +110,9 @@ function shrinkBudget(ctx: CheckContext): number {
   return ctx.target.isSimulator ? 20_000 : 120_000;
 }
 
-export const world: CheckDef = {
-  name: "stateful/world",
-  rules: [
+export const world = check(
+  "stateful/world",
+  [
     "keys/delete-immediate",
     "keys/own-account-only",
     "keys/secret-once",
@@ -142,23 +142,25 @@ export const world: CheckDef = {
     "duplicate/contents",
     "exports/kinds",
   ],
-  title:
-    "keys, sharing, follows, members, Formations and checkout sessions changed in any order, by every role, on every prefix: each answer and each re-read agree with one model",
-  needs: { roles: ["owner"], changeable: ["main"] },
-  mutates: true,
-  async run(ctx) {
-    const cast = castOf(ctx);
-    const sessions = Boolean(ctx.info.prices.credits);
-    const runner = new WorldRunner(ctx, cast, ctx.target.audience("main"));
-    const replay = process.env.CONFORMANCE_REPLAY;
-    if (replay) {
-      const outcome = await runner.runSequence(loadSequence(replay));
-      if (outcome.found.length) runner.report(outcome, null, false);
-    } else {
-      const scripted = await runner.runSequence(script(cast, sessions));
-      if (scripted.found.length) runner.report(await runner.shrink(scripted, shrinkBudget(ctx)), null);
-      else await runner.explore("world sequences", ctx.numRuns(50), 14, shrinkBudget(ctx));
-    }
-    await runner.verify();
+  {
+    title:
+      "keys, sharing, follows, members, Formations and checkout sessions changed in any order, by every role, on every prefix: each answer and each re-read agree with one model",
+    needs: { roles: ["owner"], changeable: ["main"] },
+    mutates: true,
+    async run(ctx) {
+      const cast = castOf(ctx);
+      const sessions = Boolean(ctx.info.prices.credits);
+      const runner = new WorldRunner(ctx, cast, ctx.target.audience("main"));
+      const replay = process.env.CONFORMANCE_REPLAY;
+      if (replay) {
+        const outcome = await runner.runSequence(loadSequence(replay));
+        if (outcome.found.length) runner.report(outcome, null, false);
+      } else {
+        const scripted = await runner.runSequence(script(cast, sessions));
+        if (scripted.found.length) runner.report(await runner.shrink(scripted, shrinkBudget(ctx)), null);
+        else await runner.explore("world sequences", ctx.numRuns(50), 14, shrinkBudget(ctx));
+      }
+      await runner.verify();
+    },
   },
-};
+);

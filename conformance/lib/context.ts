@@ -8,7 +8,7 @@ import { operations, responseViolations } from "./contract.ts";
 import { Coverage } from "./coverage.ts";
 import { type CallSpec, type Credentials, Exchange, HttpClient, sleep } from "./http.ts";
 import { type Violation, type ViolationInput, violation } from "./report.ts";
-import { type RuleId, ruleOperations } from "./rules.ts";
+import { RULES, type RuleId, ruleOperations } from "./rules.ts";
 import type { Role, TargetInfo } from "./target.ts";
 
 export interface Needs {
@@ -35,12 +35,31 @@ export interface CheckDef {
   name: string;
   /** The rules of the API description it covers (lib/rules.ts): what the coverage report counts. */
   rules: readonly RuleId[];
-  /** One line: what the check asserts. */
+  /** One line: what the check asserts (by default, its rules' lines). */
   title: string;
   needs?: Needs;
   /** Changes state on the target (skipped by --read-only). */
   mutates?: boolean;
   run(ctx: CheckContext): Promise<void>;
+}
+
+/**
+ * A check by its name and the rules it covers. What it asserts is said once, by those rules' lines in the
+ * catalogue (lib/rules.ts), unless `title` narrows it (checks of one rule that differ in what they reach).
+ */
+export function check(
+  name: string,
+  rules: readonly RuleId[],
+  def: Omit<CheckDef, "name" | "rules" | "title"> & { title?: string },
+): CheckDef {
+  return { ...def, name, rules, title: def.title ?? rules.map((r) => RULES[r][1]).join("; ") };
+}
+
+/** A rule in a violation: a catalogue rule (shown with its line), or the words of a schema or response rule. */
+export type RuleRef = RuleId | (string & {});
+
+export function ruleText(rule: RuleRef): string {
+  return Object.hasOwn(RULES, rule) ? `${RULES[rule as RuleId][1]} (${rule})` : rule;
 }
 
 export class Target {
@@ -203,6 +222,8 @@ export class CheckContext {
     readonly checkName: string,
     coverage = new Coverage(),
     options: RunOptions = {},
+    /** The rules the check declares: the only catalogue rules it may report. */
+    readonly rules: readonly RuleId[] = [],
   ) {
     this.target = new Target(info, options.fetch);
     this.coverage = coverage;
@@ -238,12 +259,18 @@ export class CheckContext {
     (this.sinks.at(-1) ?? this.found).push(v);
   }
 
-  report(input: Omit<ViolationInput, "check"> & { check?: string }): void {
-    this.push(violation({ ...input, check: input.check ?? this.checkName }));
+  report(input: Omit<ViolationInput, "check" | "rule"> & { check?: string; rule: RuleRef }): void {
+    if (
+      Object.hasOwn(RULES, input.rule) &&
+      this.rules.length > 0 &&
+      !this.rules.includes(input.rule as RuleId)
+    )
+      throw new Error(`kit bug: ${this.checkName} reports rule ${input.rule}, which it does not declare`);
+    this.push(violation({ ...input, check: input.check ?? this.checkName, rule: ruleText(input.rule) }));
   }
 
-  /** Reports `message` under this check unless `ok`. Returns ok, so callers can stop early. */
-  expect(ok: boolean, rule: string, message: string, exchange?: Exchange | null): boolean {
+  /** Reports `message` under this check and one of its rules unless `ok`. Returns ok, so callers can stop early. */
+  expect(ok: boolean, rule: RuleId, message: string, exchange?: Exchange | null): boolean {
     if (!ok) this.report({ check: this.checkName, rule, message, exchange: exchange ?? null });
     return ok;
   }
@@ -335,7 +362,7 @@ export class CheckContext {
    * State that moves with time did not arrive within the budget. The simulator's clock is the kit's to move,
    * so there it is a violation; against a deployment the check is reported as skipped with the reason.
    */
-  outOfTime(rule: string, message: string, exchange?: Exchange | null): void {
+  outOfTime(rule: RuleRef, message: string, exchange?: Exchange | null): void {
     if (this.target.isSimulator) this.report({ rule, message, exchange: exchange ?? null });
     else this.skipped ??= `out of time (pollTimeoutMs ${this.info.pollTimeoutMs}): ${message}`;
   }
@@ -365,7 +392,7 @@ export async function runCheck(
   coverage?: Coverage,
   options: RunOptions = {},
 ): Promise<Violation[]> {
-  const ctx = new CheckContext(info, def.name, coverage, options);
+  const ctx = new CheckContext(info, def.name, coverage, options, def.rules);
   let failure: unknown = null;
   try {
     await def.run(ctx);

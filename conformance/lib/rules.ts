@@ -3,6 +3,8 @@
  * check names the rules it covers (`CheckDef.rules`), so the coverage report can say which rule of which
  * operation no check reached in a run; `rules.test.ts` (self-test) fails when a rule has no check.
  */
+import { LIMITS as L } from "../../src/contract/limits.ts";
+
 const ALL = "*";
 
 export const RULES = {
@@ -26,7 +28,7 @@ export const RULES = {
   "input/media-type-415": [ALL, "a body that is not application/json is 415"],
   "input/body-size-413": [
     "createFormation,previewFormation,addMembers,recalibrateAudience",
-    "64 KiB bodies (32 MiB on recalibrate); more is 413",
+    `${L.membersBody / 1024} KiB bodies (${L.recalibrateBody / 1024 / 1024} MiB on recalibrate); more is 413`,
   ],
   "http/wrong-method": [ALL, "a method a path does not serve is refused in the envelope and changes nothing"],
   "http/layer": [
@@ -47,7 +49,7 @@ export const RULES = {
   "keys/listing-order": ["listApiKeys", "keys are listed by createdAt descending"],
   "keys/name-limit": [
     "createApiKey",
-    "name at most 100 characters after trimming; empty, null or missing stores null",
+    `name at most ${L.apiKeyName} characters after trimming; empty, null or missing stores null`,
   ],
   "keys/subscription-sso": [
     "listApiKeys,createApiKey,deleteApiKey",
@@ -100,7 +102,7 @@ export const RULES = {
   ],
   "duplicate/replay": [
     "duplicateAudience",
-    "201 a new copy; 200 the same copy on replay of the key; keys over 128 ignored; name 1..200",
+    `201 a new copy; 200 the same copy on replay of the key; keys over ${L.idempotencyKey} ignored; name 1..${L.duplicateName}`,
   ],
   "duplicate/plan-limit": [
     "duplicateAudience",
@@ -127,7 +129,10 @@ export const RULES = {
     "addMembers",
     "owner only; Minds owned or public, else 404 and nothing added; added = distinct IDs; mindId wins",
   ],
-  "members/ids-limit": ["addMembers", "1000 IDs before deduplication; more is 400"],
+  "members/ids-limit": [
+    "addMembers",
+    `${L.mindIdsBeforeDeduplication} IDs before deduplication; more is 400`,
+  ],
   "members/remove-rules": [
     "removeMember",
     "owner only; removes from the Audience and every Formation subgroup; 204 for non-members too",
@@ -142,8 +147,11 @@ export const RULES = {
     "getFilterAttributes",
     "values OR, attributes AND, null selects Minds without a value; mindIds sorted; facets",
   ],
-  "filters/limits": ["getFilterAttributes", "filters at most 8192 characters and 50 values per attribute"],
-  "filters/truncation": ["getFilterAttributes", "at most 5000 Minds read; truncated says so"],
+  "filters/limits": [
+    "getFilterAttributes",
+    `filters at most ${L.filtersChars} characters and ${L.filterValuesPerAttribute} values per attribute`,
+  ],
+  "filters/truncation": ["getFilterAttributes", `at most ${L.mindsRead} Minds read; truncated says so`],
   // Formations.
   "formations/visibility": [
     "getFormation,listFormations,createFormation",
@@ -159,15 +167,15 @@ export const RULES = {
   ],
   "formations/create-refusals": [
     "createFormation",
-    "an Audience with no members, or over 1000 (FORMATION_CAP), is 400 and nothing is made",
+    `an Audience with no members, or over ${L.formationMembersMax} (FORMATION_CAP), is 400 and nothing is made`,
   ],
   "formations/pagination": [
     "listFormations",
-    "limit 1..100, offset >= 0; total, hasMore, nextOffset agree; no phantom page",
+    `limit 1..${L.formationPage}, offset >= 0; total, hasMore, nextOffset agree; no phantom page`,
   ],
   "formations/hypothesis-rules": [
     "createFormation,previewFormation",
-    "2 to 15 subgroups, unique non-empty ids and labels, reserved ids refused",
+    `${L.subgroupsMin} to ${L.subgroupsMax} subgroups, unique non-empty ids and labels, reserved ids refused`,
   ],
   "preview/stream": [
     "previewFormation",
@@ -175,7 +183,7 @@ export const RULES = {
   ],
   "preview/thresholds": [
     "previewFormation",
-    "softWarn from 50 members; hardCapExceeded above 1000; userInput at most 2000 characters",
+    `softWarn from ${L.previewSoftWarnFrom} members; hardCapExceeded above ${L.previewHardCap}; userInput at most ${L.userInput} characters`,
   ],
   "preview/persists-nothing": ["previewFormation", "a preview persists nothing"],
   // Progress, recalibration, exports.
@@ -197,7 +205,7 @@ export const RULES = {
   ],
   "recalibrate/pending-limit": [
     "recalibrateAudience",
-    "ten edits may wait; one more is 409 RECALIBRATION_IN_PROGRESS",
+    `${L.pendingRecalibrations} edits may wait; one more is 409 RECALIBRATION_IN_PROGRESS`,
   ],
   "recalibrate/status-url": [
     "getRecalibrationOperation",

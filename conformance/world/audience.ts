@@ -13,17 +13,6 @@ type S<K extends Step["k"]> = Extract<Step, { k: K }>;
 
 const RENAMED = " (renamed)";
 
-const VIEW_RULE =
-  "API description, GET audience: readable by the owner, direct members, team members when team-shared, anyone when public, and Study members (404 otherwise); currentMemberRole is the caller's role (public_viewer for public and Study viewers); isSharedWithTeam, isLinkSharingEnabled and publicShareId are returned only to collaborators";
-const PUT_RULE =
-  "API description, PUT audience: collaborators only (404 otherwise); isPublic and isSharedWithTeam apply only when sent as booleans, otherwise unchanged; only the owner may change isSharedWithTeam (403 TEAM_SHARE_OWNER_ONLY); isLinkSharingEnabled is echoed";
-const FOLLOW_RULE =
-  "API description, follow: POST 200 for a public Audience (404 `public Audience not found` otherwise), twice as well; DELETE always 200, twice as well";
-const DELETE_RULE =
-  "API description, DELETE audience: owner only; anyone else gets 404 and nothing is deleted";
-const MEMBERS_RULE =
-  "API description, members: owner only (others 404); POST adds Minds owned by the caller or public (404 and nothing added otherwise; `added` = distinct IDs); DELETE removes the Mind from the Audience and from every Formation subgroup (204, also for non-members); counts follow";
-
 const sent = (f: Flag | undefined, now: boolean): unknown => (f === "string" ? String(!now) : f);
 
 /** Each role's view of the Audience, against the model. */
@@ -45,7 +34,7 @@ async function observeView(c: CheckContext, w: World, role: Role, prefix: string
   if (
     !c.expect(
       ex.status === expected,
-      VIEW_RULE,
+      "audience/read-roles",
       `${role} reading under ${prefix} ${state} answered ${ex.status}, not ${expected}`,
       ex,
     )
@@ -55,13 +44,13 @@ async function observeView(c: CheckContext, w: World, role: Role, prefix: string
   const d = ex.body?.data ?? {};
   c.expect(
     d.currentMemberRole === memberRole(w, role),
-    VIEW_RULE,
+    "audience/member-role",
     `${role} ${state} sees currentMemberRole ${JSON.stringify(d.currentMemberRole)}, not ${memberRole(w, role)}`,
     ex,
   );
   c.expect(
     d.name === w.name,
-    VIEW_RULE,
+    "audience/read-roles",
     `${role} reads name ${JSON.stringify(d.name)}; the model has ${JSON.stringify(w.name)}`,
     ex,
   );
@@ -69,20 +58,20 @@ async function observeView(c: CheckContext, w: World, role: Role, prefix: string
   for (const field of ["isSharedWithTeam", "isLinkSharingEnabled", "publicShareId"])
     c.expect(
       field in d === collaborator,
-      VIEW_RULE,
+      "audience/sharing-fields",
       `${field} is ${field in d ? "shown" : "missing"} for ${role} ${state}, a ${collaborator ? "collaborator" : "non-collaborator"}`,
       ex,
     );
   if (collaborator) {
     c.expect(
       d.isSharedWithTeam === w.isSharedWithTeam,
-      VIEW_RULE,
+      "audience/update-rules",
       `${role} reads isSharedWithTeam ${JSON.stringify(d.isSharedWithTeam)}, the model has ${w.isSharedWithTeam}`,
       ex,
     );
     c.expect(
       d.isLinkSharingEnabled === w.isLinkSharingEnabled,
-      VIEW_RULE,
+      "audience/update-rules",
       `${role} reads isLinkSharingEnabled ${JSON.stringify(d.isLinkSharingEnabled)}, the model has ${w.isLinkSharingEnabled}`,
       ex,
     );
@@ -90,7 +79,7 @@ async function observeView(c: CheckContext, w: World, role: Role, prefix: string
   if ("isPublic" in d)
     c.expect(
       d.isPublic === w.isPublic,
-      VIEW_RULE,
+      "audience/update-rules",
       `${role} reads isPublic ${JSON.stringify(d.isPublic)}, the model has ${w.isPublic}`,
       ex,
     );
@@ -105,7 +94,7 @@ function checkMembers(c: CheckContext, w: World, ex: Exchange, where: string): v
   const extra = [...ids].filter((id) => !w.members.has(id));
   c.expect(
     missing.length === 0 && extra.length === 0,
-    MEMBERS_RULE,
+    "members/counts-follow",
     `the ${where} lists ${ids.size} members; the model has ${w.members.size} (missing ${missing.join(",") || "none"}, extra ${extra.join(",") || "none"})`,
     ex,
   );
@@ -113,7 +102,7 @@ function checkMembers(c: CheckContext, w: World, ex: Exchange, where: string): v
   if (count !== undefined)
     c.expect(
       count === w.members.size,
-      MEMBERS_RULE,
+      "members/counts-follow",
       `the ${where} says mindCount ${count}, the model has ${w.members.size}`,
       ex,
     );
@@ -148,7 +137,7 @@ export async function put(c: CheckContext, w: World, cast: Cast, s: S<"put">): P
   if (
     !c.expect(
       ex.status === expected,
-      PUT_RULE,
+      "audience/update-rules",
       `${s.as} PUT ${JSON.stringify(json)} answered ${ex.status}, not ${expected}`,
       ex,
     )
@@ -157,7 +146,7 @@ export async function put(c: CheckContext, w: World, cast: Cast, s: S<"put">): P
   if (expected === 403)
     c.expect(
       ex.body?.data?.code === "TEAM_SHARE_OWNER_ONLY",
-      PUT_RULE,
+      "audience/team-share-owner",
       `403 without data.code TEAM_SHARE_OWNER_ONLY`,
       ex,
     );
@@ -174,13 +163,13 @@ export async function put(c: CheckContext, w: World, cast: Cast, s: S<"put">): P
     ] as const)
       c.expect(
         d[field] === value,
-        PUT_RULE,
+        "audience/update-rules",
         `PUT ${JSON.stringify(json)} answered ${field} ${JSON.stringify(d[field])}, the model has ${value}`,
         ex,
       );
     c.expect(
       d.currentMemberRole === memberRole(w, s.as),
-      PUT_RULE,
+      "audience/member-role",
       `PUT by ${s.as} answered currentMemberRole ${d.currentMemberRole}`,
       ex,
     );
@@ -200,7 +189,7 @@ export async function follow(c: CheckContext, w: World, _cast: Cast, s: S<"follo
     const ex = await c.call({ op, params: { audienceId: w.audienceId }, as: c.as(s.as) });
     c.expect(
       ex.status === expected,
-      FOLLOW_RULE,
+      "audience/follow",
       `${s.as} ${s.undo ? "unfollowing" : "following"} (${time}; isPublic ${w.isPublic}) answered ${ex.status}, not ${expected}`,
       ex,
     );
@@ -212,7 +201,7 @@ export async function deleteAudience(c: CheckContext, w: World, cast: Cast, s: S
   const ex = await c.call({ op: "deleteAudience", params: { audienceId: w.audienceId }, as: c.as(s.as) });
   c.expect(
     ex.status === 404,
-    DELETE_RULE,
+    "audience/delete-owner-only",
     `${s.as} (${canView(w, s.as) ? "who may read it" : "who may not read it"}) deleting the Audience answered ${ex.status}, not 404`,
     ex,
   );
@@ -233,7 +222,7 @@ export async function addMembers(c: CheckContext, w: World, cast: Cast, s: S<"ad
   if (
     c.expect(
       ex.status === expected,
-      MEMBERS_RULE,
+      "members/add-rules",
       `${s.as} adding ${ids.length} Mind(s)${foreign ? " (one not accessible)" : ""} answered ${ex.status}, not ${expected}`,
       ex,
     ) &&
@@ -241,7 +230,7 @@ export async function addMembers(c: CheckContext, w: World, cast: Cast, s: S<"ad
   ) {
     c.expect(
       ex.body?.data?.added === ids.length,
-      MEMBERS_RULE,
+      "members/add-rules",
       `added is ${ex.body?.data?.added} for ${ids.length} distinct IDs`,
       ex,
     );
@@ -261,7 +250,7 @@ export async function removeMember(c: CheckContext, w: World, _cast: Cast, s: S<
   if (
     c.expect(
       ex.status === expected,
-      MEMBERS_RULE,
+      "members/remove-rules",
       `${s.as} removing ${w.members.has(id) ? "a member" : "a non-member"} answered ${ex.status}, not ${expected}`,
       ex,
     ) &&
@@ -281,7 +270,7 @@ export async function observeMembers(c: CheckContext, w: World, removed?: string
   if (filters.status === 200 && !filters.body?.data?.truncated)
     c.expect(
       total === w.members.size,
-      MEMBERS_RULE,
+      "members/counts-follow",
       `filter attributes count totalMinds ${total}; the model has ${w.members.size} members`,
       filters,
     );
@@ -293,14 +282,14 @@ export async function observeMembers(c: CheckContext, w: World, removed?: string
     const same = listed.size === w.members.size && [...w.members].every((id) => listed.has(id));
     c.expect(
       same,
-      MEMBERS_RULE,
+      "members/counts-follow",
       `progress lists ${listed.size} members; the model has ${w.members.size}`,
       progress,
     );
     const readiness = progress.body?.data?.readiness?.total;
     c.expect(
       readiness === w.members.size,
-      MEMBERS_RULE,
+      "members/counts-follow",
       `progress readiness.total is ${readiness}; the model has ${w.members.size} members`,
       progress,
     );
@@ -333,14 +322,14 @@ async function observeAssignments(c: CheckContext, w: World, removed?: string): 
       const strangers = ids.filter((id) => !w.members.has(id));
       c.expect(
         strangers.length === 0,
-        MEMBERS_RULE,
+        "members/remove-rules",
         `Formation ${row.id} subgroup ${g.id} assigns ${strangers.length} non-member(s)${removed && strangers.includes(removed) ? ", the Mind just removed among them" : ""}`,
         ex,
       );
       if (g.members && typeof g.memberCount === "number")
         c.expect(
           g.memberCount === ids.length,
-          MEMBERS_RULE,
+          "members/counts-follow",
           `Formation ${row.id} subgroup ${g.id} counts ${g.memberCount} but assigns ${ids.length}`,
           ex,
         );
@@ -348,16 +337,13 @@ async function observeAssignments(c: CheckContext, w: World, removed?: string): 
       if (g.members && typeof summary === "number")
         c.expect(
           summary === ids.length,
-          MEMBERS_RULE,
+          "members/counts-follow",
           `the Formation list counts ${summary} in ${row.id}/${g.id}, the Formation assigns ${ids.length}`,
           list,
         );
     }
   }
 }
-
-const DUPLICATE_RULE =
-  "API description, duplicate: 201 a private copy with independent copies of every member Mind (the members as they are now); 403 when the caller cannot edit; 404 when it cannot see the Audience";
 
 /** A copy holds the members the Audience has now, as new Minds, and is private. */
 export async function duplicate(c: CheckContext, w: World, _cast: Cast, s: S<"duplicate">): Promise<void> {
@@ -373,7 +359,7 @@ export async function duplicate(c: CheckContext, w: World, _cast: Cast, s: S<"du
   if (
     !c.expect(
       ex.status === expected,
-      DUPLICATE_RULE,
+      "duplicate/contents",
       `${s.as} duplicating answered ${ex.status}, not ${expected}`,
       ex,
     )
@@ -384,7 +370,7 @@ export async function duplicate(c: CheckContext, w: World, _cast: Cast, s: S<"du
   const ids = ((copy.minds ?? []) as { id: string }[]).map((m) => m.id);
   c.expect(
     ids.length === w.members.size && ids.every((id) => !w.members.has(id)),
-    DUPLICATE_RULE,
+    "duplicate/contents",
     `the copy holds ${ids.length} Minds (${ids.filter((id) => w.members.has(id)).length} of them the original's own); the Audience has ${w.members.size} members`,
     ex,
   );
@@ -392,15 +378,12 @@ export async function duplicate(c: CheckContext, w: World, _cast: Cast, s: S<"du
     const peek = await c.call({ op: "getAudience", params: { audienceId: copy.id }, as: c.as("outsider") });
     c.expect(
       peek.status === 404,
-      DUPLICATE_RULE,
+      "duplicate/contents",
       `an outsider reads the private copy (${peek.status})`,
       peek,
     );
   }
 }
-
-const REPORT_RULE =
-  "API description, exports: the validation report needs edit access to the Audience (and a scored validation, which main has); 404 for a caller who cannot see it";
 
 /** Edit access decides the validation report, and it follows the sharing flags of the moment. */
 export async function exportReport(
@@ -418,7 +401,7 @@ export async function exportReport(
   const ok = canEdit(w, s.as) ? [200] : canView(w, s.as) ? [403, 404] : [404];
   c.expect(
     ok.includes(ex.status),
-    REPORT_RULE,
+    "exports/kinds",
     `${s.as} (${canEdit(w, s.as) ? "an editor" : canView(w, s.as) ? "a reader who may not edit" : "no reader"}) exporting the validation report answered ${ex.status}, not ${ok.join(" or ")}`,
     ex,
   );

@@ -10,11 +10,6 @@ import type { Cast, Step } from "./steps.ts";
 
 type S<K extends Step["k"]> = Extract<Step, { k: K }>;
 
-const RULE =
-  "API description, hosted checkout: create 201; GET, refresh, cancel and complete operate only on sessions owned by the caller (404 otherwise); a refresh returns the immutable hosted session (the purchase as created); cancel cancels an open session; complete answers requires_escalation with continue_url until the buyer completes";
-const REPLAY_RULE =
-  "Idempotency-Key (API description: ACP create takes a required idempotency key): the same key and body replay the same session; the same key with a different purchase never makes a second session; a key is the caller's own";
-
 export function sessionBody(c: CheckContext, quantity = 1): Record<string, unknown> {
   const price = c.info.prices.credits as { id: string; currency: string };
   return {
@@ -34,7 +29,7 @@ export async function createSession(c: CheckContext, w: World, _cast: Cast, s: S
     json: body,
     headers: { "idempotency-key": idempotencyKey },
   });
-  if (!c.expect(ex.status === 201, RULE, `create answered ${ex.status}, not 201`, ex)) return;
+  if (!c.expect(ex.status === 201, "checkout/lifecycle", `create answered ${ex.status}, not 201`, ex)) return;
   w.sessions.push({
     id: ex.body?.id,
     account: s.as,
@@ -65,7 +60,7 @@ export async function session(c: CheckContext, w: World, _cast: Cast, s: S<"sess
   if (
     !c.expect(
       ex.status === (own ? 200 : 404),
-      RULE,
+      "checkout/own-sessions",
       `${s.as} ${s.op} on a session of ${x.account} answered ${ex.status}, not ${own ? 200 : 404}`,
       ex,
     )
@@ -84,20 +79,20 @@ export async function session(c: CheckContext, w: World, _cast: Cast, s: S<"sess
         : x.status;
   c.expect(
     ex.body?.id === x.id && ex.body?.status === expected,
-    RULE,
+    "checkout/lifecycle",
     `${s.op} shows ${ex.body?.id} ${ex.body?.status}; the model has ${x.id} ${expected}`,
     ex,
   );
   c.expect(
     purchaseOf(ex.body) === x.purchase,
-    RULE,
+    "checkout/lifecycle",
     `${s.op} shows another purchase than the one created: ${purchaseOf(ex.body).slice(0, 200)}`,
     ex,
   );
   if (s.op === "complete" && expected === "requires_escalation")
     c.expect(
       typeof ex.body?.continue_url === "string",
-      RULE,
+      "checkout/lifecycle",
       "complete without buyer checkout gave no continue_url",
       ex,
     );
@@ -118,7 +113,7 @@ async function observeSession(c: CheckContext, x: SessionRec): Promise<void> {
   const ex = await c.call({ op: "getCheckoutSession", params: { id: x.id }, as: c.as(x.account) });
   c.expect(
     ex.status === 200 && ex.body?.status === x.status,
-    RULE,
+    "checkout/own-sessions",
     `after another account's call, ${x.account} reads ${ex.status} ${ex.body?.status}; the model has ${x.status}`,
     ex,
   );
@@ -133,14 +128,14 @@ export async function replaySession(c: CheckContext, w: World, cast: Cast, s: S<
   if (s.sameBody)
     c.expect(
       ex.status < 300 && ex.body?.id === x.id,
-      REPLAY_RULE,
+      "checkout/idempotency",
       `the same key and body answered ${ex.status} ${ex.body?.id}, not session ${x.id} again`,
       ex,
     );
   else
     c.expect(
       ex.status >= 400 || ex.body?.id === x.id,
-      REPLAY_RULE,
+      "checkout/idempotency",
       `the same key with a different purchase answered ${ex.status} with a new session ${ex.body?.id}`,
       ex,
     );
@@ -150,7 +145,7 @@ export async function replaySession(c: CheckContext, w: World, cast: Cast, s: S<
   const theirs = await c.call({ op: "createCheckoutSession", as: c.as(other), json: x.body, headers });
   c.expect(
     theirs.body?.id !== x.id,
-    REPLAY_RULE,
+    "checkout/idempotency",
     `${other} replaying ${x.account}'s idempotency key received ${x.account}'s session`,
     theirs,
   );

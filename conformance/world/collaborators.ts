@@ -9,16 +9,13 @@ import type { Cast, Step } from "./steps.ts";
 
 type S<K extends Step["k"]> = Extract<Step, { k: K }>;
 
-const RULE =
-  "API description, collaborators: owner or direct admin only (403 COLLABORATORS_MANAGER_ONLY; 404 when the Audience is not visible); the list holds the people who accepted an invitation, owner excluded; removing the owner is 400 COLLABORATOR_IS_OWNER, someone who is not a collaborator 404; a removed person loses access at once";
-
 export async function listCollaborators(c: CheckContext, w: World, cast: Cast, s: S<"listCollaborators">) {
   const ex = await c.call({ op: "listCollaborators", params: { audienceId: w.audienceId }, as: c.as(s.as) });
   const expected = !canView(w, s.as) ? 404 : isManager(w, s.as) ? 200 : 403;
   if (
     !c.expect(
       ex.status === expected,
-      RULE,
+      "collaborators/managers",
       `${s.as} listing collaborators answered ${ex.status}, not ${expected}`,
       ex,
     )
@@ -27,7 +24,7 @@ export async function listCollaborators(c: CheckContext, w: World, cast: Cast, s
   if (expected === 403)
     c.expect(
       ex.body?.data?.code === "COLLABORATORS_MANAGER_ONLY",
-      RULE,
+      "collaborators/managers",
       "403 without COLLABORATORS_MANAGER_ONLY",
       ex,
     );
@@ -38,7 +35,7 @@ export async function listCollaborators(c: CheckContext, w: World, cast: Cast, s
     if (!id || !["owner", "admin", "member"].includes(role)) continue;
     c.expect(
       listed.has(id) === isListedCollaborator(w, role),
-      RULE,
+      "collaborators/managers",
       `the list ${listed.has(id) ? "holds" : "lacks"} ${role}${w.removed.has(role) ? ", removed a moment ago" : ""}`,
       ex,
     );
@@ -66,11 +63,29 @@ export async function removeCollaborator(c: CheckContext, w: World, cast: Cast, 
   // A manager removing itself: the description neither allows nor forbids it, so a refusal is taken too,
   // as long as nothing changes.
   if (s.as === s.who && expected === 200 && ex.status >= 400 && ex.status < 500) return;
-  if (!c.expect(ex.status === expected, RULE, `${what} answered ${ex.status}, not ${expected}`, ex)) return;
+  if (
+    !c.expect(
+      ex.status === expected,
+      "collaborators/managers",
+      `${what} answered ${ex.status}, not ${expected}`,
+      ex,
+    )
+  )
+    return;
   if (expected === 400)
-    c.expect(ex.body?.data?.code === "COLLABORATOR_IS_OWNER", RULE, "400 without COLLABORATOR_IS_OWNER", ex);
+    c.expect(
+      ex.body?.data?.code === "COLLABORATOR_IS_OWNER",
+      "collaborators/owner-not-removable",
+      "400 without COLLABORATOR_IS_OWNER",
+      ex,
+    );
   if (expected !== 200) return;
-  c.expect(ex.body?.data?.success === true, RULE, `removal answered ${JSON.stringify(ex.body?.data)}`, ex);
+  c.expect(
+    ex.body?.data?.success === true,
+    "collaborators/removal-revokes",
+    `removal answered ${JSON.stringify(ex.body?.data)}`,
+    ex,
+  );
   w.removed.add(s.who);
   c.coverage.transition("collaborator", "accepted", "removed");
   // At once: the removed person's own view and edit, and the manager's list.
@@ -78,7 +93,7 @@ export async function removeCollaborator(c: CheckContext, w: World, cast: Cast, 
   const expectedView = canView(w, s.who) ? 200 : 404;
   c.expect(
     view.status === expectedView,
-    RULE,
+    "collaborators/removal-revokes",
     `right after removal ${s.who} reads the Audience: ${view.status}, not ${expectedView}`,
     view,
   );

@@ -17,11 +17,6 @@ import type { Cast, Step } from "./steps.ts";
 
 type S<K extends Step["k"]> = Extract<Step, { k: K }>;
 
-const RULE =
-  "API description, Formations: any viewer may create (collaborators make shared Formations, other viewers private ones); shared ones are visible to every viewer, private ones to their creator; collaborators may delete and recompute shared ones and their own private ones, other viewers only their own private ones, otherwise 404; a deleted Formation is 404 and not listed";
-const PAGE_RULE =
-  "API description, list Formations: pagination { total, limit, offset, hasMore, nextOffset }; follow nextOffset while hasMore is true; a last page (also one that ends exactly at a multiple of limit) has hasMore false and nextOffset null";
-
 export async function createFormation(c: CheckContext, w: World, cast: Cast, s: S<"createFormation">) {
   const proposed = hypothesis(s.subgroups, `w${w.formations.length}x`);
   const ex = await c.call({
@@ -34,7 +29,7 @@ export async function createFormation(c: CheckContext, w: World, cast: Cast, s: 
   if (
     !c.expect(
       ex.status === expected,
-      RULE,
+      "formations/visibility",
       `${s.as} creating a Formation answered ${ex.status}, not ${expected}`,
       ex,
     )
@@ -67,7 +62,7 @@ async function observeFormation(c: CheckContext, w: World, cast: Cast, f: Format
     const what = `${f.alive ? "" : "deleted "}${f.shared ? "shared" : "private"} Formation of ${f.creator}`;
     c.expect(
       ex.status === expected,
-      RULE,
+      "formations/visibility",
       `${role} reading a ${what} answered ${ex.status}, not ${expected}`,
       ex,
     );
@@ -86,7 +81,7 @@ export async function formation(c: CheckContext, w: World, cast: Cast, s: S<"for
   if (
     !c.expect(
       ex.status === expected,
-      RULE,
+      "formations/mutability",
       `${s.as} ${s.op} on a ${what} answered ${ex.status}, not ${expected}`,
       ex,
     )
@@ -95,7 +90,7 @@ export async function formation(c: CheckContext, w: World, cast: Cast, s: S<"for
   if (s.op === "recompute" && expected === 200) {
     c.expect(
       ex.body?.data?.id === f.id,
-      RULE,
+      "formations/lifecycle",
       `recompute answered for ${ex.body?.data?.id}, not ${f.id}`,
       ex,
     );
@@ -109,11 +104,6 @@ export async function formation(c: CheckContext, w: World, cast: Cast, s: S<"for
     await observeFormation(c, w, cast, f);
   }
 }
-
-const BUILD_RULE =
-  "API description, Formation status: a build leaves `building` for `ready` (progress becomes null) or `failed`; recompute re-sorts members against the stored hypothesis, which stays";
-const PREVIEW_RULE =
-  "API description, Formations preview: any Audience viewer may call (404 otherwise); nothing is persisted";
 
 /** A preview proposes subgroups and persists nothing: the owner's listing is the same before and after. */
 export async function preview(c: CheckContext, w: World, _cast: Cast, s: S<"preview">): Promise<void> {
@@ -133,12 +123,12 @@ export async function preview(c: CheckContext, w: World, _cast: Cast, s: S<"prev
   const expected = canView(w, s.as) ? 200 : 404;
   c.expect(
     ex.status === expected,
-    PREVIEW_RULE,
+    "preview/persists-nothing",
     `${s.as} previewing answered ${ex.status}, not ${expected}`,
     ex,
   );
   const after = await listed();
-  c.expect(after === before, PREVIEW_RULE, "the Formation list changed after a preview", null);
+  c.expect(after === before, "preview/persists-nothing", "the Formation list changed after a preview", null);
 }
 
 /**
@@ -155,7 +145,7 @@ export async function settleFormations(c: CheckContext, w: World): Promise<void>
     if (
       !c.expect(
         ex.status === 200,
-        RULE,
+        "formations/visibility",
         `${reader(f)} reading a Formation it may see answered ${ex.status}`,
         ex,
       )
@@ -167,14 +157,14 @@ export async function settleFormations(c: CheckContext, w: World): Promise<void>
     const ids = ((d.hypothesis?.subgroups ?? []) as { id: string }[]).map((g) => g.id).join();
     c.expect(
       ids === f.subgroups.join(),
-      BUILD_RULE,
+      "formations/lifecycle",
       `the stored hypothesis has subgroups ${ids}, not ${f.subgroups.join()}`,
       ex,
     );
     if (d.status === "ready")
       c.expect(
         d.progress === null,
-        BUILD_RULE,
+        "formations/lifecycle",
         `a ready Formation has progress ${JSON.stringify(d.progress)}`,
         ex,
       );
@@ -187,7 +177,7 @@ export async function settleFormations(c: CheckContext, w: World): Promise<void>
   });
   const stuck = visible.filter((f) => f.status === "building");
   if (!settled && stuck.length)
-    c.outOfTime(BUILD_RULE, `${stuck.length} Formation(s) still building after the wait`);
+    c.outOfTime("formations/lifecycle", `${stuck.length} Formation(s) still building after the wait`);
 }
 
 /** Walks every page at the step's limit; the pages add up to the one-page listing, and end where it ends. */
@@ -199,7 +189,7 @@ export async function listFormations(c: CheckContext, w: World, _cast: Cast, s: 
   if (
     !c.expect(
       whole.status === expected,
-      PAGE_RULE,
+      "formations/pagination",
       `${s.as} listing Formations answered ${whole.status}, not ${expected}`,
       whole,
     )
@@ -211,7 +201,7 @@ export async function listFormations(c: CheckContext, w: World, _cast: Cast, s: 
   for (const f of w.formations)
     c.expect(
       all.some((r) => r.id === f.id) === canSeeFormation(w, f, s.as),
-      RULE,
+      "formations/visibility",
       `${s.as}'s listing ${all.some((r) => r.id === f.id) ? "shows" : "lacks"} a ${f.alive ? "" : "deleted "}${f.shared ? "shared" : "private"} Formation of ${f.creator}`,
       whole,
     );
@@ -230,7 +220,7 @@ export async function listFormations(c: CheckContext, w: World, _cast: Cast, s: 
     if (
       !c.expect(
         p.hasMore === !last && p.nextOffset === (last ? null : offset + limit) && p.total === total,
-        PAGE_RULE,
+        "formations/pagination",
         `page offset ${offset} limit ${limit} of ${total}: hasMore ${p.hasMore}, nextOffset ${p.nextOffset}, total ${p.total}`,
         ex,
       )
@@ -241,7 +231,7 @@ export async function listFormations(c: CheckContext, w: World, _cast: Cast, s: 
   }
   c.expect(
     seen.join() === all.map((r) => r.id).join(),
-    PAGE_RULE,
+    "formations/pagination",
     `pages of ${limit} list ${seen.length} rows; one page of 100 lists ${all.length} (or another order)`,
     whole,
   );

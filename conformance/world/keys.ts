@@ -8,9 +8,6 @@ import type { Role } from "../lib/target.ts";
 import { type KeyRec, liveKeys, pick, type World } from "./model.ts";
 import type { Cast, Step } from "./steps.ts";
 
-const RULE =
-  "API description, API keys: POST 201 returns the key once; GET /api-keys lists the account's keys (createdAt descending, no secrets); DELETE 204 and the key stops authenticating immediately, on every prefix (/api/v1 and /v1) and on /api/acp; a key of another account is 404";
-
 type S<K extends Step["k"]> = Extract<Step, { k: K }>;
 
 /** Every v1 prefix agrees on whether the key authenticates, and on whose it is. */
@@ -22,14 +19,19 @@ async function observeKey(c: CheckContext, cast: Cast, k: KeyRec): Promise<void>
     if (
       !c.expect(
         ex.status === expected,
-        RULE,
+        "keys/delete-immediate",
         `a ${k.alive ? "live" : "deleted"} key of ${k.account} answered ${ex.status} under ${prefix}, not ${expected}`,
         ex,
       )
     )
       continue;
     if (k.alive && userId && ex.status === 200)
-      c.expect(ex.body?.id === userId, RULE, `GET ${prefix}/auth/me named ${ex.body?.id}, not ${userId}`, ex);
+      c.expect(
+        ex.body?.id === userId,
+        "keys/delete-immediate",
+        `GET ${prefix}/auth/me named ${ex.body?.id}, not ${userId}`,
+        ex,
+      );
   }
   // The checkout endpoints take the same service authentication: a deleted key is refused there too.
   const acp = await c.call({
@@ -40,7 +42,7 @@ async function observeKey(c: CheckContext, cast: Cast, k: KeyRec): Promise<void>
   const expected = k.alive ? 404 : 401;
   c.expect(
     acp.status === expected,
-    RULE,
+    "keys/delete-immediate",
     `a ${k.alive ? "live" : "deleted"} key of ${k.account} reading an unknown checkout session answered ${acp.status}, not ${expected}`,
     acp,
   );
@@ -49,9 +51,11 @@ async function observeKey(c: CheckContext, cast: Cast, k: KeyRec): Promise<void>
 export async function createKey(c: CheckContext, w: World, cast: Cast, s: S<"createKey">): Promise<void> {
   const prefix = pick(cast.prefixes, s.prefix);
   const ex = await c.call({ op: "createApiKey", as: c.as(s.as), json: { name: fresh("world") }, prefix });
-  if (!c.expect(ex.status === 201, RULE, `creating a key answered ${ex.status}, not 201`, ex)) return;
+  if (!c.expect(ex.status === 201, "keys/secret-once", `creating a key answered ${ex.status}, not 201`, ex))
+    return;
   const k: KeyRec = { id: ex.body?.id, key: ex.body?.key, account: s.as, alive: true };
-  if (!c.expect(typeof k.key === "string", RULE, "the creation response has no key", ex)) return;
+  if (!c.expect(typeof k.key === "string", "keys/secret-once", "the creation response has no key", ex))
+    return;
   w.keys.push(k);
   c.coverage.transition("apiKey", "∅", "live");
   await observeKey(c, cast, k);
@@ -75,7 +79,7 @@ export async function deleteKey(c: CheckContext, w: World, cast: Cast, s: S<"del
       : "another account's key";
   c.expect(
     ex.status === expected,
-    RULE,
+    "keys/own-account-only",
     `${s.as} deleting ${what} answered ${ex.status}, not ${expected}`,
     ex,
   );
@@ -89,7 +93,14 @@ export async function deleteKey(c: CheckContext, w: World, cast: Cast, s: S<"del
 
 export async function listKeys(c: CheckContext, w: World, _cast: Cast, s: S<"listKeys">): Promise<void> {
   const ex = await c.call({ op: "listApiKeys", as: c.as(s.as) });
-  if (!c.expect(ex.status === 200 && Array.isArray(ex.body), RULE, `listing keys answered ${ex.status}`, ex))
+  if (
+    !c.expect(
+      ex.status === 200 && Array.isArray(ex.body),
+      "keys/listing-order",
+      `listing keys answered ${ex.status}`,
+      ex,
+    )
+  )
     return;
   const rows = ex.body as { id: string; createdAt: string }[];
   const ids = new Set(rows.map((r) => r.id));
@@ -98,16 +109,16 @@ export async function listKeys(c: CheckContext, w: World, _cast: Cast, s: S<"lis
     const should = k.alive && k.account === s.as;
     c.expect(
       listed === should,
-      RULE,
+      "keys/own-account-only",
       `${s.as}'s listing ${listed ? "shows" : "lacks"} ${k.alive ? "live" : "deleted"} key ${k.id} of ${k.account}`,
       ex,
     );
-    c.expect(!ex.text.includes(k.key), RULE, "a key listing contains a secret", ex);
+    c.expect(!ex.text.includes(k.key), "keys/secret-once", "a key listing contains a secret", ex);
   }
   const times = rows.map((r) => Date.parse(r.createdAt));
   c.expect(
     times.every((t, i) => i === 0 || (times[i - 1] as number) >= t),
-    RULE,
+    "keys/listing-order",
     "keys are not listed by createdAt descending",
     ex,
   );
