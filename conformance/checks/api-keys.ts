@@ -3,7 +3,7 @@
  * key refused at once, deleting the key in use.
  */
 import { check } from "../lib/context.ts";
-import { deleteKeyLater, fresh, ok } from "../lib/helpers.ts";
+import { deleteKeyLater, newKey, ok } from "../lib/helpers.ts";
 import type { Role } from "../lib/target.ts";
 import { sortedDesc } from "./ordering.ts";
 
@@ -24,13 +24,8 @@ export const keySecrets = check("domain/api-key-secrets", ["keys/secret-once", "
   needs: { roles: ["owner"] },
   mutates: true,
   async run(ctx) {
-    const created = await ctx.call({
-      op: "createApiKey",
-      as: ctx.as("owner"),
-      json: { name: fresh("secret-check") },
-    });
-    if (!ctx.expect(created.status === 201, "keys/secret-once", `create answered ${created.status}`, created))
-      return;
+    const created = await newKey(ctx, "owner", "secret-check");
+    if (!ctx.expectStatus(created, 201, "keys/secret-once", "create")) return;
     const { id, key } = created.body ?? {};
     if (typeof id === "string") deleteKeyLater(ctx, id);
     if (
@@ -43,7 +38,7 @@ export const keySecrets = check("domain/api-key-secrets", ["keys/secret-once", "
     )
       return;
     const me = await ctx.call({ op: "getMe", as: { key, label: "new" } });
-    ctx.expect(me.status === 200, "keys/secret-once", `the new key answered ${me.status}`, me);
+    ctx.expectStatus(me, 200, "keys/secret-once", "the new key");
     for (const role of ["owner", "teammate"] as Role[]) {
       if (!ctx.target.has(role)) continue;
       const list = await ctx.call({ op: "listApiKeys", as: ctx.as(role) });
@@ -92,26 +87,12 @@ export const keyAccess = check("domain/api-key-access", ["keys/subscription-sso"
     for (const spec of [{ op: "listApiKeys" }, { op: "createApiKey", json: {} }] as const) {
       const ex = await ctx.call({ ...spec, as: ctx.as("outsider") });
       if (ok(ex) && ex.body?.id) deleteKeyLater(ctx, ex.body.id, "outsider");
-      ctx.expect(
-        ex.status === 403,
-        "keys/subscription-sso",
-        `${spec.op} without a subscription answered ${ex.status}, not 403`,
-        ex,
-      );
+      ctx.expectStatus(ex, 403, "keys/subscription-sso", `${spec.op} without a subscription`);
     }
     const sso = await ctx.call({ op: "createApiKey", as: ctx.as("sso"), json: {} });
     if (ok(sso) && sso.body?.id) deleteKeyLater(ctx, sso.body.id, "sso");
-    ctx.expect(
-      sso.status === 403,
-      "keys/subscription-sso",
-      `createApiKey on an SSO-linked account answered ${sso.status}, not 403`,
-      sso,
-    );
-    const theirs = await ctx.call({
-      op: "createApiKey",
-      as: ctx.as("teammate"),
-      json: { name: fresh("not-yours") },
-    });
+    ctx.expectStatus(sso, 403, "keys/subscription-sso", "createApiKey on an SSO-linked account");
+    const theirs = await newKey(ctx, "teammate", "not-yours");
     if (theirs.status !== 201) return;
     deleteKeyLater(ctx, theirs.body.id, "teammate");
     const del = await ctx.call({
@@ -119,12 +100,7 @@ export const keyAccess = check("domain/api-key-access", ["keys/subscription-sso"
       params: { keyId: theirs.body.id },
       as: ctx.as("owner"),
     });
-    ctx.expect(
-      del.status === 404,
-      "keys/own-account-only",
-      `deleting another account's key answered ${del.status}, not 404`,
-      del,
-    );
+    ctx.expectStatus(del, 404, "keys/own-account-only", "deleting another account's key");
     const still = await ctx.call({ op: "getMe", as: { key: theirs.body.key, label: "teammate-new" } });
     ctx.expect(
       still.status === 200,
@@ -139,11 +115,7 @@ export const selfDelete = check("domain/api-key-self-delete", ["keys/delete-imme
   needs: { roles: ["owner"] },
   mutates: true,
   async run(ctx) {
-    const created = await ctx.call({
-      op: "createApiKey",
-      as: ctx.as("owner"),
-      json: { name: fresh("self-delete") },
-    });
+    const created = await newKey(ctx, "owner", "self-delete");
     if (created.status !== 201) return;
     const self = { key: created.body.key as string, label: "new" };
     const del = await ctx.call({ op: "deleteApiKey", params: { keyId: created.body.id }, as: self });
@@ -155,23 +127,13 @@ export const selfDelete = check("domain/api-key-self-delete", ["keys/delete-imme
       del,
     );
     const after = await ctx.call({ op: "getMe", as: self });
-    ctx.expect(
-      after.status === 401,
-      "keys/delete-immediate",
-      `the deleted key still answered ${after.status}`,
-      after,
-    );
+    ctx.expectStatus(after, 401, "keys/delete-immediate", "the deleted key still");
     const again = await ctx.call({
       op: "deleteApiKey",
       params: { keyId: created.body.id },
       as: ctx.as("owner"),
     });
-    ctx.expect(
-      again.status === 404,
-      "keys/delete-immediate",
-      `deleting it again answered ${again.status}`,
-      again,
-    );
+    ctx.expectStatus(again, 404, "keys/delete-immediate", "deleting it again");
   },
 });
 

@@ -35,23 +35,10 @@ export const visibility = check(
           query: { members: "preview" },
         });
         if (expected === null) {
-          ctx.expect(
-            ex.status === 404,
-            "audience/read-roles",
-            `${role} reading ${handle} answered ${ex.status}, not 404`,
-            ex,
-          );
+          ctx.expectStatus(ex, 404, "audience/read-roles", `${role} reading ${handle}`);
           continue;
         }
-        if (
-          !ctx.expect(
-            ex.status === 200,
-            "audience/read-roles",
-            `${role} reading ${handle} answered ${ex.status}, not 200`,
-            ex,
-          )
-        )
-          continue;
+        if (!ctx.expectStatus(ex, 200, "audience/read-roles", `${role} reading ${handle}`)) continue;
         const d = ex.body?.data ?? {};
         ctx.expect(
           d.currentMemberRole === expected,
@@ -141,14 +128,7 @@ export const updateRules = check(
         isPublic: "yes",
         isLinkSharingEnabled: !before.isLinkSharingEnabled,
       });
-      if (
-        ctx.expect(
-          renamed.status === 200,
-          "audience/update-rules",
-          `a valid rename answered ${renamed.status}`,
-          renamed,
-        )
-      ) {
+      if (ctx.expectStatus(renamed, 200, "audience/update-rules", "a valid rename")) {
         const d = renamed.body?.data ?? {};
         ctx.expect(
           d.name === `${before.name} (conformance)`,
@@ -183,12 +163,7 @@ export const updateRules = check(
         byMember,
       );
       const byOutsider = await put("outsider", { name: "Not yours" });
-      ctx.expect(
-        byOutsider.status === 404,
-        "audience/update-rules",
-        `an outsider's PUT answered ${byOutsider.status}, not 404`,
-        byOutsider,
-      );
+      ctx.expectStatus(byOutsider, 404, "audience/update-rules", "an outsider's PUT");
       if (ctx.target.has("outsider") && ctx.info.audiences.public) {
         const byViewer = await ctx.call({
           op: "updateAudience",
@@ -196,12 +171,7 @@ export const updateRules = check(
           as: ctx.as("outsider"),
           json: { name: "Not yours" },
         });
-        ctx.expect(
-          byViewer.status === 404,
-          "audience/update-rules",
-          `a public viewer's PUT answered ${byViewer.status}, not 404`,
-          byViewer,
-        );
+        ctx.expectStatus(byViewer, 404, "audience/update-rules", "a public viewer's PUT");
       }
       if (ctx.target.has("solo") && ctx.info.audiences.soloAudience) {
         const solo = ctx.target.audience("soloAudience");
@@ -237,26 +207,21 @@ export const followRules = check("domain/follow", ["audience/follow"], {
   async run(ctx) {
     const pub = ctx.target.audience("public");
     const f = await ctx.call({ op: "followAudience", params: { audienceId: pub }, as: ctx.as("outsider") });
-    ctx.expect(f.status === 200, "audience/follow", `following a public Audience answered ${f.status}`, f);
+    ctx.expectStatus(f, 200, "audience/follow", "following a public Audience");
     const u = await ctx.call({ op: "unfollowAudience", params: { audienceId: pub }, as: ctx.as("outsider") });
-    ctx.expect(u.status === 200, "audience/follow", `unfollowing answered ${u.status}`, u);
+    ctx.expectStatus(u, 200, "audience/follow", "unfollowing");
     const u2 = await ctx.call({
       op: "unfollowAudience",
       params: { audienceId: pub },
       as: ctx.as("outsider"),
     });
-    ctx.expect(u2.status === 200, "audience/follow", `unfollowing again answered ${u2.status}`, u2);
+    ctx.expectStatus(u2, 200, "audience/follow", "unfollowing again");
     const p = await ctx.call({
       op: "followAudience",
       params: { audienceId: ctx.target.audience("private") },
       as: ctx.as("outsider"),
     });
-    ctx.expect(
-      p.status === 404,
-      "audience/follow",
-      `following a private Audience answered ${p.status}, not 404`,
-      p,
-    );
+    ctx.expectStatus(p, 404, "audience/follow", "following a private Audience");
   },
 });
 
@@ -270,31 +235,19 @@ export const audienceDelete = check("domain/audience-delete", ["audience/delete-
       params: { audienceId: main },
       as: ctx.as("admin"),
     });
-    ctx.expect(
-      byAdmin.status === 404,
-      "audience/delete-owner-only",
-      `a direct admin deleting the Audience answered ${byAdmin.status}, not 404`,
-      byAdmin,
-    );
+    ctx.expectStatus(byAdmin, 404, "audience/delete-owner-only", "a direct admin deleting the Audience");
     const who = duplicator(ctx);
     if (!who) return;
     const copy = await ctx.call({
       op: "duplicateAudience",
-      params: { audienceId: ctx.target.audience(who.audience) },
+      params: { audienceId: who.audienceId },
       as: ctx.as(who.role),
       json: {},
     });
     if (copy.status !== 201) return;
     const audienceId = copy.body.data.id as string;
     const del = await ctx.call({ op: "deleteAudience", params: { audienceId }, as: ctx.as(who.role) });
-    if (
-      !ctx.expect(
-        del.status === 204,
-        "audience/delete-owner-only",
-        `the owner deleting an Audience answered ${del.status}`,
-        del,
-      )
-    ) {
+    if (!ctx.expectStatus(del, 204, "audience/delete-owner-only", "the owner deleting an Audience")) {
       deleteAudienceLater(ctx, audienceId, who.role);
       return;
     }

@@ -142,12 +142,7 @@ export const checkout = check(
           params: { id: first.body.id },
           as: ctx.as(k2),
         });
-        ctx.expect(
-          peek.status === 404,
-          "checkout/own-sessions",
-          `${k2} reading the owner's session answered ${peek.status}, not 404`,
-          peek,
-        );
+        ctx.expectStatus(peek, 404, "checkout/own-sessions", `${k2} reading the owner's session`);
       }
     },
   },

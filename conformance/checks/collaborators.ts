@@ -12,14 +12,7 @@ export const collaborators = check(
     async run(ctx) {
       const audienceId = ctx.target.audience("main");
       const list = await ctx.call({ op: "listCollaborators", params: { audienceId }, as: ctx.as("owner") });
-      if (
-        ctx.expect(
-          list.status === 200,
-          "collaborators/managers",
-          `the owner's list answered ${list.status}`,
-          list,
-        )
-      ) {
+      if (ctx.expectStatus(list, 200, "collaborators/managers", "the owner's list")) {
         const rows = (list.body?.data ?? []) as { userId: string; joinedAt: string }[];
         ctx.expect(
           !rows.some((r) => r.userId === ctx.target.user("owner")),
@@ -51,24 +44,14 @@ export const collaborators = check(
           params: { audienceId },
           as: ctx.as("admin"),
         });
-        ctx.expect(
-          byAdmin.status === 200,
-          "collaborators/managers",
-          `a direct admin answered ${byAdmin.status}`,
-          byAdmin,
-        );
+        ctx.expectStatus(byAdmin, 200, "collaborators/managers", "a direct admin");
       }
       const byOutsider = await ctx.call({
         op: "listCollaborators",
         params: { audienceId },
         as: ctx.as("outsider"),
       });
-      ctx.expect(
-        byOutsider.status === 404,
-        "collaborators/managers",
-        `an outsider answered ${byOutsider.status}, not 404`,
-        byOutsider,
-      );
+      ctx.expectStatus(byOutsider, 404, "collaborators/managers", "an outsider");
       if (ctx.info.readOnly) return;
       if (ctx.info.users.admin) {
         const byMemberRemove = await ctx.call({
@@ -147,12 +130,7 @@ export const collaboratorRemoval = check("domain/collaborator-removal", ["collab
       as: member,
       json: { name: before.body.data.name },
     });
-    ctx.expect(
-      edit.status === 404,
-      "collaborators/removal-revokes",
-      `right after removal the person's PUT answered ${edit.status}, not 404`,
-      edit,
-    );
+    ctx.expectStatus(edit, 404, "collaborators/removal-revokes", "right after removal the person's PUT");
     const list = await ctx.call({ op: "listCollaborators", params: { audienceId }, as: ctx.as("owner") });
     ctx.expect(
       !((list.body?.data ?? []) as { userId: string }[]).some((r) => r.userId === userId),
@@ -165,11 +143,6 @@ export const collaboratorRemoval = check("domain/collaborator-removal", ["collab
       params: { audienceId, userId },
       as: ctx.as("owner"),
     });
-    ctx.expect(
-      again.status === 404,
-      "collaborators/removal-revokes",
-      `removing the person again answered ${again.status}, not 404`,
-      again,
-    );
+    ctx.expectStatus(again, 404, "collaborators/removal-revokes", "removing the person again");
   },
 });

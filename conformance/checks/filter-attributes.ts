@@ -54,15 +54,7 @@ export const facets = check("domain/filter-facets", ["filters/selection"], {
           ]),
         );
         const ex = await get(filters);
-        if (
-          !ctx.expect(
-            ex.status === 200,
-            "filters/selection",
-            `a selection of existing values answered ${ex.status}`,
-            ex,
-          )
-        )
-          return;
+        if (!ctx.expectStatus(ex, 200, "filters/selection", "a selection of existing values")) return;
         checkShape(ctx, ex, "filters/selection");
         const d = ex.body.data;
         for (const [f] of picks) {

@@ -87,19 +87,9 @@ export const formationVisibility = check(
       const f = ctx.target.formation("teammatePrivate");
       const params = { audienceId: ctx.target.audience(f.audience), formationId: f.id };
       const mine = await ctx.call({ op: "getFormation", params, as: ctx.as("teammate") });
-      ctx.expect(
-        mine.status === 200,
-        "formations/visibility",
-        `the creator reading it answered ${mine.status}`,
-        mine,
-      );
+      ctx.expectStatus(mine, 200, "formations/visibility", "the creator reading it");
       const theirs = await ctx.call({ op: "getFormation", params, as: ctx.as("owner") });
-      ctx.expect(
-        theirs.status === 404,
-        "formations/visibility",
-        `another collaborator reading it answered ${theirs.status}, not 404`,
-        theirs,
-      );
+      ctx.expectStatus(theirs, 404, "formations/visibility", "another collaborator reading it");
       const listed = await ctx.call({
         op: "listFormations",
         params: { audienceId: params.audienceId },
@@ -113,12 +103,7 @@ export const formationVisibility = check(
       );
       if (ctx.info.readOnly) return;
       const del = await ctx.call({ op: "deleteFormation", params, as: ctx.as("owner") });
-      ctx.expect(
-        del.status === 404,
-        "formations/mutability",
-        `another collaborator deleting it answered ${del.status}, not 404`,
-        del,
-      );
+      ctx.expectStatus(del, 404, "formations/mutability", "another collaborator deleting it");
     },
   },
 );
@@ -179,12 +164,7 @@ export const previewStream = check(
         "application/json;q=0, application/x-ndjson;q=0",
       ]) {
         const ex = await preview(accept);
-        ctx.expect(
-          ex.status === 406,
-          "preview/stream",
-          `Accept ${accept} answered ${ex.status}, not 406`,
-          ex,
-        );
+        ctx.expectStatus(ex, 406, "preview/stream", `Accept ${accept}`);
       }
     },
   },

@@ -7,9 +7,10 @@ import { LIMITS } from "../../src/contract/limits.ts";
 import { type CheckContext, type CheckDef, check } from "../lib/context.ts";
 import { operations } from "../lib/contract.ts";
 import {
-  deleteAudienceLater,
+  DUPLICATOR_NEEDS,
   deleteFormationLater,
   deleteKeyLater,
+  duplicateAs,
   duplicator,
   fresh,
   hypothesis,
@@ -103,12 +104,7 @@ export const memberIdCount = check("limits/member-ids", ["members/ids-limit"], {
     const add = (mindIds: string[]) =>
       ctx.call({ op: "addMembers", params: { audienceId }, as: ctx.as("owner"), json: { mindIds } });
     const past = await add(Array(IDS + 1).fill(mind));
-    ctx.expect(
-      past.status === 400,
-      "members/ids-limit",
-      `${IDS + 1} IDs answered ${past.status}, not 400`,
-      past,
-    );
+    ctx.expectStatus(past, 400, "members/ids-limit", `${IDS + 1} IDs`);
     if (!wasMember)
       ctx.expect(
         !(await memberIds(ctx, audienceId)).includes(mind),
@@ -117,14 +113,9 @@ export const memberIdCount = check("limits/member-ids", ["members/ids-limit"], {
         past,
       );
     const none = await add([]);
-    ctx.expect(
-      none.status === 400,
-      "members/ids-limit",
-      `an empty mindIds answered ${none.status}, not 400`,
-      none,
-    );
+    ctx.expectStatus(none, 400, "members/ids-limit", "an empty mindIds");
     const at = await add(Array(IDS).fill(mind));
-    if (ctx.expect(at.status === 200, "members/ids-limit", `${IDS} IDs answered ${at.status}, not 200`, at))
+    if (ctx.expectStatus(at, 200, "members/ids-limit", `${IDS} IDs`))
       ctx.expect(
         at.body?.data?.added === 1,
         "members/ids-limit",
@@ -160,12 +151,7 @@ export const bodySizes = check("limits/body-size", ["input/body-size-413"], {
       const at = await send(arrayOf(max));
       ctx.expect(at.status !== 413, "input/body-size-413", `a body of exactly ${max} bytes answered 413`, at);
       const past = await send(arrayOf(max + 1));
-      ctx.expect(
-        past.status === 413,
-        "input/body-size-413",
-        `a body of ${max + 1} bytes answered ${past.status}, not 413`,
-        past,
-      );
+      ctx.expectStatus(past, 413, "input/body-size-413", `a body of ${max + 1} bytes`);
       ctx.coverage.limit(`${o.operationId}:x-max-body-bytes`);
     }
     // A valid body at the limit is served, not only read.
@@ -176,12 +162,7 @@ export const bodySizes = check("limits/body-size", ["input/body-size-413"], {
       headers: { "content-type": "application/json", accept: "application/json" },
       body: padded(JSON.stringify({ userInput: "Split them by country" }), 65536),
     });
-    ctx.expect(
-      preview.status === 200,
-      "input/body-size-413",
-      `a valid 64 KiB preview answered ${preview.status}`,
-      preview,
-    );
+    ctx.expectStatus(preview, 200, "input/body-size-413", "a valid 64 KiB preview");
   },
 });
 
@@ -393,24 +374,14 @@ export const pagination = check("limits/pagination", ["formations/pagination"], 
 
 export const duplicateLimits = check("limits/duplicate", ["duplicate/replay"], {
   title: `duplicate: name 1..${DUP_NAME}; idempotency keys of ${KEY} characters replay, longer ones are ignored`,
-  needs: { roles: ["publisher"], audiences: ["public"] },
+  needs: DUPLICATOR_NEEDS,
   mutates: true,
   async run(ctx) {
     const who = duplicator(ctx);
     if (!who) return;
-    const audienceId = ctx.target.audience(who.audience);
-    const dup = async (json: unknown, key?: string) => {
-      const ex = await ctx.call({
-        op: "duplicateAudience",
-        params: { audienceId },
-        as: ctx.as(who.role),
-        json,
-        headers: key ? { "x-service-idempotency-key": key } : {},
-      });
-      if (ex.status === 201 && typeof ex.body?.data?.id === "string")
-        deleteAudienceLater(ctx, ex.body.data.id, who.role);
-      return ex;
-    };
+    const { audienceId } = who;
+    const dup = (json: unknown, key?: string) =>
+      duplicateAs(ctx, audienceId, who.role, json, key || undefined);
     for (const [label, name, expected] of [
       ["1 character", "d", 201],
       [`${DUP_NAME} characters`, "d".repeat(DUP_NAME), 201],

@@ -24,12 +24,7 @@ export const membersRules = check("domain/members", ["members/add-rules"], {
       await ctx.call({ op: "removeMember", params: { audienceId, mindId: loose }, as: ctx.as("owner") });
     removeMemberLater(ctx, audienceId, loose);
     const atomic = await add({ mindIds: [loose, foreign] });
-    ctx.expect(
-      atomic.status === 404,
-      "members/add-rules",
-      `a request with an inaccessible Mind answered ${atomic.status}, not 404`,
-      atomic,
-    );
+    ctx.expectStatus(atomic, 404, "members/add-rules", "a request with an inaccessible Mind");
     ctx.expect(
       !(await memberIds(ctx, audienceId)).includes(loose),
       "members/add-rules",
@@ -37,21 +32,9 @@ export const membersRules = check("domain/members", ["members/add-rules"], {
       atomic,
     );
     const byAdmin = await add({ mindId: loose }, "admin");
-    ctx.expect(
-      byAdmin.status === 404,
-      "members/add-rules",
-      `a direct admin adding members answered ${byAdmin.status}, not 404`,
-      byAdmin,
-    );
+    ctx.expectStatus(byAdmin, 404, "members/add-rules", "a direct admin adding members");
     const wins = await add({ mindId: loose, mindIds: [foreign] });
-    if (
-      ctx.expect(
-        wins.status === 200,
-        "members/add-rules",
-        `mindId with an inaccessible mindIds answered ${wins.status}, not 200`,
-        wins,
-      )
-    )
+    if (ctx.expectStatus(wins, 200, "members/add-rules", "mindId with an inaccessible mindIds"))
       ctx.expect(
         wins.body?.data?.added === 1,
         "members/add-rules",
@@ -68,14 +51,7 @@ export const membersRules = check("domain/members", ["members/add-rules"], {
     const distinct = await add({
       mindIds: [member, loose, member, loose.toUpperCase() === loose ? loose : loose],
     });
-    if (
-      ctx.expect(
-        distinct.status === 200,
-        "members/add-rules",
-        `re-adding members answered ${distinct.status}`,
-        distinct,
-      )
-    )
+    if (ctx.expectStatus(distinct, 200, "members/add-rules", "re-adding members"))
       ctx.expect(
         distinct.body?.data?.added === 2,
         "members/add-rules",
@@ -87,7 +63,7 @@ export const membersRules = check("domain/members", ["members/add-rules"], {
       params: { audienceId, mindId: loose },
       as: ctx.as("owner"),
     });
-    ctx.expect(del.status === 204, "members/add-rules", `removing a member answered ${del.status}`, del);
+    ctx.expectStatus(del, 204, "members/add-rules", "removing a member");
     const again = await ctx.call({
       op: "removeMember",
       params: { audienceId, mindId: loose },
@@ -118,15 +94,7 @@ export const planLimit = check("domain/plan-limit", ["members/plan-cap"], {
       json: { mindId: mind },
     });
     if (ok(ex)) removeMemberLater(ctx, audienceId, mind);
-    if (
-      !ctx.expect(
-        ex.status === 403,
-        "members/plan-cap",
-        `adding past the member cap answered ${ex.status}, not 403`,
-        ex,
-      )
-    )
-      return;
+    if (!ctx.expectStatus(ex, 403, "members/plan-cap", "adding past the member cap")) return;
     const d = ex.body?.data ?? {};
     ctx.expect(
       d.code === "PLAN_LIMIT" && d.limitType === "groupMembers",

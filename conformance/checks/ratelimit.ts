@@ -66,12 +66,7 @@ export const rateLimit = check("ratelimit/429", ["limits/rate-limit"], {
     const wait = Number(refused.header("retry-after") ?? 60);
     await ctx.target.advance((Number.isFinite(wait) ? Math.min(wait, 61) : 61) * 1000 + 1000);
     const again = await me();
-    ctx.expect(
-      again.status === 200,
-      "limits/rate-limit",
-      `after waiting Retry-After (${wait} s) the account answered ${again.status}`,
-      again,
-    );
+    ctx.expectStatus(again, 200, "limits/rate-limit", `after waiting Retry-After (${wait} s) the account`);
   },
 });
 

@@ -2,43 +2,58 @@
  * Recalibration: replays of a request key, and the limit on pending edits.
  */
 import { LIMITS } from "../../src/contract/limits.ts";
-import { check } from "../lib/context.ts";
-import { deleteAudienceLater, fresh } from "../lib/helpers.ts";
+import { type CheckContext, check } from "../lib/context.ts";
+import { fresh, sandboxCopy } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
+import type { RuleId } from "../lib/rules.ts";
 
-export const recalibrateReplay = check("domain/recalibrate-replay", ["recalibrate/replay"], {
-  needs: { roles: ["teammate"], audiences: ["main"] },
-  mutates: true,
-  async run(ctx) {
-    // A private copy (owned by a team-plan caller) is the sandbox: recalibration changes members.
-    const copy = await ctx.call({
-      op: "duplicateAudience",
-      params: { audienceId: ctx.target.audience("main") },
-      as: ctx.as("teammate"),
-      json: { name: "Conformance recalibration sandbox" },
-    });
-    if (copy.status !== 201) return;
-    const audienceId = copy.body.data.id as string;
-    deleteAudienceLater(ctx, audienceId, "teammate");
-    const key = fresh("recal");
-    const send = () =>
-      ctx.call({
-        op: "recalibrateAudience",
-        params: { audienceId },
-        as: ctx.as("teammate"),
-        json: { instruction: "Rebalance slightly toward larger companies" },
-        headers: { "x-service-idempotency-key": key },
-      });
+interface Sandbox {
+  audienceId: string;
+  /** Asks for one recalibration of the copy; again under the same key on every call. */
+  send: () => Promise<Exchange>;
+}
+
+/**
+ * A check of recalibration run on a private copy of main, owned by the team-plan caller (recalibration
+ * changes members, so never the target's own Audience); it ends quietly where no copy can be made.
+ */
+export function sandboxCheck(
+  name: string,
+  rules: readonly RuleId[],
+  run: (ctx: CheckContext, sandbox: Sandbox) => Promise<void>,
+) {
+  return check(name, rules, {
+    needs: { roles: ["teammate"], audiences: ["main"] },
+    mutates: true,
+    async run(ctx) {
+      const tag = name.replace(/\W+/g, "-");
+      const audienceId = await sandboxCopy(
+        ctx,
+        ctx.target.audience("main"),
+        "teammate",
+        `Conformance ${tag}`,
+      );
+      if (audienceId === null) return;
+      const key = fresh(tag);
+      const send = () =>
+        ctx.call({
+          op: "recalibrateAudience",
+          params: { audienceId },
+          as: ctx.as("teammate"),
+          json: { instruction: "Rebalance slightly toward larger companies" },
+          headers: { "x-service-idempotency-key": key },
+        });
+      await run(ctx, { audienceId, send });
+    },
+  });
+}
+
+export const recalibrateReplay = sandboxCheck(
+  "domain/recalibrate-replay",
+  ["recalibrate/replay"],
+  async (ctx, { send }) => {
     const first = await send();
-    if (
-      !ctx.expect(
-        first.status === 202,
-        "recalibrate/replay",
-        `a recalibration answered ${first.status}, not 202`,
-        first,
-      )
-    )
-      return;
+    if (!ctx.expectStatus(first, 202, "recalibrate/replay", "a recalibration")) return;
     const opId = first.body?.data?.operation?.id;
     let last: Exchange = first;
     const done = await ctx.waitUntil(async () => {
@@ -61,21 +76,12 @@ export const recalibrateReplay = check("domain/recalibrate-replay", ["recalibrat
       last,
     );
   },
-});
+);
 
-export const pendingRecalibrations = check("limits/pending-recalibrations", ["recalibrate/pending-limit"], {
-  needs: { roles: ["teammate"], audiences: ["main"] },
-  mutates: true,
-  async run(ctx) {
-    const copy = await ctx.call({
-      op: "duplicateAudience",
-      params: { audienceId: ctx.target.audience("main") },
-      as: ctx.as("teammate"),
-      json: {},
-    });
-    if (copy.status !== 201) return;
-    const audienceId = copy.body.data.id as string;
-    deleteAudienceLater(ctx, audienceId, "teammate");
+export const pendingRecalibrations = sandboxCheck(
+  "limits/pending-recalibrations",
+  ["recalibrate/pending-limit"],
+  async (ctx, { audienceId }) => {
     const answers: Exchange[] = [];
     for (let i = 0; i <= LIMITS.pendingRecalibrations; i++) {
       answers.push(
@@ -104,7 +110,7 @@ export const pendingRecalibrations = check("limits/pending-recalibrations", ["re
     );
     ctx.coverage.limit("recalibrateAudience:x-max-pending");
   },
-});
+);
 
 export const recalibrateOwnerOnly = check("domain/recalibrate-owner-only", ["recalibrate/owner-only"], {
   needs: { roles: ["owner"], audiences: ["main"] },
@@ -124,11 +130,11 @@ export const recalibrateOwnerOnly = check("domain/recalibrate-owner-only", ["rec
         as: ctx.as(role),
         json: { instruction: "Add more people from large companies" },
       });
-      ctx.expect(
-        ex.status === 404,
-        "recalibrate/owner-only",
-        `${role}, who may read the Audience, recalibrating answered ${ex.status}, not 404`,
+      ctx.expectStatus(
         ex,
+        404,
+        "recalibrate/owner-only",
+        `${role}, who may read the Audience, recalibrating`,
       );
     }
     ctx.expect(

@@ -3,43 +3,17 @@
  * prefix, to the Audience's readers only, and moves with time from queued to a terminal state that a
  * replay of the request key agrees with.
  */
-import { check } from "../lib/context.ts";
-import { deleteAudienceLater, fresh } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
+import { sandboxCheck } from "./recalibrate.ts";
 
 const ORDER = ["queued", "running", "completed", "failed"];
 
-export const recalibrationStatus = check("domain/recalibration-status", ["recalibrate/status-url"], {
-  needs: { roles: ["teammate"], audiences: ["main"] },
-  mutates: true,
-  async run(ctx) {
-    // A private copy (owned by a team-plan caller) is the sandbox: recalibration changes members.
-    const copy = await ctx.call({
-      op: "duplicateAudience",
-      params: { audienceId: ctx.target.audience("main") },
-      as: ctx.as("teammate"),
-      json: { name: "Conformance statusUrl sandbox" },
-    });
-    if (copy.status !== 201) return;
-    const audienceId = copy.body.data.id as string;
-    deleteAudienceLater(ctx, audienceId, "teammate");
-    const key = fresh("status");
-    const accepted = await ctx.call({
-      op: "recalibrateAudience",
-      params: { audienceId },
-      as: ctx.as("teammate"),
-      json: { instruction: "Rebalance slightly toward larger companies" },
-      headers: { "x-service-idempotency-key": key },
-    });
-    if (
-      !ctx.expect(
-        accepted.status === 202,
-        "recalibrate/status-url",
-        `recalibrate answered ${accepted.status}, not 202`,
-        accepted,
-      )
-    )
-      return;
+export const recalibrationStatus = sandboxCheck(
+  "domain/recalibration-status",
+  ["recalibrate/status-url"],
+  async (ctx, { audienceId, send }) => {
+    const accepted = await send();
+    if (!ctx.expectStatus(accepted, 202, "recalibrate/status-url", "recalibrate")) return;
     const receipt = accepted.body?.data?.operation ?? {};
     const statusUrl = String(receipt.statusUrl ?? "");
     const operationId = String(receipt.id ?? "");
@@ -59,15 +33,7 @@ export const recalibrationStatus = check("domain/recalibration-status", ["recali
       ctx.call({ op: "getRecalibrationOperation", prefix: p, params: { audienceId, operationId: id }, as });
 
     const first = await read(prefix);
-    if (
-      !ctx.expect(
-        first.status === 200,
-        "recalibrate/status-url",
-        `GET statusUrl answered ${first.status}, not 200`,
-        first,
-      )
-    )
-      return;
+    if (!ctx.expectStatus(first, 200, "recalibrate/status-url", "GET statusUrl")) return;
     const op = first.body?.data?.operation ?? {};
     ctx.coverage.transition("recalibration", "∅", String(op.status));
     ctx.expect(
@@ -78,12 +44,7 @@ export const recalibrationStatus = check("domain/recalibration-status", ["recali
     );
     for (const other of ctx.target.v1Prefixes().filter((p) => p !== prefix)) {
       const ex = await read(other);
-      ctx.expect(
-        ex.status === 200,
-        "recalibrate/status-url",
-        `statusUrl under ${other} answered ${ex.status}, not 200`,
-        ex,
-      );
+      ctx.expectStatus(ex, 200, "recalibrate/status-url", `statusUrl under ${other}`);
     }
     if (ctx.target.has("outsider")) {
       const hidden = await read(prefix, ctx.as("outsider"));
@@ -95,12 +56,7 @@ export const recalibrationStatus = check("domain/recalibration-status", ["recali
       );
     }
     const unknown = await read(prefix, ctx.as("teammate"), "op_conformance_unknown");
-    ctx.expect(
-      unknown.status === 404,
-      "recalibrate/status-url",
-      `an unknown operation answered ${unknown.status}, not 404`,
-      unknown,
-    );
+    ctx.expectStatus(unknown, 404, "recalibrate/status-url", "an unknown operation");
 
     // Through time: status only moves forward, progress never falls, and it ends terminal.
     let last: Exchange = first;
@@ -110,12 +66,7 @@ export const recalibrationStatus = check("domain/recalibration-status", ["recali
       last = await read(prefix);
       const now = last.body?.data?.operation ?? {};
       const r = ORDER.indexOf(String(now.status));
-      ctx.expect(
-        last.status === 200,
-        "recalibrate/status-url",
-        `polling statusUrl answered ${last.status}`,
-        last,
-      );
+      ctx.expectStatus(last, 200, "recalibrate/status-url", "polling statusUrl");
       ctx.expect(
         r >= Math.min(rank, 2),
         "recalibrate/status-url",
@@ -149,13 +100,7 @@ export const recalibrationStatus = check("domain/recalibration-status", ["recali
         last,
       );
     }
-    const replay = await ctx.call({
-      op: "recalibrateAudience",
-      params: { audienceId },
-      as: ctx.as("teammate"),
-      json: { instruction: "Rebalance slightly toward larger companies" },
-      headers: { "x-service-idempotency-key": key },
-    });
+    const replay = await send();
     const replayed = replay.body?.data?.operation ?? {};
     if (replay.status === 200) ctx.coverage.transition("recalibration", String(final.status), "replayed");
     ctx.expect(
@@ -165,4 +110,4 @@ export const recalibrationStatus = check("domain/recalibration-status", ["recali
       replay,
     );
   },
-});
+);

@@ -22,36 +22,20 @@ export const memberCapBoundary = check("limits/member-cap-boundary", ["members/p
     const add = (mindId: string) =>
       ctx.call({ op: "addMembers", params: { audienceId }, as: owner, json: { mindId } });
     const removed = await ctx.call({ op: "removeMember", params: { audienceId, mindId: out }, as: owner });
-    if (
-      !ctx.expect(
-        removed.status === 204,
-        "members/plan-cap",
-        `taking a member out answered ${removed.status}`,
-        removed,
-      )
-    )
-      return;
+    if (!ctx.expectStatus(removed, 204, "members/plan-cap", "taking a member out")) return;
     ctx.defer(async () => {
       await ctx.call({ op: "removeMember", params: { audienceId, mindId: loose }, as: owner });
       await add(out);
     });
     const reaching = await add(loose);
-    ctx.expect(
-      reaching.status === 200,
-      "members/plan-cap",
-      `one below the cap, adding the member that reaches it answered ${reaching.status}, not 200`,
+    ctx.expectStatus(
       reaching,
+      200,
+      "members/plan-cap",
+      "one below the cap, adding the member that reaches it",
     );
     const past = await add(out);
-    if (
-      !ctx.expect(
-        past.status === 403,
-        "members/plan-cap",
-        `at the cap again, one more answered ${past.status}, not 403`,
-        past,
-      )
-    )
-      return;
+    if (!ctx.expectStatus(past, 403, "members/plan-cap", "at the cap again, one more")) return;
     const d = past.body?.data ?? {};
     ctx.expect(
       d.code === "PLAN_LIMIT" && d.current >= d.limit && d.limit === members.length,
@@ -112,15 +96,7 @@ export const previewSoftWarn = check("limits/preview-soft-warn", ["preview/thres
         as: owner,
         json: { mindIds: minds.slice(have, count) },
       });
-      if (
-        !ctx.expect(
-          added.status === 200,
-          "preview/thresholds",
-          `adding Minds to reach ${count} answered ${added.status}`,
-          added,
-        )
-      )
-        return;
+      if (!ctx.expectStatus(added, 200, "preview/thresholds", `adding Minds to reach ${count}`)) return;
       const ex = await ctx.call({
         op: "previewFormation",
         params: { audienceId },
@@ -128,15 +104,7 @@ export const previewSoftWarn = check("limits/preview-soft-warn", ["preview/thres
         headers: { accept: "application/json" },
         json: {},
       });
-      if (
-        !ctx.expect(
-          ex.status === 200,
-          "preview/thresholds",
-          `preview at ${count} members answered ${ex.status}`,
-          ex,
-        )
-      )
-        return;
+      if (!ctx.expectStatus(ex, 200, "preview/thresholds", `preview at ${count} members`)) return;
       const d = ex.body?.data ?? {};
       ctx.expect(
         d.memberCount === count && d.softWarn === warn && d.hardCapExceeded === false,

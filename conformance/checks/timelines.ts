@@ -15,15 +15,7 @@ export const exportJob = check("domain/export-job", ["exports/job"], {
     const query = { kind: "brief", format: "md" };
     const as = ctx.as("owner");
     const started = await ctx.call({ op: "exportAudience", params, as, json: { ...query, force: true } });
-    if (
-      !ctx.expect(
-        started.status === 200,
-        "exports/job",
-        `a forced export answered ${started.status}`,
-        started,
-      )
-    )
-      return;
+    if (!ctx.expectStatus(started, 200, "exports/job", "a forced export")) return;
     const queued = started.body?.data?.status === "queued";
     ctx.coverage.transition("export", "∅", queued ? "queued" : "cached");
     let download: Exchange = started;
@@ -82,15 +74,7 @@ export const researchStages = check("domain/research-stages", ["research/stages"
       json: { name: "Conformance research sandbox" },
       headers: { "x-service-idempotency-key": fresh("research") },
     });
-    if (
-      !ctx.expect(
-        copy.status === 201,
-        "research/stages",
-        `duplicating the sandbox answered ${copy.status}`,
-        copy,
-      )
-    )
-      return;
+    if (!ctx.expectStatus(copy, 201, "research/stages", "duplicating the sandbox")) return;
     const audienceId = copy.body.data.id as string;
     deleteAudienceLater(ctx, audienceId, "teammate");
     const accepted = await ctx.call({
@@ -100,15 +84,7 @@ export const researchStages = check("domain/research-stages", ["research/stages"
       json: { deepen: { topics: ["pricing sensitivity"] } },
     });
     const r = accepted.body?.data?.research ?? {};
-    if (
-      !ctx.expect(
-        accepted.status === 202,
-        "research/stages",
-        `deepen answered ${accepted.status}, not 202`,
-        accepted,
-      )
-    )
-      return;
+    if (!ctx.expectStatus(accepted, 202, "research/stages", "deepen")) return;
     ctx.expect(
       r.phase === "researching" && r.status === "queued" && r.stage === "researching",
       "research/stages",

@@ -286,6 +286,33 @@ function stringMutations(s: Schema, put: (k: string, rule: string, v: unknown) =
   for (const r of reserved ?? []) put("not", `reserved value ${JSON.stringify(r)}`, r);
 }
 
+/**
+ * How mutations of the value at `steps` are added: `pick` gives that value as the kind the keyword is
+ * about (undefined when it is not one, and the mutation does not apply), `f` the value that breaks it.
+ */
+function editsAt<T>(
+  out: Mutation[],
+  steps: Step[],
+  schemaPath: string[],
+  where: string,
+  pick: (value: unknown) => T | undefined,
+) {
+  const at = label(steps, where);
+  const cw = covWhere(where, schemaPath);
+  return (keyword: string, rule: string, f: (value: T) => unknown) =>
+    out.push({
+      rule: `${at}: ${rule}`,
+      keyword,
+      where: cw,
+      apply: (v) => {
+        const value = pick(getAt(v, steps));
+        if (value === undefined) return SKIP;
+        const next = f(value);
+        return next === SKIP ? SKIP : setAt(v, steps, next);
+      },
+    });
+}
+
 function arrayMutations(
   s: Schema,
   steps: Step[],
@@ -294,20 +321,7 @@ function arrayMutations(
   out: Mutation[],
   depth: number,
 ): void {
-  const at = label(steps, where);
-  const cw = covWhere(where, schemaPath);
-  const edit = (keyword: string, rule: string, f: (arr: unknown[]) => unknown[] | typeof SKIP) =>
-    out.push({
-      rule: `${at}: ${rule}`,
-      keyword,
-      where: cw,
-      apply: (v) => {
-        const arr = getAt(v, steps);
-        if (!Array.isArray(arr)) return SKIP;
-        const next = f(arr);
-        return next === SKIP ? SKIP : setAt(v, steps, next);
-      },
-    });
+  const edit = editsAt(out, steps, schemaPath, where, (x) => (Array.isArray(x) ? x : undefined));
   const unique = (s["x-unique-item-properties"] ?? []) as string[];
   if (typeof s.maxItems === "number") {
     const max = s.maxItems;
@@ -343,19 +357,11 @@ function objectMutations(
   out: Mutation[],
   depth: number,
 ): void {
-  const at = label(steps, where);
-  const cw = covWhere(where, schemaPath);
-  const edit = (keyword: string, rule: string, f: (o: Record<string, unknown>) => unknown) =>
-    out.push({
-      rule: `${at}: ${rule}`,
-      keyword,
-      where: cw,
-      apply: (v) => {
-        const o = getAt(v, steps);
-        if (!o || typeof o !== "object" || Array.isArray(o)) return SKIP;
-        return setAt(v, steps, f(structuredClone(o) as Record<string, unknown>));
-      },
-    });
+  const edit = editsAt(out, steps, schemaPath, where, (x) =>
+    x && typeof x === "object" && !Array.isArray(x)
+      ? (structuredClone(x) as Record<string, unknown>)
+      : undefined,
+  );
   for (const r of (s.required ?? []) as string[]) {
     edit("required", `required ${r}`, (o) => {
       delete o[r];

@@ -275,6 +275,16 @@ export class CheckContext {
     return ok;
   }
 
+  /** Reports under `rule` unless `exchange` answered `status`; `what` says what was asked, for the message. */
+  expectStatus(exchange: Exchange, status: number, rule: RuleId, what: string): boolean {
+    return this.expect(
+      exchange.status === status,
+      rule,
+      `${what} answered ${exchange.status}, not ${status}`,
+      exchange,
+    );
+  }
+
   /** Registers cleanup that runs after the check, whatever happened (most recent first). */
   defer(fn: () => Promise<unknown>): void {
     this.cleanups.unshift(fn);

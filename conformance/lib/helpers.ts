@@ -1,5 +1,5 @@
 /** Small request helpers shared by the checks (valid hypotheses, member lists, cleanup of what was made). */
-import type { CheckContext } from "./context.ts";
+import type { CheckContext, Needs } from "./context.ts";
 import type { Exchange } from "./http.ts";
 import type { Role } from "./target.ts";
 
@@ -60,14 +60,64 @@ export function padded(json: string, bytes: number): string {
   return json.slice(0, -1) + " ".repeat(bytes - len) + json.slice(-1);
 }
 
+/** What a check that duplicates as the `duplicator` needs: the publisher and its public Audience. */
+export const DUPLICATOR_NEEDS: Needs = { roles: ["publisher"], audiences: ["public"] };
+
 /** Who may duplicate an Audience without running into a Mind cap: a team-plan caller and one they can edit. */
-export function duplicator(ctx: CheckContext): { role: Role; audience: string } | null {
+export function duplicator(ctx: CheckContext): { role: Role; audienceId: string } | null {
   const i = ctx.info;
-  if (i.keys.publisher && i.audiences.public) return { role: "publisher", audience: "public" };
-  if (i.keys.teammate && i.audiences.main) return { role: "teammate", audience: "main" };
+  if (i.keys.publisher && i.audiences.public)
+    return { role: "publisher", audienceId: ctx.target.audience("public") };
+  if (i.keys.teammate && i.audiences.main)
+    return { role: "teammate", audienceId: ctx.target.audience("main") };
   return null;
 }
 
+/** A new API key of `role`'s account, named after `tag` (the caller deletes it). */
+export const newKey = (ctx: CheckContext, role: Role, tag: string): Promise<Exchange> =>
+  ctx.call({ op: "createApiKey", as: ctx.as(role), json: { name: fresh(tag) } });
+
 export function fresh(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/**
+ * A private copy of `audienceId` made by `role` and deleted after the check: a sandbox for checks that
+ * change members (recalibration) without touching the target's own Audiences. Null when the copy failed.
+ */
+export async function sandboxCopy(
+  ctx: CheckContext,
+  audienceId: string,
+  role: Role,
+  name?: string,
+): Promise<string | null> {
+  const copy = await ctx.call({
+    op: "duplicateAudience",
+    params: { audienceId },
+    as: ctx.as(role),
+    json: name === undefined ? {} : { name },
+  });
+  if (copy.status !== 201) return null;
+  const id = copy.body.data.id as string;
+  deleteAudienceLater(ctx, id, role);
+  return id;
+}
+
+/** Duplicates `audienceId` as `role`, under idempotency `key` when given; the copy is deleted after the check. */
+export async function duplicateAs(
+  ctx: CheckContext,
+  audienceId: string,
+  role: Role,
+  json: unknown = {},
+  key?: string,
+): Promise<Exchange> {
+  const ex = await ctx.call({
+    op: "duplicateAudience",
+    params: { audienceId },
+    as: ctx.as(role),
+    json,
+    headers: key === undefined ? {} : { "x-service-idempotency-key": key },
+  });
+  if (ok(ex) && typeof ex.body?.data?.id === "string") deleteAudienceLater(ctx, ex.body.data.id, role);
+  return ex;
 }

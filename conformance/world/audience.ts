@@ -199,11 +199,11 @@ export async function follow(c: CheckContext, w: World, _cast: Cast, s: S<"follo
 
 export async function deleteAudience(c: CheckContext, w: World, cast: Cast, s: S<"deleteAudience">) {
   const ex = await c.call({ op: "deleteAudience", params: { audienceId: w.audienceId }, as: c.as(s.as) });
-  c.expect(
-    ex.status === 404,
-    "audience/delete-owner-only",
-    `${s.as} (${canView(w, s.as) ? "who may read it" : "who may not read it"}) deleting the Audience answered ${ex.status}, not 404`,
+  c.expectStatus(
     ex,
+    404,
+    "audience/delete-owner-only",
+    `${s.as} (${canView(w, s.as) ? "who may read it" : "who may not read it"}) deleting the Audience`,
   );
   await observeView(c, w, "owner", pick(cast.prefixes, 0), false);
 }

@@ -29,7 +29,7 @@ export async function createSession(c: CheckContext, w: World, _cast: Cast, s: S
     json: body,
     headers: { "idempotency-key": idempotencyKey },
   });
-  if (!c.expect(ex.status === 201, "checkout/lifecycle", `create answered ${ex.status}, not 201`, ex)) return;
+  if (!c.expectStatus(ex, 201, "checkout/lifecycle", "create")) return;
   w.sessions.push({
     id: ex.body?.id,
     account: s.as,

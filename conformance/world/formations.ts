@@ -142,14 +142,7 @@ export async function settleFormations(c: CheckContext, w: World): Promise<void>
   const observe = async (f: FormationRec) => {
     const params = { audienceId: w.audienceId, formationId: f.id };
     const ex = await c.call({ op: "getFormation", params, as: c.as(reader(f)) });
-    if (
-      !c.expect(
-        ex.status === 200,
-        "formations/visibility",
-        `${reader(f)} reading a Formation it may see answered ${ex.status}`,
-        ex,
-      )
-    )
+    if (!c.expectStatus(ex, 200, "formations/visibility", `${reader(f)} reading a Formation it may see`))
       return ex;
     const d = ex.body?.data ?? {};
     if (d.status !== f.status) c.coverage.transition("formation", f.status, String(d.status));

@@ -51,8 +51,7 @@ async function observeKey(c: CheckContext, cast: Cast, k: KeyRec): Promise<void>
 export async function createKey(c: CheckContext, w: World, cast: Cast, s: S<"createKey">): Promise<void> {
   const prefix = pick(cast.prefixes, s.prefix);
   const ex = await c.call({ op: "createApiKey", as: c.as(s.as), json: { name: fresh("world") }, prefix });
-  if (!c.expect(ex.status === 201, "keys/secret-once", `creating a key answered ${ex.status}, not 201`, ex))
-    return;
+  if (!c.expectStatus(ex, 201, "keys/secret-once", "creating a key")) return;
   const k: KeyRec = { id: ex.body?.id, key: ex.body?.key, account: s.as, alive: true };
   if (!c.expect(typeof k.key === "string", "keys/secret-once", "the creation response has no key", ex))
     return;
