@@ -3,7 +3,7 @@
  * unfollow, duplicate and its idempotent replay, delete by the owner only.
  */
 import { check } from "../lib/context.ts";
-import { deleteAudienceLater, duplicator, ok } from "../lib/helpers.ts";
+import { deleteAudienceLater, duplicator, ok, ownerOnMain } from "../lib/helpers.ts";
 import type { Role } from "../lib/target.ts";
 
 export const visibility = check(
@@ -156,11 +156,12 @@ export const updateRules = check(
         );
       }
       const byMember = await put("member", { name: before.name, isSharedWithTeam: !before.isSharedWithTeam });
-      ctx.expect(
-        byMember.status === 403 && byMember.body?.data?.code === "TEAM_SHARE_OWNER_ONLY",
-        "audience/team-share-owner",
-        `a member changing team sharing answered ${byMember.status} ${byMember.body?.data?.code ?? ""}`,
+      ctx.expectCode(
         byMember,
+        403,
+        "TEAM_SHARE_OWNER_ONLY",
+        "audience/team-share-owner",
+        "a member changing team sharing",
       );
       const byOutsider = await put("outsider", { name: "Not yours" });
       ctx.expectStatus(byOutsider, 404, "audience/update-rules", "an outsider's PUT");
@@ -190,11 +191,12 @@ export const updateRules = check(
               json: { name: "Solo", isSharedWithTeam: false },
             }),
           );
-        ctx.expect(
-          noTeam.status === 400 && noTeam.body?.data?.code === "TEAM_REQUIRED",
-          "audience/team-share-owner",
-          `sharing with a team by an owner in no team answered ${noTeam.status} ${noTeam.body?.data?.code ?? ""}`,
+        ctx.expectCode(
           noTeam,
+          400,
+          "TEAM_REQUIRED",
+          "audience/team-share-owner",
+          "sharing with a team by an owner in no team",
         );
       }
     },
@@ -264,14 +266,8 @@ export const audienceDelete = check("domain/audience-delete", ["audience/delete-
 export const membersPreview = check("domain/members-preview", ["audience/members-preview"], {
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    const audienceId = ctx.target.audience("main");
     const read = (preview: boolean) =>
-      ctx.call({
-        op: "getAudience",
-        params: { audienceId },
-        as: ctx.as("owner"),
-        ...(preview ? { query: { members: "preview" } } : {}),
-      });
+      ownerOnMain(ctx, "getAudience", preview ? { query: { members: "preview" } } : {});
     const [full, preview] = [await read(false), await read(true)];
     type Mind = Record<string, unknown> & { id: string };
     const minds = (ex: typeof full) => (ex.body?.data?.minds ?? []) as Mind[];

@@ -37,12 +37,7 @@ export const checkout = check(
       ) => {
         const ex = await create(json, headers);
         cancelLater(ex);
-        ctx.expect(
-          ex.status === expected,
-          "checkout/create",
-          `${label}: answered ${ex.status}, not ${expected}`,
-          ex,
-        );
+        ctx.expectStatus(ex, expected, "checkout/create", `${label}:`);
         return ex;
       };
       const k = (n = 20) =>

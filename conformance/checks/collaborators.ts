@@ -2,6 +2,7 @@
  * Collaborators: managers only, oldest first, the owner never removed, a removed person loses access.
  */
 import { check } from "../lib/context.ts";
+import type { Role } from "../lib/target.ts";
 import { sortedAsc } from "./ordering.ts";
 
 export const collaborators = check(
@@ -11,6 +12,12 @@ export const collaborators = check(
     needs: { roles: ["owner", "member", "outsider"], users: ["owner"], audiences: ["main"] },
     async run(ctx) {
       const audienceId = ctx.target.audience("main");
+      const remove = (who: Role, as: Role) =>
+        ctx.call({
+          op: "removeCollaborator",
+          params: { audienceId, userId: ctx.target.user(who) },
+          as: ctx.as(as),
+        });
       const list = await ctx.call({ op: "listCollaborators", params: { audienceId }, as: ctx.as("owner") });
       if (ctx.expectStatus(list, 200, "collaborators/managers", "the owner's list")) {
         const rows = (list.body?.data ?? []) as { userId: string; joinedAt: string }[];
@@ -32,11 +39,12 @@ export const collaborators = check(
         params: { audienceId },
         as: ctx.as("member"),
       });
-      ctx.expect(
-        byMember.status === 403 && byMember.body?.data?.code === "COLLABORATORS_MANAGER_ONLY",
-        "collaborators/managers",
-        `a direct member answered ${byMember.status} ${byMember.body?.data?.code ?? ""}`,
+      ctx.expectCode(
         byMember,
+        403,
+        "COLLABORATORS_MANAGER_ONLY",
+        "collaborators/managers",
+        "a direct member",
       );
       if (ctx.target.has("admin")) {
         const byAdmin = await ctx.call({
@@ -54,28 +62,22 @@ export const collaborators = check(
       ctx.expectStatus(byOutsider, 404, "collaborators/managers", "an outsider");
       if (ctx.info.readOnly) return;
       if (ctx.info.users.admin) {
-        const byMemberRemove = await ctx.call({
-          op: "removeCollaborator",
-          params: { audienceId, userId: ctx.target.user("admin") },
-          as: ctx.as("member"),
-        });
-        ctx.expect(
-          byMemberRemove.status === 403 && byMemberRemove.body?.data?.code === "COLLABORATORS_MANAGER_ONLY",
-          "collaborators/managers",
-          `a direct member removing a collaborator answered ${byMemberRemove.status} ${byMemberRemove.body?.data?.code ?? ""}`,
+        const byMemberRemove = await remove("admin", "member");
+        ctx.expectCode(
           byMemberRemove,
+          403,
+          "COLLABORATORS_MANAGER_ONLY",
+          "collaborators/managers",
+          "a direct member removing a collaborator",
         );
       }
-      const owner = await ctx.call({
-        op: "removeCollaborator",
-        params: { audienceId, userId: ctx.target.user("owner") },
-        as: ctx.as("owner"),
-      });
-      ctx.expect(
-        owner.status === 400 && owner.body?.data?.code === "COLLABORATOR_IS_OWNER",
-        "collaborators/owner-not-removable",
-        `removing the owner answered ${owner.status} ${owner.body?.data?.code ?? ""}`,
+      const owner = await remove("owner", "owner");
+      ctx.expectCode(
         owner,
+        400,
+        "COLLABORATOR_IS_OWNER",
+        "collaborators/owner-not-removable",
+        "removing the owner",
       );
     },
   },

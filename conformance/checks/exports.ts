@@ -20,12 +20,7 @@ export const exportsRules = check("domain/exports", ["exports/kinds"], {
         as: ctx.as("owner"),
         json: { kind, format },
       });
-      ctx.expect(
-        ex.status === expected,
-        "exports/kinds",
-        `${kind} as ${format} answered ${ex.status}, not ${expected}`,
-        ex,
-      );
+      ctx.expectStatus(ex, expected, "exports/kinds", `${kind} as ${format}`);
     }
     const report = (audienceId: string, role: "owner" | "studyViewer") =>
       ctx.call({
@@ -35,11 +30,12 @@ export const exportsRules = check("domain/exports", ["exports/kinds"], {
         json: { kind: "validation_report", format: "pdf" },
       });
     const none = await report(priv, "owner");
-    ctx.expect(
-      none.status === 409 && none.body?.data?.code === "VALIDATION_REPORT_UNAVAILABLE",
-      "exports/kinds",
-      `a validation report without a scored validation answered ${none.status} ${none.body?.data?.code ?? ""}`,
+    ctx.expectCode(
       none,
+      409,
+      "VALIDATION_REPORT_UNAVAILABLE",
+      "exports/kinds",
+      "a validation report without a scored validation",
     );
     if (ctx.target.has("studyViewer")) {
       // A Study viewer may read main but not edit it, and a validation report needs edit access.

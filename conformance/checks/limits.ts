@@ -16,6 +16,7 @@ import {
   hypothesis,
   memberIds,
   ok,
+  ownerOnMain,
   padded,
   removeMemberLater,
 } from "../lib/helpers.ts";
@@ -46,15 +47,7 @@ export const keyName = check("limits/api-key-name", ["keys/name-limit"], {
     ) => {
       const ex = await ctx.call({ op: "createApiKey", as: ctx.as("owner"), ...spec });
       if (ok(ex) && typeof ex.body?.id === "string") deleteKeyLater(ctx, ex.body.id);
-      if (
-        !ctx.expect(
-          ex.status === expected,
-          "keys/name-limit",
-          `${label}: answered ${ex.status}, not ${expected}`,
-          ex,
-        )
-      )
-        return;
+      if (!ctx.expectStatus(ex, expected, "keys/name-limit", `${label}:`)) return;
       if (name !== undefined && typeof ex.body?.id === "string") stored.set(ex.body.id, name);
       if (name !== undefined)
         ctx.expect(
@@ -180,12 +173,7 @@ export const subgroupCounts = check("limits/subgroups", ["formations/hypothesis-
       });
       if (ok(ex) && typeof ex.body?.data?.id === "string")
         deleteFormationLater(ctx, audienceId, ex.body.data.id);
-      ctx.expect(
-        ex.status === expected,
-        "formations/hypothesis-rules",
-        `${label}: answered ${ex.status}, not ${expected}`,
-        ex,
-      );
+      ctx.expectStatus(ex, expected, "formations/hypothesis-rules", `${label}:`);
     };
     await create(`${SUB_MIN} subgroups`, hypothesis(SUB_MIN), 200);
     await create(`${SUB_MAX} subgroups`, hypothesis(SUB_MAX), 200);
@@ -221,11 +209,11 @@ export const subgroupCounts = check("limits/subgroups", ["formations/hypothesis-
         headers: { accept: "application/json" },
         json: { priorHypothesis: hypothesis(n) },
       });
-      ctx.expect(
-        ex.status === expected,
-        "formations/hypothesis-rules",
-        `preview with a ${n}-subgroup priorHypothesis answered ${ex.status}, not ${expected}`,
+      ctx.expectStatus(
         ex,
+        expected,
+        "formations/hypothesis-rules",
+        `preview with a ${n}-subgroup priorHypothesis`,
       );
     }
     for (const k of ["maxItems", "minItems", "x-unique-item-properties"])
@@ -238,12 +226,8 @@ export const userInput = check("limits/user-input", ["preview/thresholds"], {
   title: `preview userInput: at most ${INPUT} characters after trimming`,
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    const audienceId = ctx.target.audience("main");
     const send = (input: string) =>
-      ctx.call({
-        op: "previewFormation",
-        params: { audienceId },
-        as: ctx.as("owner"),
+      ownerOnMain(ctx, "previewFormation", {
         headers: { accept: "application/json" },
         json: { userInput: input },
       });
@@ -254,12 +238,7 @@ export const userInput = check("limits/user-input", ["preview/thresholds"], {
     ];
     for (const [label, input, expected] of cases) {
       const ex = await send(input);
-      ctx.expect(
-        ex.status === expected,
-        "preview/thresholds",
-        `${label}: answered ${ex.status}, not ${expected}`,
-        ex,
-      );
+      ctx.expectStatus(ex, expected, "preview/thresholds", `${label}:`);
     }
     const around = fc.tuple(fc.integer({ min: INPUT - 10, max: INPUT + 10 }), fc.integer({ min: 0, max: 5 }));
     await ctx.property(
@@ -268,12 +247,7 @@ export const userInput = check("limits/user-input", ["preview/thresholds"], {
       async ([n, pad]) => {
         const ex = await send(`${" ".repeat(pad)}${"w".repeat(n)}${" ".repeat(pad)}`);
         const expected = n <= INPUT ? 200 : 400;
-        ctx.expect(
-          ex.status === expected,
-          "preview/thresholds",
-          `${n} characters (+${2 * pad} whitespace) answered ${ex.status}, not ${expected}`,
-          ex,
-        );
+        ctx.expectStatus(ex, expected, "preview/thresholds", `${n} characters (+${2 * pad} whitespace)`);
       },
       { numRuns: 6 },
     );
@@ -284,14 +258,7 @@ export const userInput = check("limits/user-input", ["preview/thresholds"], {
 export const filterLimits = check("limits/filters", ["filters/limits"], {
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    const audienceId = ctx.target.audience("main");
-    const send = (filters: string) =>
-      ctx.call({
-        op: "getFilterAttributes",
-        params: { audienceId },
-        as: ctx.as("owner"),
-        query: { filters },
-      });
+    const send = (filters: string) => ownerOnMain(ctx, "getFilterAttributes", { query: { filters } });
     const ofLength = (n: number) => {
       const head = '{"industry":["';
       const tail = '"]}';
@@ -312,12 +279,7 @@ export const filterLimits = check("limits/filters", ["filters/limits"], {
     ];
     for (const [label, filters, expected] of cases) {
       const ex = await send(filters);
-      ctx.expect(
-        ex.status === expected,
-        "filters/limits",
-        `${label}: answered ${ex.status}, not ${expected}`,
-        ex,
-      );
+      ctx.expectStatus(ex, expected, "filters/limits", `${label}:`);
     }
     ctx.coverage.limit("getFilterAttributes:query:filters:maxLength");
     ctx.coverage.limit("getFilterAttributes:query:filters.*:maxItems");
@@ -341,15 +303,7 @@ export const pagination = check("limits/pagination", ["formations/pagination"], 
       [{ offset: -1 }, 400],
     ] as const) {
       const ex = await list(query);
-      if (
-        !ctx.expect(
-          ex.status === expected,
-          "formations/pagination",
-          `${JSON.stringify(query)} answered ${ex.status}, not ${expected}`,
-          ex,
-        )
-      )
-        continue;
+      if (!ctx.expectStatus(ex, expected, "formations/pagination", `${JSON.stringify(query)}`)) continue;
       if (expected === 200 && "limit" in query) {
         const data = ex.body?.data ?? [];
         ctx.expect(
@@ -389,12 +343,7 @@ export const duplicateLimits = check("limits/duplicate", ["duplicate/replay"], {
       ["empty", "", 400],
     ] as const) {
       const ex = await dup({ name });
-      ctx.expect(
-        ex.status === expected,
-        "duplicate/replay",
-        `name of ${label}: answered ${ex.status}, not ${expected}`,
-        ex,
-      );
+      ctx.expectStatus(ex, expected, "duplicate/replay", `name of ${label}:`);
     }
     const k128 = fresh("k").padEnd(KEY, "k");
     const first = await dup({}, k128);

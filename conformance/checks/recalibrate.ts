@@ -102,12 +102,7 @@ export const pendingRecalibrations = sandboxCheck(
       `${accepted} of ${LIMITS.pendingRecalibrations + 1} immediate recalibrations were accepted, not ${LIMITS.pendingRecalibrations}`,
       answers.find((a) => a.status !== 202) ?? last,
     );
-    ctx.expect(
-      last.status === 409 && last.body?.data?.code === "RECALIBRATION_IN_PROGRESS",
-      "recalibrate/pending-limit",
-      `the eleventh answered ${last.status} ${last.body?.data?.code ?? ""}`,
-      last,
-    );
+    ctx.expectCode(last, 409, "RECALIBRATION_IN_PROGRESS", "recalibrate/pending-limit", "the eleventh");
     ctx.coverage.limit("recalibrateAudience:x-max-pending");
   },
 );

@@ -218,7 +218,7 @@ function failingString(s: Schema): string | null {
  */
 export function mutations(schemaIn: unknown, where = "body"): Mutation[] {
   const out: Mutation[] = [];
-  walk(resolve(schemaIn), [], [], where, out, 0);
+  walk(resolve(schemaIn), { steps: [], schemaPath: [], where, out, depth: 0 });
   return out;
 }
 
@@ -226,14 +226,26 @@ function covWhere(where: string, schemaPath: string[]): string {
   return [where, ...schemaPath].join(".").replace(/\.\[\]/g, "[]");
 }
 
-function walk(
-  s: Schema,
-  steps: Step[],
-  schemaPath: string[],
-  where: string,
-  out: Mutation[],
-  depth: number,
-): void {
+/** Where a walk of the schema is: the value's steps, the schema's path, the body, the mutations so far. */
+interface Place {
+  steps: Step[];
+  schemaPath: string[];
+  where: string;
+  out: Mutation[];
+  depth: number;
+}
+
+/** One level down: `step` into the value, `segment` into the schema, its mutations into `out`. */
+const below = (p: Place, step: Step, segment: string, out: Mutation[]): Place => ({
+  ...p,
+  steps: [...p.steps, step],
+  schemaPath: [...p.schemaPath, segment],
+  out,
+  depth: p.depth + 1,
+});
+
+function walk(s: Schema, p: Place): void {
+  const { steps, schemaPath, where, out, depth } = p;
   if (depth > MAX_DEPTH) return;
   const at = label(steps, where);
   const cw = covWhere(where, schemaPath);
@@ -244,7 +256,7 @@ function walk(
   if (alternatives && ts.length === 0) {
     // A property that is one of several shapes (`FormationHypothesis` or null): break within each shape;
     // the validator drops what another shape still accepts.
-    for (const b of alternatives) walk(resolve(b), steps, schemaPath, where, out, depth + 1);
+    for (const b of alternatives) walk(resolve(b), { ...p, depth: depth + 1 });
     return;
   }
   if (ts.length > 0 && s.const === undefined && !s.enum)
@@ -262,8 +274,8 @@ function walk(
     if (typeof s.maximum === "number") put("maximum", `maximum ${s.maximum}`, s.maximum + 1);
     if (ts.includes("integer") && !ts.includes("number")) put("type", "type integer (a fraction)", 1.5);
   }
-  if (ts.includes("array")) arrayMutations(s, steps, schemaPath, where, out, depth);
-  if (ts.includes("object") || s.properties) objectMutations(s, steps, schemaPath, where, out, depth);
+  if (ts.includes("array")) arrayMutations(s, p);
+  if (ts.includes("object") || s.properties) objectMutations(s, p);
 }
 
 function stringMutations(s: Schema, put: (k: string, rule: string, v: unknown) => void): void {
@@ -290,13 +302,7 @@ function stringMutations(s: Schema, put: (k: string, rule: string, v: unknown) =
  * How mutations of the value at `steps` are added: `pick` gives that value as the kind the keyword is
  * about (undefined when it is not one, and the mutation does not apply), `f` the value that breaks it.
  */
-function editsAt<T>(
-  out: Mutation[],
-  steps: Step[],
-  schemaPath: string[],
-  where: string,
-  pick: (value: unknown) => T | undefined,
-) {
+function editsAt<T>({ out, steps, schemaPath, where }: Place, pick: (value: unknown) => T | undefined) {
   const at = label(steps, where);
   const cw = covWhere(where, schemaPath);
   return (keyword: string, rule: string, f: (value: T) => unknown) =>
@@ -313,15 +319,8 @@ function editsAt<T>(
     });
 }
 
-function arrayMutations(
-  s: Schema,
-  steps: Step[],
-  schemaPath: string[],
-  where: string,
-  out: Mutation[],
-  depth: number,
-): void {
-  const edit = editsAt(out, steps, schemaPath, where, (x) => (Array.isArray(x) ? x : undefined));
+function arrayMutations(s: Schema, p: Place): void {
+  const edit = editsAt(p, (x) => (Array.isArray(x) ? x : undefined));
   const unique = (s["x-unique-item-properties"] ?? []) as string[];
   if (typeof s.maxItems === "number") {
     const max = s.maxItems;
@@ -346,18 +345,12 @@ function arrayMutations(
       return copy;
     });
   }
-  if (s.items) walk(resolve(s.items), [...steps, 0], [...schemaPath, "[]"], where, out, depth + 1);
+  if (s.items) walk(resolve(s.items), below(p, 0, "[]", p.out));
 }
 
-function objectMutations(
-  s: Schema,
-  steps: Step[],
-  schemaPath: string[],
-  where: string,
-  out: Mutation[],
-  depth: number,
-): void {
-  const edit = editsAt(out, steps, schemaPath, where, (x) =>
+function objectMutations(s: Schema, p: Place): void {
+  const { steps, out } = p;
+  const edit = editsAt(p, (x) =>
     x && typeof x === "object" && !Array.isArray(x)
       ? (structuredClone(x) as Record<string, unknown>)
       : undefined,
@@ -388,14 +381,14 @@ function objectMutations(
   for (const [name, sub] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) {
     if (sub === true) continue;
     const local: Mutation[] = [];
-    walk(resolve(sub), [...steps, name], [...schemaPath, name], where, local, depth + 1);
+    walk(resolve(sub), below(p, name, name, local));
     // A property that picks an anyOf branch (mindId / mindIds) is only broken where the value already has
     // it: adding it would switch branches ("when both are present mindId wins and mindIds is ignored").
     out.push(...(branchKeys.has(name) ? local.map((m) => onlyIfPresent(m, [...steps, name])) : local));
   }
   if (names && s.additionalProperties && typeof s.additionalProperties === "object") {
     const first = names[0] as string;
-    walkAdditional(resolve(s.additionalProperties), steps, first, schemaPath, where, out, depth);
+    walkAdditional(resolve(s.additionalProperties), p, first);
   }
 }
 
@@ -404,18 +397,11 @@ function onlyIfPresent(m: Mutation, steps: Step[]): Mutation {
 }
 
 /** Mutations of a map's values (`FilterSelection`): applied under the first allowed key. */
-function walkAdditional(
-  s: Schema,
-  steps: Step[],
-  key: string,
-  schemaPath: string[],
-  where: string,
-  out: Mutation[],
-  depth: number,
-): void {
+function walkAdditional(s: Schema, p: Place, key: string): void {
+  const { steps, schemaPath, where, out } = p;
   for (const branch of ((s.oneOf ?? s.anyOf ?? [s]) as unknown[]).map(resolve)) {
     const local: Mutation[] = [];
-    walk(branch, [...steps, key], [...schemaPath, "*"], where, local, depth + 1);
+    walk(branch, below(p, key, "*", local));
     out.push(...local.filter((m) => m.keyword !== "type"));
   }
   out.push({

@@ -285,6 +285,13 @@ export class CheckContext {
     );
   }
 
+  /** Reports under `rule` unless `exchange` answered `status` with `data.code` `code` (the API's error codes). */
+  expectCode(exchange: Exchange, status: number, code: string, rule: RuleId, what: string): boolean {
+    const got = `${exchange.status} ${exchange.body?.data?.code ?? "(no code)"}`;
+    const ok = exchange.status === status && exchange.body?.data?.code === code;
+    return this.expect(ok, rule, `${what} answered ${got}, not ${status} ${code}`, exchange);
+  }
+
   /** Registers cleanup that runs after the check, whatever happened (most recent first). */
   defer(fn: () => Promise<unknown>): void {
     this.cleanups.unshift(fn);

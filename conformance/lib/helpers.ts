@@ -1,6 +1,6 @@
 /** Small request helpers shared by the checks (valid hypotheses, member lists, cleanup of what was made). */
 import type { CheckContext, Needs } from "./context.ts";
-import type { Exchange } from "./http.ts";
+import type { CallSpec, Exchange } from "./http.ts";
 import type { Role } from "./target.ts";
 
 export function hypothesis(n: number, tag = "g"): { intent: string; subgroups: object[] } {
@@ -121,3 +121,10 @@ export async function duplicateAs(
   if (ok(ex) && typeof ex.body?.data?.id === "string") deleteAudienceLater(ctx, ex.body.data.id, role);
   return ex;
 }
+
+/** The owner's call of `op` on the target's `main` Audience: the request most checks vary. */
+export const ownerOnMain = (
+  ctx: CheckContext,
+  op: string,
+  more: Omit<CallSpec, "op" | "params" | "as"> = {},
+) => ctx.call({ op, params: { audienceId: ctx.target.audience("main") }, as: ctx.as("owner"), ...more });

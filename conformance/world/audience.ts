@@ -31,14 +31,7 @@ async function observeView(c: CheckContext, w: World, role: Role, prefix: string
   });
   const expected = canView(w, role) ? 200 : 404;
   const state = `(isPublic ${w.isPublic}, isSharedWithTeam ${w.isSharedWithTeam})`;
-  if (
-    !c.expect(
-      ex.status === expected,
-      "audience/read-roles",
-      `${role} reading under ${prefix} ${state} answered ${ex.status}, not ${expected}`,
-      ex,
-    )
-  )
+  if (!c.expectStatus(ex, expected, "audience/read-roles", `${role} reading under ${prefix} ${state}`))
     return;
   if (expected !== 200) return;
   const d = ex.body?.data ?? {};
@@ -134,14 +127,7 @@ export async function put(c: CheckContext, w: World, cast: Cast, s: S<"put">): P
       : sameTeam && ex.status === 403
         ? 403
         : 200;
-  if (
-    !c.expect(
-      ex.status === expected,
-      "audience/update-rules",
-      `${s.as} PUT ${JSON.stringify(json)} answered ${ex.status}, not ${expected}`,
-      ex,
-    )
-  )
+  if (!c.expectStatus(ex, expected, "audience/update-rules", `${s.as} PUT ${JSON.stringify(json)}`))
     return observeViews(c, w, cast, s.prefix);
   if (expected === 403)
     c.expect(
@@ -187,11 +173,11 @@ export async function follow(c: CheckContext, w: World, _cast: Cast, s: S<"follo
   const expected = s.undo || w.isPublic ? 200 : 404;
   for (const time of ["once", "twice"]) {
     const ex = await c.call({ op, params: { audienceId: w.audienceId }, as: c.as(s.as) });
-    c.expect(
-      ex.status === expected,
-      "audience/follow",
-      `${s.as} ${s.undo ? "unfollowing" : "following"} (${time}; isPublic ${w.isPublic}) answered ${ex.status}, not ${expected}`,
+    c.expectStatus(
       ex,
+      expected,
+      "audience/follow",
+      `${s.as} ${s.undo ? "unfollowing" : "following"} (${time}; isPublic ${w.isPublic})`,
     );
   }
   if (!s.undo && w.isPublic) w.followers.add(s.as);
@@ -220,11 +206,11 @@ export async function addMembers(c: CheckContext, w: World, cast: Cast, s: S<"ad
   });
   const expected = s.as !== "owner" || foreign ? 404 : 200;
   if (
-    c.expect(
-      ex.status === expected,
-      "members/add-rules",
-      `${s.as} adding ${ids.length} Mind(s)${foreign ? " (one not accessible)" : ""} answered ${ex.status}, not ${expected}`,
+    c.expectStatus(
       ex,
+      expected,
+      "members/add-rules",
+      `${s.as} adding ${ids.length} Mind(s)${foreign ? " (one not accessible)" : ""}`,
     ) &&
     expected === 200
   ) {
@@ -248,11 +234,11 @@ export async function removeMember(c: CheckContext, w: World, _cast: Cast, s: S<
   });
   const expected = s.as === "owner" ? 204 : 404;
   if (
-    c.expect(
-      ex.status === expected,
-      "members/remove-rules",
-      `${s.as} removing ${w.members.has(id) ? "a member" : "a non-member"} answered ${ex.status}, not ${expected}`,
+    c.expectStatus(
       ex,
+      expected,
+      "members/remove-rules",
+      `${s.as} removing ${w.members.has(id) ? "a member" : "a non-member"}`,
     ) &&
     expected === 204
   )
@@ -356,15 +342,7 @@ export async function duplicate(c: CheckContext, w: World, _cast: Cast, s: S<"du
   });
   const expected = canEdit(w, s.as) ? 201 : canView(w, s.as) ? 403 : 404;
   if (ex.status === 201 && ex.body?.data?.id) w.copies.push({ id: ex.body.data.id, by: s.as });
-  if (
-    !c.expect(
-      ex.status === expected,
-      "duplicate/contents",
-      `${s.as} duplicating answered ${ex.status}, not ${expected}`,
-      ex,
-    )
-  )
-    return;
+  if (!c.expectStatus(ex, expected, "duplicate/contents", `${s.as} duplicating`)) return;
   if (expected !== 201) return;
   const copy = ex.body?.data ?? {};
   const ids = ((copy.minds ?? []) as { id: string }[]).map((m) => m.id);

@@ -12,22 +12,9 @@ type S<K extends Step["k"]> = Extract<Step, { k: K }>;
 export async function listCollaborators(c: CheckContext, w: World, cast: Cast, s: S<"listCollaborators">) {
   const ex = await c.call({ op: "listCollaborators", params: { audienceId: w.audienceId }, as: c.as(s.as) });
   const expected = !canView(w, s.as) ? 404 : isManager(w, s.as) ? 200 : 403;
-  if (
-    !c.expect(
-      ex.status === expected,
-      "collaborators/managers",
-      `${s.as} listing collaborators answered ${ex.status}, not ${expected}`,
-      ex,
-    )
-  )
-    return;
+  if (!c.expectStatus(ex, expected, "collaborators/managers", `${s.as} listing collaborators`)) return;
   if (expected === 403)
-    c.expect(
-      ex.body?.data?.code === "COLLABORATORS_MANAGER_ONLY",
-      "collaborators/managers",
-      "403 without COLLABORATORS_MANAGER_ONLY",
-      ex,
-    );
+    c.expectCode(ex, 403, "COLLABORATORS_MANAGER_ONLY", "collaborators/managers", "a non-manager");
   if (expected !== 200) return;
   const listed = new Set(((ex.body?.data ?? []) as { userId: string }[]).map((r) => r.userId));
   for (const role of cast.viewers) {
@@ -63,22 +50,9 @@ export async function removeCollaborator(c: CheckContext, w: World, cast: Cast, 
   // A manager removing itself: the description neither allows nor forbids it, so a refusal is taken too,
   // as long as nothing changes.
   if (s.as === s.who && expected === 200 && ex.status >= 400 && ex.status < 500) return;
-  if (
-    !c.expect(
-      ex.status === expected,
-      "collaborators/managers",
-      `${what} answered ${ex.status}, not ${expected}`,
-      ex,
-    )
-  )
-    return;
+  if (!c.expectStatus(ex, expected, "collaborators/managers", `${what}`)) return;
   if (expected === 400)
-    c.expect(
-      ex.body?.data?.code === "COLLABORATOR_IS_OWNER",
-      "collaborators/owner-not-removable",
-      "400 without COLLABORATOR_IS_OWNER",
-      ex,
-    );
+    c.expectCode(ex, 400, "COLLABORATOR_IS_OWNER", "collaborators/owner-not-removable", what);
   if (expected !== 200) return;
   c.expect(
     ex.body?.data?.success === true,

@@ -26,15 +26,7 @@ export async function createFormation(c: CheckContext, w: World, cast: Cast, s: 
     json: { hypothesis: proposed },
   });
   const expected = canView(w, s.as) ? 200 : 404;
-  if (
-    !c.expect(
-      ex.status === expected,
-      "formations/visibility",
-      `${s.as} creating a Formation answered ${ex.status}, not ${expected}`,
-      ex,
-    )
-  )
-    return;
+  if (!c.expectStatus(ex, expected, "formations/visibility", `${s.as} creating a Formation`)) return;
   if (expected !== 200) return;
   const status = String(ex.body?.data?.status);
   const f: FormationRec = {
@@ -60,12 +52,7 @@ async function observeFormation(c: CheckContext, w: World, cast: Cast, f: Format
     });
     const expected = canSeeFormation(w, f, role) ? 200 : 404;
     const what = `${f.alive ? "" : "deleted "}${f.shared ? "shared" : "private"} Formation of ${f.creator}`;
-    c.expect(
-      ex.status === expected,
-      "formations/visibility",
-      `${role} reading a ${what} answered ${ex.status}, not ${expected}`,
-      ex,
-    );
+    c.expectStatus(ex, expected, "formations/visibility", `${role} reading a ${what}`);
   }
 }
 
@@ -78,15 +65,7 @@ export async function formation(c: CheckContext, w: World, cast: Cast, s: S<"for
   const allowed = s.op === "get" ? canSeeFormation(w, f, s.as) : canMutateFormation(w, f, s.as);
   const expected = !allowed ? 404 : s.op === "delete" ? 204 : 200;
   const what = `${f.alive ? "" : "deleted "}${f.shared ? "shared" : "private"} Formation of ${f.creator}`;
-  if (
-    !c.expect(
-      ex.status === expected,
-      "formations/mutability",
-      `${s.as} ${s.op} on a ${what} answered ${ex.status}, not ${expected}`,
-      ex,
-    )
-  )
-    return;
+  if (!c.expectStatus(ex, expected, "formations/mutability", `${s.as} ${s.op} on a ${what}`)) return;
   if (s.op === "recompute" && expected === 200) {
     c.expect(
       ex.body?.data?.id === f.id,
@@ -121,12 +100,7 @@ export async function preview(c: CheckContext, w: World, _cast: Cast, s: S<"prev
     json: { userInput: "Split by seniority" },
   });
   const expected = canView(w, s.as) ? 200 : 404;
-  c.expect(
-    ex.status === expected,
-    "preview/persists-nothing",
-    `${s.as} previewing answered ${ex.status}, not ${expected}`,
-    ex,
-  );
+  c.expectStatus(ex, expected, "preview/persists-nothing", `${s.as} previewing`);
   const after = await listed();
   c.expect(after === before, "preview/persists-nothing", "the Formation list changed after a preview", null);
 }
@@ -179,15 +153,7 @@ export async function listFormations(c: CheckContext, w: World, _cast: Cast, s: 
   const params = { audienceId: w.audienceId };
   const whole = await c.call({ op: "listFormations", params, as, query: { limit: 100 } });
   const expected = canView(w, s.as) ? 200 : 404;
-  if (
-    !c.expect(
-      whole.status === expected,
-      "formations/pagination",
-      `${s.as} listing Formations answered ${whole.status}, not ${expected}`,
-      whole,
-    )
-  )
-    return;
+  if (!c.expectStatus(whole, expected, "formations/pagination", `${s.as} listing Formations`)) return;
   if (expected !== 200) return;
   const all = (whole.body?.data ?? []) as { id: string }[];
   const total = whole.body?.pagination?.total as number;

@@ -40,11 +40,11 @@ async function observeKey(c: CheckContext, cast: Cast, k: KeyRec): Promise<void>
     as: { key: k.key, label: `${k.account}_new` },
   });
   const expected = k.alive ? 404 : 401;
-  c.expect(
-    acp.status === expected,
-    "keys/delete-immediate",
-    `a ${k.alive ? "live" : "deleted"} key of ${k.account} reading an unknown checkout session answered ${acp.status}, not ${expected}`,
+  c.expectStatus(
     acp,
+    expected,
+    "keys/delete-immediate",
+    `a ${k.alive ? "live" : "deleted"} key of ${k.account} reading an unknown checkout session`,
   );
 }
 
@@ -76,12 +76,7 @@ export async function deleteKey(c: CheckContext, w: World, cast: Cast, s: S<"del
     : k.account === s.as
       ? "its own key"
       : "another account's key";
-  c.expect(
-    ex.status === expected,
-    "keys/own-account-only",
-    `${s.as} deleting ${what} answered ${ex.status}, not ${expected}`,
-    ex,
-  );
+  c.expectStatus(ex, expected, "keys/own-account-only", `${s.as} deleting ${what}`);
   if (expected === 204 && ex.status === 204) {
     k.alive = false;
     c.coverage.transition("apiKey", "live", "deleted");
