@@ -21,29 +21,49 @@ export function sendRaw(
   const url = new URL(baseUrl);
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
   const host = url.hostname.replace(/^\[|\]$/g, "");
+  const socket =
+    url.protocol === "https:"
+      ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host })
+      : net.connect(port, host);
+  socket.once(url.protocol === "https:" ? "secureConnect" : "connect", () => {
+    socket.write(Buffer.from(head + body, "latin1"));
+  });
+  return collect(socket, (data) => parseAnswer(data, false) !== null, timeoutMs).then(({ data }) =>
+    parseAnswer(data),
+  );
+}
+
+/**
+ * What a socket sends until `enough` says it is complete, the peer closes or fails, or `timeoutMs` passes;
+ * then the socket is destroyed. `closedByServer` tells the peer's close from ours.
+ */
+export function collect(
+  socket: net.Socket,
+  enough: (data: Buffer) => boolean,
+  timeoutMs: number,
+): Promise<{ data: Buffer; closedByServer: boolean }> {
   return new Promise((resolve) => {
-    const socket =
-      url.protocol === "https:"
-        ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host })
-        : net.connect(port, host);
     const chunks: Buffer[] = [];
-    let done = false;
+    let settled = false;
+    let closedByServer = false;
     const finish = (): void => {
-      if (done) return;
-      done = true;
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve(parseAnswer(Buffer.concat(chunks)));
+      resolve({ data: Buffer.concat(chunks), closedByServer });
     };
     const timer = setTimeout(finish, timeoutMs);
-    socket.once(url.protocol === "https:" ? "secureConnect" : "connect", () => {
-      socket.write(Buffer.from(head + body, "latin1"));
-    });
+    const byPeer = (): void => {
+      closedByServer = true;
+      finish();
+    };
     socket.on("data", (d: Buffer) => {
       chunks.push(d);
-      if (parseAnswer(Buffer.concat(chunks), false)) finish();
+      if (enough(Buffer.concat(chunks))) finish();
     });
-    socket.on("error", finish);
+    socket.on("end", byPeer);
+    socket.on("error", byPeer);
     socket.on("close", finish);
   });
 }

@@ -7,6 +7,7 @@ import net from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import v8 from "node:v8";
 import vm from "node:vm";
+import { collect } from "../../conformance/lib/wire.ts";
 import { operations } from "../contract/operations.ts";
 import { checkResponse } from "../contract/responses.ts";
 import { Router } from "../core/router.ts";
@@ -173,59 +174,34 @@ export function raw(
   options: { expect?: number; timeoutMs?: number; head?: boolean } = {},
 ): Promise<RawResult> {
   const expect = options.expect ?? 1;
-  return new Promise((resolve) => {
-    const socket = net.connect(port, "127.0.0.1");
-    const chunks: Buffer[] = [];
-    let settled = false;
-    let closedByServer = false;
-    const finish = (): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      socket.destroy();
-      const data = Buffer.concat(chunks);
-      let responses: RawResponse[] = [];
-      let garbled = false;
-      try {
-        responses = parseResponses(data, { closed: true, head: options.head ?? false }).responses;
-      } catch {
-        garbled = true;
-      }
-      resolve({ responses, data, closedByServer, garbled });
-    };
-    const timer = setTimeout(finish, options.timeoutMs ?? 5_000);
-    socket.on("data", (d: Buffer) => {
-      chunks.push(d);
-      try {
-        const { responses } = parseResponses(Buffer.concat(chunks), { head: options.head ?? false });
-        if (responses.length >= expect) finish();
-      } catch {
-        // not HTTP: wait for the close
-      }
-    });
-    socket.on("end", () => {
-      closedByServer = true;
-      finish();
-    });
-    socket.on("close", finish);
-    socket.on("error", () => {
-      closedByServer = true;
-      finish();
-    });
-    socket.once("connect", async () => {
-      for (const step of steps) {
-        if (settled || socket.destroyed) return;
-        if (typeof step === "string" || Buffer.isBuffer(step)) {
-          socket.write(step);
-        } else if ("delayMs" in step) {
-          await sleep(step.delayMs);
-        } else {
-          socket.destroy();
-          finish();
-          return;
-        }
-      }
-    });
+  const head = options.head ?? false;
+  const socket = net.connect(port, "127.0.0.1");
+  const enough = (data: Buffer): boolean => {
+    try {
+      return parseResponses(data, { head }).responses.length >= expect;
+    } catch {
+      return false; // not HTTP: wait for the close
+    }
+  };
+  socket.once("connect", async () => {
+    for (const step of steps) {
+      if (socket.destroyed) return;
+      if (typeof step === "string" || Buffer.isBuffer(step)) socket.write(step);
+      else if ("delayMs" in step) await sleep(step.delayMs);
+      else return void socket.destroy();
+    }
+  });
+  return collect(socket, enough, options.timeoutMs ?? 5_000).then(({ data, closedByServer }) => {
+    try {
+      return {
+        responses: parseResponses(data, { closed: true, head }).responses,
+        data,
+        closedByServer,
+        garbled: false,
+      };
+    } catch {
+      return { responses: [], data, closedByServer, garbled: true };
+    }
   });
 }
 
