@@ -58,6 +58,19 @@ export interface Harness {
   ): Promise<CallResult>;
 }
 
+/**
+ * The default scenario's users who may view main: its owner and direct admin (its managers), a direct
+ * member, a team member, a Study viewer.
+ */
+export const MAIN_VIEWERS = ["owner", "admin", "member", "teammate", "studyViewer"];
+
+/** Who views what in the default scenario: main's viewers, and two viewers of the public Audience (its publisher aside). */
+export const VIEWS: [user: string, audience: string][] = [
+  ...MAIN_VIEWERS.map((user): [string, string] => [user, "main"]),
+  ["outsider", "public"],
+  ["owner", "public"],
+];
+
 /** The default scenario's users other than main's owner: each may not change main (or not even see it). */
 export const NOT_MAIN_OWNERS = ["admin", "member", "teammate", "studyViewer", "outsider"];
 
@@ -69,6 +82,15 @@ export function expectError(
 ): void {
   expect(r.status).toBe(status);
   expect(r.body.statusMessage).toBe(statusMessage);
+}
+
+/** An Audience ID that names nothing, and one that is not an ID at all. */
+export const NO_AUDIENCE = { missing: "0b7c6d5e-4f3a-4b2c-9d1e-0f9e8d7c6b5a", malformed: "xyz" };
+
+/** `GET` of the path `at` builds for an Audience ID: 404 for a missing Audience, 400 for a malformed ID. */
+export async function expectAudienceIdErrors(h: Harness, at: (audienceId: string) => string): Promise<void> {
+  expect((await h.call("GET", at(NO_AUDIENCE.missing))).status).toBe(404);
+  expectError(await h.call("GET", at(NO_AUDIENCE.malformed)), 400, "Invalid audience ID format");
 }
 
 function found<T>(record: T | undefined, what: string): T {

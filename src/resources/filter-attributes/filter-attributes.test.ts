@@ -5,7 +5,7 @@ import {
   type FilterAttributeKey,
   type FilterAttributes,
 } from "../../../fixtures/index.ts";
-import { expectError, type Harness, harness } from "../../testing/harness.ts";
+import { expectAudienceIdErrors, expectError, type Harness, harness, VIEWS } from "../../testing/harness.ts";
 import {
   buildFilterIndex,
   type FilterAttributesView,
@@ -212,15 +212,7 @@ describe("GET /audiences/{audienceId}/filter-attributes", () => {
     expect(await read("main", {})).toEqual(all);
   });
 
-  it.each([
-    ["owner", "main"],
-    ["admin", "main"],
-    ["member", "main"],
-    ["teammate", "main"],
-    ["studyViewer", "main"],
-    ["outsider", "public"],
-    ["owner", "public"],
-  ])("is readable by %s on %s", async (who, aud) => {
+  it.each(VIEWS)("is readable by %s on %s", async (who, aud) => {
     const r = await h.call("GET", path(aud), { as: who });
     expect(r.status).toBe(200);
     expect(r.headers.get("cache-control")).toContain("no-store");
@@ -236,13 +228,7 @@ describe("GET /audiences/{audienceId}/filter-attributes", () => {
   });
 
   it("answers 404 for a missing Audience and 400 for a malformed ID", async () => {
-    const missing = await h.call(
-      "GET",
-      "/api/v1/audiences/0b7c6d5e-4f3a-4b2c-9d1e-0f9e8d7c6b5a/filter-attributes",
-    );
-    expect(missing.status).toBe(404);
-    const bad = await h.call("GET", "/api/v1/audiences/xyz/filter-attributes");
-    expectError(bad, 400, "Invalid audience ID format");
+    await expectAudienceIdErrors(h, (id) => `/api/v1/audiences/${id}/filter-attributes`);
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BUYING_ROLE_HYPOTHESIS, FAILED_HYPOTHESIS } from "../../../scenarios/default.ts";
-import { expectError } from "../../testing/harness.ts";
+import { expectError, MAIN_VIEWERS } from "../../testing/harness.ts";
 import { BUILD_TOTAL_MS } from "./formation-builds.ts";
 import { GENERIC_FAILURE_REASON } from "./formation-view.ts";
 import {
@@ -207,27 +207,18 @@ describe("GET /audiences/{id}/formations: recovery at offset 0", () => {
 });
 
 describe("GET /audiences/{id}/formations/{formationId}", () => {
-  it.each([
-    ["owner", 200],
-    ["admin", 200],
-    ["member", 200],
-    ["teammate", 200],
-    ["studyViewer", 200],
-    ["outsider", 404],
-  ])("shows a shared Formation to %s: %i", async (as, status) => {
-    const r = await h.call("GET", one("main", fid("mainReady")), { as });
+  // A shared Formation shows to every viewer of the Audience, a private one to its creator only.
+  type Reader = [formation: string, as: string, status: number];
+  const readers: Reader[] = [
+    ...MAIN_VIEWERS.map((as): Reader => ["mainReady", as, 200]),
+    ["mainReady", "outsider", 404],
+    ["teammatePrivate", "teammate", 200],
+    ...["owner", "admin", "studyViewer"].map((as): Reader => ["teammatePrivate", as, 404]),
+  ];
+  it.each(readers)("shows %s to %s: %i", async (formation, as, status) => {
+    const r = await h.call("GET", one("main", fid(formation)), { as });
     expect(r.status).toBe(status);
     if (status === 404) expect(r.body.statusMessage).toBe("Formation not found");
-  });
-
-  it.each([
-    ["teammate", 200],
-    ["owner", 404],
-    ["admin", 404],
-    ["studyViewer", 404],
-  ])("shows a private Formation to its creator only (%s: %i)", async (as, status) => {
-    const r = await h.call("GET", one("main", fid("teammatePrivate")), { as });
-    expect(r.status).toBe(status);
   });
 
   it("answers 404 for another Audience's Formation, a deleted one and an unknown one", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { expectError } from "../../testing/harness.ts";
 import {
+  acceptedOperation,
   audience,
   detail,
   h,
@@ -41,9 +42,7 @@ describe("classifyInstruction", () => {
 describe("POST /audiences/{id}/recalibrate: operations", () => {
   withSimulator();
   it("accepts an adjustment with a queued receipt that runs on the clock and completes", async () => {
-    const res = await recalibrate("main", { instruction: "Focus on buyers at mid-sized firms" });
-    expect(res.status).toBe(202);
-    const op = res.body.data.operation;
+    const op = await acceptedOperation("main");
     expect(op).toMatchObject({ status: "queued", progress: 0, result: null, error: null });
     expect(op.id).toMatch(/^op_/);
     expect(op.requestKey).toMatch(/^rk_/);
@@ -343,9 +342,7 @@ describe("GET /audiences/{id}/recalibrate/operations/{operationId}", () => {
   withSimulator();
 
   it("answers the receipt at its statusUrl, on both prefixes, as the clock moves it to completed", async () => {
-    const accepted = await recalibrate("main", { instruction: "Focus on buyers at mid-sized firms" });
-    expect(accepted.status).toBe(202);
-    const op = accepted.body.data.operation;
+    const op = await acceptedOperation("main");
     expect(op.statusUrl).toBe(
       `/api/v1/audiences/${h.id("audiences", "main")}/recalibrate/operations/${op.id}`,
     );
@@ -376,8 +373,7 @@ describe("GET /audiences/{id}/recalibrate/operations/{operationId}", () => {
   });
 
   it("is readable by whoever may read the Audience, and 404 for anyone else or any other operation", async () => {
-    const accepted = await recalibrate("main", { instruction: "Focus on buyers at mid-sized firms" });
-    const { id, statusUrl } = accepted.body.data.operation;
+    const { id, statusUrl } = await acceptedOperation("main");
     expect((await h.call("GET", statusUrl, { as: "member" })).status).toBe(200);
     expect((await h.call("GET", statusUrl, { as: "teammate" })).status).toBe(200);
     const outsider = await h.call("GET", statusUrl, { as: "outsider" });

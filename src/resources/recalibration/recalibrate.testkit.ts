@@ -3,6 +3,7 @@
  * (`withSimulator` in a describe), the calls they make by handle, and what a refused request must
  * leave alone.
  */
+import { expect } from "vitest";
 import { type CallOptions, harnessEachTest } from "../../testing/harness.ts";
 
 /**
@@ -17,6 +18,15 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export const audience = (handle: string) => h.audience(handle);
 export const recalibrate = (handle: string, body: unknown, opts: CallOptions = {}) =>
   h.call("POST", `/api/v1/audiences/${h.id("audiences", handle)}/recalibrate`, { body, ...opts });
+/** The receipt of a recalibration of `handle` that must be accepted (202). */
+export async function acceptedOperation(
+  handle: string,
+  body: unknown = { instruction: "Focus on buyers at mid-sized firms" },
+) {
+  const res = await recalibrate(handle, body);
+  expect(res.status).toBe(202);
+  return res.body.data.operation;
+}
 export const replay = (handle: string, key: string, body: unknown = {}) =>
   recalibrate(handle, body, { headers: { [KEY]: key } });
 export const detail = async (handle: string) =>
