@@ -2,7 +2,7 @@ import net from "node:net";
 import { request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { scenarios } from "../../scenarios/index.ts";
-import { startCli as cli, freePort, killAllClis, type CliRun as Run } from "../testing/cli.ts";
+import { startCli as cli, freePort, killAllClis, type CliRun as Run, stopCli } from "../testing/cli.ts";
 
 async function waitFor(run: Run, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
   const deadline = Date.now() + timeoutMs;
@@ -41,8 +41,7 @@ describe("npm start (src/cli/main.ts)", () => {
     const [line] = await waitFor(run, /^\{.*"path":"\/api\/v1\/auth\/me".*\}$/m);
     expect(JSON.parse(line)).toMatchObject({ method: "GET", path: "/api/v1/auth/me", status: 200 });
 
-    run.child.kill("SIGTERM");
-    expect(await run.exit).toEqual({ code: 0, signal: null });
+    expect(await stopCli(run)).toEqual({ code: 0, signal: null });
     expect(run.stderr()).not.toMatch(/\[bug\]|\[server\]/);
   });
 

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { callJson as call, ROOT, serveCli } from "../testing/cli.ts";
+import { callJson as call, ROOT, serveCli, stopCli } from "../testing/cli.ts";
 import { tempDirForTests } from "../testing/temp-dir.ts";
 
 const tmp = tempDirForTests("sim-sandboxes-");
@@ -58,8 +58,7 @@ describe("sandboxes of the served program", () => {
     expect((await call(base, "GET", "/api/v1/auth/me", bearer(b))).status).toBe(200);
     const listed = (await call(base, "GET", "/__sim/sandboxes", op)).body as { id: string }[];
     expect(listed.map((s) => s.id)).toEqual([b.id]);
-    run.child.kill("SIGTERM");
-    expect((await run.exit).code).toBe(0);
+    expect((await stopCli(run)).code).toBe(0);
   }, 90_000);
 
   it("runs the conformance kit in a new sandbox, then deletes it; the default world is left alone", async () => {
@@ -83,8 +82,7 @@ describe("sandboxes of the served program", () => {
     expect(kit.stdout).toMatch(/sandbox [a-z2-7]{12}: deleted/);
     expect((await call(base, "GET", audience, owner)).body.data.name).toBe("The default world's own");
     expect((await call(base, "GET", "/__sim/sandboxes", op)).body).toEqual([]);
-    run.child.kill("SIGTERM");
-    await run.exit;
+    await stopCli(run);
   }, 150_000);
 
   it("names the sandbox in the request log; the sandbox's own journal is as the control plane documents it", async () => {
@@ -104,8 +102,7 @@ describe("sandboxes of the served program", () => {
       "x-sim-control-token": made.controlToken,
     });
     expect(Object.keys(journal.body[0]).sort()).toEqual(["at", "method", "ms", "path", "status", "userId"]);
-    run.child.kill("SIGTERM");
-    await run.exit;
+    await stopCli(run);
   }, 60_000);
 
   it("removes an idle sandbox after --sandbox-ttl even when no request comes; its keys then get 401", async () => {
@@ -121,8 +118,7 @@ describe("sandboxes of the served program", () => {
     const key = { authorization: `Bearer ${made.manifest.users.owner?.apiKey}` };
     expect((await call(base, "GET", "/api/v1/auth/me", key)).status).toBe(401);
     expect((await call(base, "GET", "/__sim/sandboxes", op)).body).toEqual([]);
-    run.child.kill("SIGTERM");
-    await run.exit;
+    await stopCli(run);
   }, 60_000);
 
   it("honours --max-sandboxes and --instance", async () => {
@@ -135,7 +131,6 @@ describe("sandboxes of the served program", () => {
     const second = await call(base, "POST", "/__sim/sandboxes", op, {});
     expect(second.status).toBe(429);
     expect(second.body).toMatchObject({ error: true, statusCode: 429 });
-    run.child.kill("SIGTERM");
-    await run.exit;
+    await stopCli(run);
   }, 60_000);
 });

@@ -15,7 +15,7 @@ import type { Manifest } from "../core/manifest.ts";
 import { createRng } from "../core/prng.ts";
 import { parseSnapshot, SNAPSHOT_VERSION, type Snapshot, SnapshotError } from "../core/snapshot.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
-import { startCli as cli, listening } from "../testing/cli.ts";
+import { startCli as cli, listening, stopCli } from "../testing/cli.ts";
 
 const KILL_MS = Number(process.env.ROBUSTNESS_KILL_MS ?? 25_000);
 const tmp = tempDirForTests("sim-persist-");
@@ -151,8 +151,7 @@ describe("--state-file", () => {
     const created = await http(origin, owner, "POST", "/api/v1/api-keys", { name: "persisted" });
     expect(created.status).toBe(201);
     const newKey = JSON.parse(created.text).key as string;
-    first.child.kill("SIGTERM");
-    expect((await first.exit).code).toBe(0);
+    expect((await stopCli(first)).code).toBe(0);
     const saved = await checkLoads(await readFile(file, "utf8"));
     expect(saved.state.tables.apiKeys?.length).toBe((initial.state.tables.apiKeys?.length ?? 0) + 1);
 
@@ -263,8 +262,7 @@ describe("--state-file", () => {
         ),
       );
       expect([...acknowledged].filter((n) => !names.has(n))).toEqual([]);
-      last.child.kill("SIGTERM");
-      expect((await last.exit).code).toBe(0);
+      expect((await stopCli(last)).code).toBe(0);
       await checkLoads(await readFile(file, "utf8"));
       console.log(
         `SIGKILL: ${iterations} kills, ${acknowledged.size} acknowledged keys, ${advances} clock moves and ${sandboxes.size} sandboxes (${[...sandboxes.values()].reduce((n, s) => n + s.names.size, 0)} keys in them), all kept; ${torn} torn records dropped`,

@@ -38,6 +38,12 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliR
   return { child, stdout: () => out, stderr: () => err, exit };
 }
 
+/** Stops a started CLI as Ctrl+C would (SIGTERM) and answers how it exited. */
+export function stopCli(run: CliRun): CliRun["exit"] {
+  run.child.kill("SIGTERM");
+  return run.exit;
+}
+
 /** Waits until a started CLI has printed its banner; answers the origin it listens on. */
 export async function listening(run: CliRun, timeoutMs = 30_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;

@@ -339,31 +339,34 @@ describe("POST .../formations/preview: failures", () => {
 });
 
 describe("POST .../formations/preview: member counts", () => {
+  /** The preview of `handle` states `meta` in JSON and as the stream's first event; answers the JSON. */
+  async function expectMeta(
+    handle: string,
+    meta: { memberCount: number; softWarn: boolean; hardCapExceeded: boolean },
+  ) {
+    const json = await preview(handle, { accept: "application/json" });
+    expect(json.body.data).toMatchObject(meta);
+    expect(events((await preview(handle)).text)[0]?.data).toEqual(meta);
+    return json.body.data;
+  }
+
   it("warns softly from 50 members", async () => {
     const main = h.audience("main");
-    const extra = h.audience("large")?.memberIds.slice(0, 5) ?? [];
-    main?.memberIds.push(...extra.slice(0, 4));
-    const at49 = await preview("main", { accept: "application/json" });
-    expect(at49.body.data).toMatchObject({ memberCount: 49, softWarn: false, hardCapExceeded: false });
-    main?.memberIds.push(extra[4] as string);
-    const at50 = await preview("main", { accept: "application/json" });
-    expect(at50.body.data).toMatchObject({ memberCount: 50, softWarn: true, hardCapExceeded: false });
-    const stream = events((await preview("main")).text);
-    expect(stream[0]?.data).toEqual({ memberCount: 50, softWarn: true, hardCapExceeded: false });
+    const extra = h.audience("large").memberIds.slice(0, 5);
+    main.memberIds.push(...extra.slice(0, 4));
+    await expectMeta("main", { memberCount: 49, softWarn: false, hardCapExceeded: false });
+    main.memberIds.push(extra[4] as string);
+    await expectMeta("main", { memberCount: 50, softWarn: true, hardCapExceeded: false });
   });
 
   it("flags more than 1000 members and still proposes", async () => {
-    const r = await preview("large", { accept: "application/json" });
-    expect(r.body.data).toMatchObject({ memberCount: 5200, softWarn: true, hardCapExceeded: true });
-    expect(isValidHypothesis(r.body.data.hypothesis)).toBe(true);
-    const lines = events((await preview("large")).text);
-    expect(lines[0]?.data).toEqual({ memberCount: 5200, softWarn: true, hardCapExceeded: true });
+    const data = await expectMeta("large", { memberCount: 5200, softWarn: true, hardCapExceeded: true });
+    expect(isValidHypothesis(data.hypothesis)).toBe(true);
   });
 
   it("proposes for an Audience without members", async () => {
-    const r = await preview("empty", { accept: "application/json" });
-    expect(r.body.data).toMatchObject({ memberCount: 0, softWarn: false, hardCapExceeded: false });
-    expect(isValidHypothesis(r.body.data.hypothesis)).toBe(true);
+    const data = await expectMeta("empty", { memberCount: 0, softWarn: false, hardCapExceeded: false });
+    expect(isValidHypothesis(data.hypothesis)).toBe(true);
   });
 });
 
