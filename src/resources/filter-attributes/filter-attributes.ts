@@ -87,27 +87,28 @@ export function parseFilters(raw: string | null): FilterSelection {
   return selection;
 }
 
-/** Facet order: the description's attribute keys, which `rawRow` mirrors (checked once at load, below it). */
+/** Facet order: the description's attribute keys, which `readRow` mirrors (checked once at load, below it). */
 const ROW_KEYS = FILTER_ATTRIBUTE_KEYS;
 const FACETS = ROW_KEYS.length;
 
 /**
- * A Mind's raw values in facet order. Named property reads, not keyed ones: attribute objects come in
- * many shapes, and this runs for every Mind of an index.
+ * A Mind's raw values in facet order, written into `row`: one scratch row for a whole index, since this runs
+ * for every Mind of one. Named property reads, not keyed ones: attribute objects come in many shapes.
  */
-const rawRow = (a: FilterAttributes): unknown[] => [
-  a.perspective,
-  a.industry,
-  a.role,
-  a.country,
-  a.companySize,
-  a.technology,
-  a.businessModel,
-];
+function readRow(a: FilterAttributes, row: unknown[]): unknown[] {
+  row[0] = a.perspective;
+  row[1] = a.industry;
+  row[2] = a.role;
+  row[3] = a.country;
+  row[4] = a.companySize;
+  row[5] = a.technology;
+  row[6] = a.businessModel;
+  return row;
+}
 
 for (const [f, key] of ROW_KEYS.entries())
-  if (rawRow({ [key]: key } as FilterAttributes)[f] !== key || rawRow({}).length !== FACETS)
-    throw new Error(`filter-attributes: rawRow()[${f}] is not ${key}`);
+  if (readRow({ [key]: key } as FilterAttributes, [])[f] !== key || readRow({}, []).length !== FACETS)
+    throw new Error(`filter-attributes: readRow()[${f}] is not ${key}`);
 
 /** A value counts only as a non-empty string; anything else is "no value". */
 const isValue = (v: unknown): v is string => typeof v === "string" && v !== "";
@@ -234,8 +235,9 @@ function walkCells(
   visit: (at: number, f: number, v: unknown) => boolean,
 ): number {
   let attributed = 0;
+  const row: unknown[] = new Array(FACETS);
   for (let i = 0, at = 0; i < read.length; i++) {
-    const row = rawRow((read[i] as IndexedMind).attributes);
+    readRow((read[i] as IndexedMind).attributes, row);
     let any = false;
     for (let f = 0; f < FACETS; f++, at++) {
       const v = row[f];
