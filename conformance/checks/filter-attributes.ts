@@ -120,7 +120,12 @@ export const largeAudience = check("domain/filter-truncation", ["filters/truncat
         `totalMinds ${d.totalMinds} with truncated ${d.truncated}`,
         ex,
       );
-      ctx.expect(d.mindIds.length <= 5000, "filters/truncation", `${d.mindIds.length} mindIds returned`, ex);
+      ctx.expect(
+        d.mindIds.length <= LIMITS.mindsRead,
+        "filters/truncation",
+        `${d.mindIds.length} mindIds returned`,
+        ex,
+      );
       ctx.coverage.limit("getFilterAttributes:x-max-minds-read");
     }
   },

@@ -153,9 +153,9 @@ export const bodySizes = check("limits/body-size", ["input/body-size-413"], {
       params: { audienceId },
       as: ctx.as("owner"),
       headers: { "content-type": "application/json", accept: "application/json" },
-      body: padded(JSON.stringify({ userInput: "Split them by country" }), 65536),
+      body: padded(JSON.stringify({ userInput: "Split them by country" }), LIMITS.previewBody),
     });
-    ctx.expectStatus(preview, 200, "input/body-size-413", "a valid 64 KiB preview");
+    ctx.expectStatus(preview, 200, "input/body-size-413", `a valid preview of ${LIMITS.previewBody} bytes`);
   },
 });
 

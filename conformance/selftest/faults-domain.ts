@@ -1,6 +1,7 @@
 /**
  * Faults against the domain checks: rules of the API description that no schema states.
  */
+import { LIMITS } from "../../src/contract/limits.ts";
 import { identity, keyAccess, keySecrets, selfDelete } from "../checks/api-keys.ts";
 import { audienceDelete, fileRedaction, followRules, updateRules, visibility } from "../checks/audiences.ts";
 import { checkout } from "../checks/checkout.ts";
@@ -233,15 +234,15 @@ export const DOMAIN_FAULTS: FaultCase[] = [
     },
   }),
   ...casesOf(largeAudience, {
-    "filter attributes of an Audience over 5000 Minds not marked truncated": editWhen(
+    "filter attributes of an Audience over the Minds read per request not marked truncated": editWhen(
       on("GET", /\/filter-attributes$/),
       (b) => {
-        if (b?.data && b.data.totalMinds > 5000) b.data.truncated = false;
+        if (b?.data && b.data.totalMinds > LIMITS.mindsRead) b.data.truncated = false;
       },
     ),
   }),
   ...casesOf(largePreview, {
-    "preview of an Audience over 1000 members without hardCapExceeded": async (req, next) => {
+    "preview of an Audience past the hard cap without hardCapExceeded": async (req, next) => {
       const res = await next(req);
       return is(req, "POST", /\/formations\/preview$/) &&
         res.headers.get("content-type")?.includes("application/json")

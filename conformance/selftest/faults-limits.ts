@@ -2,6 +2,7 @@
  * Faults against the limit checks.
  */
 
+import { LIMITS } from "../../src/contract/limits.ts";
 import {
   bodySizes,
   duplicateLimits,
@@ -37,12 +38,12 @@ export const LIMITS_FAULTS: FaultCase[] = [
     },
   }),
   ...casesOf(memberIdCount, {
-    "1001 member IDs accepted": async (req, next) => {
+    "one member ID past the limit accepted": async (req, next) => {
       if (!is(req, "POST", /\/members$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
       const b = json as { mindIds?: string[] } | undefined;
-      if (b?.mindIds && b.mindIds.length > 1000)
-        return next(withBody(copy, { mindIds: b.mindIds.slice(0, 1000) }));
+      if (b?.mindIds && b.mindIds.length > LIMITS.mindIdsBeforeDeduplication)
+        return next(withBody(copy, { mindIds: b.mindIds.slice(0, LIMITS.mindIdsBeforeDeduplication) }));
       return next(copy);
     },
   }),
@@ -63,8 +64,8 @@ export const LIMITS_FAULTS: FaultCase[] = [
       if (!is(req, "POST", /\/preview$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
       const b = json as { userInput?: string } | undefined;
-      if (b?.userInput && b.userInput.trim().length > 2000)
-        return next(withBody(copy, { ...b, userInput: b.userInput.trim().slice(0, 2000) }));
+      if (b?.userInput && b.userInput.trim().length > LIMITS.userInput)
+        return next(withBody(copy, { ...b, userInput: b.userInput.trim().slice(0, LIMITS.userInput) }));
       return next(copy);
     },
   }),
@@ -73,14 +74,14 @@ export const LIMITS_FAULTS: FaultCase[] = [
       if (!is(req, "POST", /\/api-keys$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
       const b = json as { name?: unknown } | undefined;
-      if (typeof b?.name === "string" && b.name.trim().length > 100)
-        return next(withBody(copy, { name: b.name.trim().slice(0, 100) }));
+      if (typeof b?.name === "string" && b.name.trim().length > LIMITS.apiKeyName)
+        return next(withBody(copy, { name: b.name.trim().slice(0, LIMITS.apiKeyName) }));
       return next(copy);
     },
   }),
   ...casesOf(bodySizes, {
-    "a body of exactly 64 KiB refused with 413": async (req, next) => {
-      if (Number(req.headers.get("content-length")) === 65536)
+    "a body of exactly x-max-body-bytes refused with 413": async (req, next) => {
+      if (Number(req.headers.get("content-length")) === LIMITS.previewBody)
         return envelope(413, "Payload Too Large", pathOf(req));
       return next(req);
     },
@@ -103,9 +104,9 @@ export const LIMITS_FAULTS: FaultCase[] = [
   ...casesOf(duplicateLimits, {
     "129-character idempotency key honoured (not ignored)": async (req, next) => {
       const key = req.headers.get("x-service-idempotency-key");
-      if (!key || key.length <= 128) return next(req);
+      if (!key || key.length <= LIMITS.idempotencyKey) return next(req);
       const headers = new Headers(req.headers);
-      headers.set("x-service-idempotency-key", key.slice(0, 128));
+      headers.set("x-service-idempotency-key", key.slice(0, LIMITS.idempotencyKey));
       return next(new Request(req.url, { method: req.method, headers, body: await req.text() }));
     },
   }),

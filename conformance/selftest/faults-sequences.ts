@@ -4,6 +4,7 @@
  * below, a query variant and the read without it.
  */
 
+import { LIMITS } from "../../src/contract/limits.ts";
 import { membersPreview } from "../checks/audiences.ts";
 import { collaboratorRemoval } from "../checks/collaborators.ts";
 import { duplicateContents, duplicatePlanLimit, duplicateReplay } from "../checks/duplicate.ts";
@@ -147,11 +148,11 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
     },
   }),
   ...casesOf(previewSoftWarn, {
-    "softWarn only above 50 members": async (req, next) => {
+    "softWarn only above its threshold, not from it": async (req, next) => {
       const res = await next(req);
       if (!is(req, "POST", /\/formations\/preview$/)) return res;
       return editJson(res, (b) => {
-        if (b?.data) b.data.softWarn = b.data.memberCount > 50;
+        if (b?.data) b.data.softWarn = b.data.memberCount > LIMITS.previewSoftWarnFrom;
       });
     },
   }),
@@ -234,7 +235,7 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
     "a direct member may recalibrate the Audience": servedAsOwner("member", "POST", /\/recalibrate$/),
   }),
   ...casesOf(formationRefusals, {
-    "a Formation of an Audience over 1000 members is made (no FORMATION_CAP)": async (req, next, env) => {
+    "a Formation of an Audience past the member cap is made (no FORMATION_CAP)": async (req, next, env) => {
       const large = env.sim.manifest().audiences.large?.id;
       if (!is(req, "POST", /\/formations$/) || !pathOf(req).includes(String(large))) return next(req);
       return answer(

@@ -4,7 +4,7 @@
  *
  * Order of checks: the Audience must be viewable (404 `Audience not found`), then `Accept` must allow
  * `application/x-ndjson` or `application/json` (406, before the body is read and before any generation),
- * then the body (413 over 64 KiB, 400 `Invalid JSON body`, 400 `Invalid preview input`).
+ * then the body (413 over its x-max-body-bytes, 400 `Invalid JSON body`, 400 `Invalid preview input`).
  *
  * Negotiation uses the `negotiator` package: quality weights, wildcards and media parameters are
  * respected; the stream is offered first, so no `Accept` (or an empty one, or `*` / `*` with no other

@@ -27,8 +27,8 @@
  * Operations (research and selection mode): 202 with a receipt; per Audience they run one at a time in
  * order (queued, running after OPERATION_START_MS with progress 10, then +20 every OPERATION_STEP_MS,
  * completed at 100). `calibration.active` is true while any operation is queued or running, or while Go
- * deeper recalibrates members. The request key is the `x-service-idempotency-key` header (at most 128
- * characters; blank or longer keys are ignored) or a fresh `rk_…` key; keys are scoped per Audience and
+ * deeper recalibrates members. The request key is the `x-service-idempotency-key` header (up to the
+ * contract's length; blank or longer keys are ignored) or a fresh `rk_…` key; keys are scoped per Audience and
  * retained. Sending a known key (fresh keys included) again returns that operation's receipt without new
  * work: 200 once it is completed or failed, 202 while it is queued or running. `statusUrl` is
  * `{prefix}/audiences/{id}/recalibrate/operations/{operationId}` (under the prefix the operation was
