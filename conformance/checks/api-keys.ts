@@ -20,65 +20,69 @@ export const identity = check("domain/identity", ["keys/me"], {
   },
 });
 
-export const keySecrets = check("domain/api-key-secrets", ["keys/secret-once", "keys/listing-order"], {
-  needs: { roles: ["owner"] },
-  mutates: true,
-  async run(ctx) {
-    const created = await newKey(ctx, "owner", "secret-check");
-    if (!ctx.expectStatus(created, 201, "keys/secret-once", "create")) return;
-    const { id, key } = created.body ?? {};
-    if (typeof id === "string") deleteKeyLater(ctx, id);
-    if (
-      !ctx.expect(
-        typeof key === "string" && key.startsWith("service_"),
-        "keys/secret-once",
-        "the creation response has no service_ key",
-        created,
+export const keySecrets = check(
+  "domain/api-key-secrets",
+  ["keys/secret-once", "keys/listing-order", "keys/own-account-only"],
+  {
+    needs: { roles: ["owner"] },
+    mutates: true,
+    async run(ctx) {
+      const created = await newKey(ctx, "owner", "secret-check");
+      if (!ctx.expectStatus(created, 201, "keys/secret-once", "create")) return;
+      const { id, key } = created.body ?? {};
+      if (typeof id === "string") deleteKeyLater(ctx, id);
+      if (
+        !ctx.expect(
+          typeof key === "string" && key.startsWith("service_"),
+          "keys/secret-once",
+          "the creation response has no service_ key",
+          created,
+        )
       )
-    )
-      return;
-    const me = await ctx.call({ op: "getMe", as: { key, label: "new" } });
-    ctx.expectStatus(me, 200, "keys/secret-once", "the new key");
-    for (const role of ["owner", "teammate"] as Role[]) {
-      if (!ctx.target.has(role)) continue;
-      const list = await ctx.call({ op: "listApiKeys", as: ctx.as(role) });
-      if (list.status !== 200) continue;
-      ctx.expect(
-        !list.text.includes(key),
-        "keys/secret-once",
-        `the secret of the new key appears in ${role}'s listing`,
-        list,
-      );
-      const items = Array.isArray(list.body) ? list.body : [];
-      ctx.expect(
-        !items.some((k: Record<string, unknown>) => "key" in k),
-        "keys/secret-once",
-        "a listed key carries a `key` field",
-        list,
-      );
-      ctx.expect(
-        sortedDesc(items.map((k: { createdAt: string }) => k.createdAt)),
-        "keys/listing-order",
-        "the listing is not ordered by createdAt descending",
-        list,
-      );
-      if (role === "owner")
+        return;
+      const me = await ctx.call({ op: "getMe", as: { key, label: "new" } });
+      ctx.expectStatus(me, 200, "keys/secret-once", "the new key");
+      for (const role of ["owner", "teammate"] as Role[]) {
+        if (!ctx.target.has(role)) continue;
+        const list = await ctx.call({ op: "listApiKeys", as: ctx.as(role) });
+        if (list.status !== 200) continue;
         ctx.expect(
-          items.some((k: { id: string }) => k.id === id),
+          !list.text.includes(key),
+          "keys/secret-once",
+          `the secret of the new key appears in ${role}'s listing`,
+          list,
+        );
+        const items = Array.isArray(list.body) ? list.body : [];
+        ctx.expect(
+          !items.some((k: Record<string, unknown>) => "key" in k),
+          "keys/secret-once",
+          "a listed key carries a `key` field",
+          list,
+        );
+        ctx.expect(
+          sortedDesc(items.map((k: { createdAt: string }) => k.createdAt)),
           "keys/listing-order",
-          "the new key is not listed",
+          "the listing is not ordered by createdAt descending",
           list,
         );
-      else
-        ctx.expect(
-          !items.some((k: { id: string }) => k.id === id),
-          "keys/own-account-only",
-          "another account's listing shows the owner's new key",
-          list,
-        );
-    }
+        if (role === "owner")
+          ctx.expect(
+            items.some((k: { id: string }) => k.id === id),
+            "keys/listing-order",
+            "the new key is not listed",
+            list,
+          );
+        else
+          ctx.expect(
+            !items.some((k: { id: string }) => k.id === id),
+            "keys/own-account-only",
+            "another account's listing shows the owner's new key",
+            list,
+          );
+      }
+    },
   },
-});
+);
 
 export const keyAccess = check("domain/api-key-access", ["keys/subscription-sso", "keys/own-account-only"], {
   needs: { roles: ["owner", "outsider", "sso", "teammate"] },

@@ -3,6 +3,7 @@
  * and must be reported by the matching check.
  */
 import { describe, expect, it } from "vitest";
+import { UNDECLARED_RULE } from "../lib/context.ts";
 import { FAULTS } from "./faults.ts";
 import { brokenServer, runAll } from "./harness.ts";
 
@@ -18,6 +19,9 @@ describe("each deliberate fault is reported by its check", () => {
       const server = await brokenServer(c.fault, 7, c.layer);
       try {
         const found = await runAll(c.checks, server.info);
+        expect(
+          found.filter((v) => v.rule.includes(UNDECLARED_RULE)).map((v) => `${v.check}: ${v.rule}`),
+        ).toEqual([]);
         const hit = found.filter((v) => v.check.startsWith(c.reportedBy));
         expect(
           hit.length,
