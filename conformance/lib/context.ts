@@ -8,7 +8,7 @@ import { operations, responseViolations } from "./contract.ts";
 import { Coverage } from "./coverage.ts";
 import { type CallSpec, type Credentials, Exchange, HttpClient, sleep } from "./http.ts";
 import { type Violation, type ViolationInput, violation } from "./report.ts";
-import { RULES, type RuleId, ruleOperations } from "./rules.ts";
+import { RULES, type RuleId, ruleOperations, ruleSection } from "./rules.ts";
 import type { Role, TargetInfo } from "./target.ts";
 
 export interface Needs {
@@ -66,7 +66,9 @@ export const UNDECLARED_RULE = "[kit: not among the check's rules]";
 export type RuleRef = RuleId | (string & {});
 
 export function ruleText(rule: RuleRef): string {
-  return Object.hasOwn(RULES, rule) ? `${RULES[rule as RuleId][1]} (${rule})` : rule;
+  if (!Object.hasOwn(RULES, rule)) return rule;
+  const id = rule as RuleId;
+  return `${RULES[id][1]} (${id}; the description's ${ruleSection(id)})`;
 }
 
 export class Target {

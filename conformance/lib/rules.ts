@@ -240,6 +240,48 @@ export const RULES = {
 
 export type RuleId = keyof typeof RULES;
 
+/**
+ * Where the API description states each rule: the section of the rule's family, or of the rule itself where
+ * it sits elsewhere. A violation names it, so that the reader finds the sentence the line sums up.
+ */
+const FAMILY_SECTIONS: Record<string, string> = {
+  contract: "Endpoints",
+  errors: "Errors › Format",
+  auth: "Authentication",
+  ids: "Errors › Status codes",
+  access: "Authentication",
+  input: "Errors › Status codes",
+  http: "Errors",
+  versioning: "Versioning",
+  limits: "Limits",
+  keys: "Endpoints › Identity and API keys",
+  audience: "Endpoints › Audiences: read, update, delete",
+  duplicate: "Endpoints › Audiences: duplicate, follow",
+  collaborators: "Endpoints › Audiences: collaborators",
+  members: "Endpoints › Audiences: members",
+  filters: "Endpoints › Audiences: filter attributes",
+  formations: "Endpoints › Audiences: Formations",
+  preview: "Endpoints › Audiences: Formations",
+  progress: "Endpoints › Audiences: progress",
+  research: "States and transitions › Research stage",
+  recalibrate: "Endpoints › Audiences: recalibrate",
+  exports: "Endpoints › Audiences: exports",
+  checkout: "Endpoints › Hosted checkout (ACP)",
+};
+const RULE_SECTIONS: Partial<Record<RuleId, string>> = {
+  "input/body-size-413": "Limits",
+  "keys/subscription-sso": "Authentication",
+  "audience/follow": "Endpoints › Audiences: duplicate, follow",
+  "members/plan-cap": "Errors › Plan-limit error (403)",
+  "duplicate/plan-limit": "Errors › Plan-limit error (403)",
+  "formations/lifecycle": "States and transitions › Formation status",
+  "preview/stream": "Events",
+};
+
+export function ruleSection(id: RuleId): string {
+  return RULE_SECTIONS[id] ?? (FAMILY_SECTIONS[id.split("/")[0] as string] as string);
+}
+
 /** The operations a rule governs (every operation for `*`). */
 export function ruleOperations(id: RuleId, all: readonly string[]): string[] {
   const ops = RULES[id][0] as string;

@@ -1,7 +1,7 @@
 /** Every rule of the catalogue is covered by a check, and every check names only rules that exist. */
 import { expect, it } from "vitest";
 import { allChecks } from "../checks/index.ts";
-import { RULES } from "../lib/rules.ts";
+import { RULES, type RuleId, ruleSection } from "../lib/rules.ts";
 
 it("every rule of the description's catalogue has a check", () => {
   const covered = new Set(allChecks.flatMap((c) => c.rules));
@@ -10,4 +10,9 @@ it("every rule of the description's catalogue has a check", () => {
 
 it("every check covers at least one rule", () => {
   expect(allChecks.filter((c) => c.rules.length === 0).map((c) => c.name)).toEqual([]);
+});
+
+it("names for every rule the section of the description that states it", () => {
+  const ids = Object.keys(RULES) as RuleId[];
+  expect(ids.filter((r) => !ruleSection(r))).toEqual([]);
 });
