@@ -5,7 +5,7 @@
 import type { Scenario } from "../../scenarios/builder.ts";
 import { constantTimeEqual } from "./auth.ts";
 import { parseJson, readCapped } from "./body.ts";
-import { ApiError, badRequest } from "./errors.ts";
+import { ApiError, badRequest, methodNotAllowed } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest } from "./exchange.ts";
 import type { FaultInput, Faults } from "./faults.ts";
 import type { Journal } from "./journal.ts";
@@ -93,10 +93,14 @@ export async function handleControl(request: SimRequest, url: URL, deps: Control
     if (tokens.length > 0 && (given === null || !tokens.some((t) => constantTimeEqual(given, t)))) {
       throw new ApiError(401, "Missing or wrong x-sim-control-token");
     }
-    const handler = handlers[`${request.method} ${url.pathname}`];
+    // HEAD is GET without the body, which the engine drops.
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    const handler = handlers[`${method} ${url.pathname}`];
     if (!handler) {
-      const known = Object.keys(handlers).some((k) => k.endsWith(` ${url.pathname}`));
-      throw known ? new ApiError(405, "Method Not Allowed") : new ApiError(404, "Not Found");
+      const allowed = Object.keys(handlers)
+        .filter((k) => k.endsWith(` ${url.pathname}`))
+        .flatMap((k) => (k.startsWith("GET ") ? ["GET", "HEAD"] : [k.split(" ")[0] as string]));
+      throw allowed.length > 0 ? methodNotAllowed(allowed) : new ApiError(404, "Not Found");
     }
     return await handler(await readObject(request), url, deps);
   } catch (error) {

@@ -133,7 +133,11 @@ describe("the control plane", () => {
     }
     expect((await h.call("POST", "/__sim/reset", { as: null, raw: "{nope" })).status).toBe(400);
     expect((await h.call("GET", "/__sim/nothing", { as: null })).status).toBe(404);
-    expect((await h.call("PUT", "/__sim/manifest", { as: null })).status).toBe(405);
+    const wrong = await h.call("PUT", "/__sim/manifest", { as: null });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("GET, HEAD");
+    const head = await h.call("HEAD", "/__sim/manifest", { as: null });
+    expect([head.status, head.text]).toEqual([200, ""]);
   });
 
   it("requires the control token when one is set, and disappears when turned off", async () => {

@@ -5,7 +5,7 @@ import { authenticate, type Caller } from "./auth.ts";
 import { type BodyResult, DEFAULT_MAX_BODY_BYTES, isJsonType, parseJson, readCapped } from "./body.ts";
 import type { Change, RequestChange } from "./changes.ts";
 import { handleControl, tokenList } from "./control.ts";
-import { ApiError, unauthorized } from "./errors.ts";
+import { ApiError, methodNotAllowed, unauthorized } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest, toResponse } from "./exchange.ts";
 import { Faults } from "./faults.ts";
 import { Journal, type JournalEntry } from "./journal.ts";
@@ -266,7 +266,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     const match = router.match(request.method, path);
     if (match.kind === "not-found") return renderError(new ApiError(404, "Not Found"), path, {});
     if (match.kind === "method-not-allowed") {
-      return renderError(new ApiError(405, "Method Not Allowed"), path, { allow: match.allowed.join(", ") });
+      return renderError(methodNotAllowed(match.allowed), path, {});
     }
     const { op, params, prefix } = match;
     const headers: Record<string, string> = op.isPrivate ? { "cache-control": "private, no-store" } : {};
@@ -318,7 +318,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       }
       return renderReply(await changing(() => change(ctx, spec, raw, recorded, undefined)), headers);
     } catch (error) {
-      if (error instanceof ApiError) return renderError(error, path, { ...headers, ...error.headers });
+      if (error instanceof ApiError) return renderError(error, path, headers);
       throw error;
     }
   }

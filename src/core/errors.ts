@@ -93,3 +93,8 @@ export function planLimit(limitType: LimitType, currentPlan: Plan, limit: number
     current,
   });
 }
+
+/** 405, naming in Allow the methods the path does serve (RFC 9110 requires it). */
+export function methodNotAllowed(allowed: readonly string[]): ApiError {
+  return new ApiError(405, "Method Not Allowed", undefined, { allow: allowed.join(", ") });
+}

@@ -9,8 +9,9 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   return new Answer(status, { "content-type": JSON_TYPE, ...headers }, JSON.stringify(body));
 }
 
+/** An error as the envelope, with the operation's `headers` and the error's own (Allow, Retry-After, Vary). */
 export function renderError(error: ApiError, path: string, headers: Record<string, string>): Answer {
-  return json(error.status, error.toEnvelope(path), headers);
+  return json(error.status, error.toEnvelope(path), { ...headers, ...error.headers });
 }
 
 /** A Reply becomes JSON (or an empty 204); a Response from a streaming handler gets the headers added. */

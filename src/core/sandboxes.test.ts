@@ -184,7 +184,9 @@ describe("sandboxes", () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.statusMessage).toContain("Known scenarios");
     expect((await call("POST", "/__sim/sandboxes", { body: { seed: -1 } })).status).toBe(400);
-    expect((await call("PUT", "/__sim/sandboxes")).status).toBe(405);
+    const wrong = await call("PUT", "/__sim/sandboxes");
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("GET, HEAD, POST");
     // Asked for at once: the worlds build concurrently, and still only two are made.
     const at = await Promise.all([1, 2, 3].map(() => call("POST", "/__sim/sandboxes", { body: {} })));
     expect(at.map((r) => r.status).sort()).toEqual([201, 201, 429]);

@@ -14,7 +14,7 @@
 import { bearerKey, constantTimeEqual } from "./auth.ts";
 import { readObject, worldChoice } from "./control.ts";
 import type { Simulator } from "./engine.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, methodNotAllowed } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest, toResponse } from "./exchange.ts";
 import type { Manifest } from "./manifest.ts";
 import { json, renderError } from "./render.ts";
@@ -206,7 +206,7 @@ export class SandboxHost {
           200,
           [...this.live.values()].map((sb) => this.describe(sb.record)),
         );
-      throw new ApiError(405, "Method Not Allowed");
+      throw methodNotAllowed(["GET", "HEAD", "POST"]);
     }
     const m = CONTROL_PATH.exec(path);
     const sb = m ? this.live.get(m[1] as string) : undefined;
@@ -222,7 +222,7 @@ export class SandboxHost {
       }
       if (request.method === "GET" || request.method === "HEAD")
         return json(200, { ...this.describe(sb.record), manifest: sb.sim.manifest() });
-      throw new ApiError(405, "Method Not Allowed");
+      throw methodNotAllowed(["GET", "HEAD", "DELETE"]);
     }
     return sb.sim.handle(moved(request, url, `/__sim${rest}`));
   }
