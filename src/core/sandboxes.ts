@@ -129,13 +129,27 @@ export class SandboxHost {
     // With no sandbox alive (the common case) the default world's requests take no step more than they
     // would without sandboxes: no parse, no await.
     if (this.live.size === 0 && !request.url.includes("/sandboxes")) return this.options.main.handle(request);
+    if (this.sweepDue()) return this.sweep().then(() => this.route(request));
     return this.route(request);
   };
 
-  private async route(request: SimRequest): Promise<Outcome> {
+  private route(request: SimRequest): Promise<Outcome> {
+    // An API request names no sandbox path and no control plane: its key alone routes it, with no parse.
+    if (!request.url.includes("/sandboxes") && !request.url.includes("/__sim")) return this.byKey(request);
+    return this.byPath(request);
+  }
+
+  private byKey(request: SimRequest): Promise<Outcome> {
+    const key = bearerKey(request.headers.get("authorization"));
+    const id = key === null ? null : sandboxOfKey(key);
+    // A key of no live sandbox is no key of the default world either: it gets that world's 401.
+    const sb = id === null ? undefined : this.touch(id);
+    return (sb ? sb.sim : this.options.main).handle(request);
+  }
+
+  private async byPath(request: SimRequest): Promise<Outcome> {
     const url = URL.parse(request.url);
     if (url === null) return this.options.main.handle(request);
-    if (this.options.idleTtlMs != null) await this.sweep();
     const path = url.pathname;
     if (path === "/__sim/sandboxes" || path.startsWith("/__sim/sandboxes/")) {
       try {
@@ -153,13 +167,7 @@ export class SandboxHost {
       if (!sb) return renderError(new ApiError(404, "Not Found"), path, {});
       return sb.sim.handle(moved(request, url, rest));
     }
-    if (path !== "/__sim" && !path.startsWith("/__sim/")) {
-      const key = bearerKey(request.headers.get("authorization"));
-      const id = key === null ? null : sandboxOfKey(key);
-      // A key of no live sandbox is no key of the default world either: it gets that world's 401.
-      const sb = id === null ? undefined : this.touch(id);
-      if (sb) return sb.sim.handle(request);
-    }
+    if (path !== "/__sim" && !path.startsWith("/__sim/")) return this.byKey(request);
     return this.options.main.handle(request);
   }
 
@@ -174,10 +182,15 @@ export class SandboxHost {
    */
   async sweep(): Promise<void> {
     const ttl = this.options.idleTtlMs;
+    if (ttl == null || !this.sweepDue()) return;
     const now = this.options.wall();
-    if (ttl == null || now - this.lastSweep < Math.min(1000, ttl)) return;
     this.lastSweep = now;
     for (const [id, sb] of this.live) if (now - sb.record.lastUsedAt > ttl) await this.remove(id);
+  }
+
+  private sweepDue(): boolean {
+    const ttl = this.options.idleTtlMs;
+    return ttl != null && this.options.wall() - this.lastSweep >= Math.min(1000, ttl);
   }
 
   private touch(id: string): Live | undefined {
