@@ -6,21 +6,19 @@
  * (`.ci/run` installs Debian's).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { callJson as call, freePort, killAllClis, ROOT, serveCli } from "../testing/cli.ts";
+import { callJson as call, freePort, ROOT, serveCli } from "../testing/cli.ts";
+import { tempDirForTests } from "../testing/temp-dir.ts";
 
 const NGINX = ["/usr/sbin/nginx", "nginx"].find((bin) => spawnSync(bin, ["-v"]).error === undefined);
 if (!NGINX) console.warn("proxy.test: nginx is not installed (apt-get install nginx-light); skipped");
 
-const dir = mkdtempSync(join(tmpdir(), "sim-proxy-"));
+const tmp = tempDirForTests("sim-proxy-");
 let nginx: ChildProcess | null = null;
 afterAll(() => {
   nginx?.kill("SIGKILL");
-  killAllClis();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const serve = (instance: string) => serveCli(["--quiet", "--control-token", "op", "--instance", instance]);
@@ -34,12 +32,21 @@ describe.skipIf(!NGINX)("two processes behind nginx (deploy/nginx.conf)", () => 
       .replaceAll("sim-b:4010", `127.0.0.1:${b.port}`)
       .replace("listen 8080;", `listen 127.0.0.1:${frontPort};`);
     expect(conf).not.toMatch(/sim-[ab]:4010|listen 8080/);
-    mkdirSync(join(dir, "logs"));
-    chmodSync(dir, 0o777);
-    writeFileSync(join(dir, "nginx.conf"), conf);
+    mkdirSync(join(tmp.path, "logs"));
+    chmodSync(tmp.path, 0o777);
+    writeFileSync(join(tmp.path, "nginx.conf"), conf);
     nginx = spawn(
       NGINX as string,
-      ["-p", `${dir}/`, "-c", "nginx.conf", "-e", "logs/error.log", "-g", "daemon off; pid logs/nginx.pid;"],
+      [
+        "-p",
+        `${tmp.path}/`,
+        "-c",
+        "nginx.conf",
+        "-e",
+        "logs/error.log",
+        "-g",
+        "daemon off; pid logs/nginx.pid;",
+      ],
       {
         stdio: ["ignore", "ignore", "pipe"],
       },

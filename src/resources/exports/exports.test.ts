@@ -1,6 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import ExcelJS from "exceljs";
 import JSZip from "jszip";
@@ -10,6 +9,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { UPLOADED_FILE_URL_PREFIX } from "../../../fixtures/index.ts";
 import { checkResponse } from "../../contract/responses.ts";
 import { expectError, type Harness, harness } from "../../testing/harness.ts";
+import { tempDirForTests } from "../../testing/temp-dir.ts";
 import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "./routes.ts";
 
 let h: Harness;
@@ -68,6 +68,8 @@ async function zipOf(bytes: Uint8Array) {
 
 const audienceName = (handle: string) => h.audience(handle)?.name ?? "";
 const memberCount = (handle: string) => h.audience(handle)?.memberIds.length ?? 0;
+
+const tmp = tempDirForTests("exports-test-");
 
 describe("export lifecycle, every offered format", () => {
   it.each([
@@ -299,16 +301,11 @@ describe("document content", () => {
       expect(text).toContain("Answer-share agreement");
       expect(text).toContain("Composition check");
     } else {
-      const dir = mkdtempSync(join(tmpdir(), "exports-test-"));
-      try {
-        const file = join(dir, "report.pdf");
-        writeFileSync(file, bytes);
-        // qpdf exits 0 for a clean file (2 for errors, 3 for warnings).
-        const check = spawnSync("qpdf", ["--check", file]);
-        expect(check.status, check.stdout.toString()).toBe(0);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      const file = join(tmp.path, "report.pdf");
+      writeFileSync(file, bytes);
+      // qpdf exits 0 for a clean file (2 for errors, 3 for warnings).
+      const check = spawnSync("qpdf", ["--check", file]);
+      expect(check.status, check.stdout.toString()).toBe(0);
     }
   });
 
@@ -336,20 +333,15 @@ else:
     }
     const ready = await exportReady("main", "validation_report", format);
     const { bytes } = await download(ready.downloadUrl);
-    const dir = mkdtempSync(join(tmpdir(), "exports-test-"));
-    try {
-      const file = join(dir, `report.${format}`);
-      writeFileSync(file, bytes);
-      const out = execFileSync(PYTHON, ["-c", READ_OOXML, format, file]).toString("utf8").trim();
-      const title = `${audienceName("main")}: validation report`;
-      if (format === "xlsx")
-        expect(out).toBe(
-          `${title} | Summary,Score calculation,KPIs,Answer shares,Composition,Provenance | Answer-share agreement 0.84 0.79 0.88`,
-        );
-      else expect(out).toMatch(new RegExp(`^${title} \\| Title \\| \\d+$`));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const file = join(tmp.path, `report.${format}`);
+    writeFileSync(file, bytes);
+    const out = execFileSync(PYTHON, ["-c", READ_OOXML, format, file]).toString("utf8").trim();
+    const title = `${audienceName("main")}: validation report`;
+    if (format === "xlsx")
+      expect(out).toBe(
+        `${title} | Summary,Score calculation,KPIs,Answer shares,Composition,Provenance | Answer-share agreement 0.84 0.79 0.88`,
+      );
+    else expect(out).toMatch(new RegExp(`^${title} \\| Title \\| \\d+$`));
   });
 });
 
