@@ -3,7 +3,7 @@
  */
 import { LIMITS } from "../../src/contract/limits.ts";
 import { type CheckContext, check } from "../lib/context.ts";
-import { fresh, sandboxCopy } from "../lib/helpers.ts";
+import { duplicateAs, fresh } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
 import type { RuleId } from "../lib/rules.ts";
 
@@ -17,23 +17,21 @@ interface Sandbox {
  * A check of recalibration run on a private copy of main, owned by the team-plan caller (recalibration
  * changes members, so never the target's own Audience); it ends quietly where no copy can be made.
  */
-export function sandboxCheck(
+export function sandboxCheck<const R extends RuleId>(
   name: string,
-  rules: readonly RuleId[],
-  run: (ctx: CheckContext, sandbox: Sandbox) => Promise<void>,
+  rules: readonly R[],
+  run: (ctx: CheckContext<R>, sandbox: Sandbox) => Promise<void>,
 ) {
   return check(name, rules, {
     needs: { roles: ["teammate"], audiences: ["main"] },
     mutates: true,
     async run(ctx) {
       const tag = name.replace(/\W+/g, "-");
-      const audienceId = await sandboxCopy(
-        ctx,
-        ctx.target.audience("main"),
-        "teammate",
-        `Conformance ${tag}`,
-      );
-      if (audienceId === null) return;
+      const copy = await duplicateAs(ctx, ctx.target.audience("main"), "teammate", {
+        name: `Conformance ${tag}`,
+      });
+      if (copy.status !== 201) return;
+      const audienceId = copy.body.data.id as string;
       const key = fresh(tag);
       const send = () =>
         ctx.call({

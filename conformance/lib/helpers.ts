@@ -81,28 +81,6 @@ export function fresh(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
-/**
- * A private copy of `audienceId` made by `role` and deleted after the check: a sandbox for checks that
- * change members (recalibration) without touching the target's own Audiences. Null when the copy failed.
- */
-export async function sandboxCopy(
-  ctx: CheckContext,
-  audienceId: string,
-  role: Role,
-  name?: string,
-): Promise<string | null> {
-  const copy = await ctx.call({
-    op: "duplicateAudience",
-    params: { audienceId },
-    as: ctx.as(role),
-    json: name === undefined ? {} : { name },
-  });
-  if (copy.status !== 201) return null;
-  const id = copy.body.data.id as string;
-  deleteAudienceLater(ctx, id, role);
-  return id;
-}
-
 /** Duplicates `audienceId` as `role`, under idempotency `key` when given; the copy is deleted after the check. */
 export async function duplicateAs(
   ctx: CheckContext,
