@@ -46,6 +46,15 @@ export function sandboxOptions(options: SimulatorOptions, spec: SandboxSpec): Si
   };
 }
 
+/** A sandbox's engine: the host's options made the sandbox's (sandboxOptions), then `more` (a saved state). */
+export function createSandboxEngine(
+  options: SimulatorOptions & SandboxesOptions,
+  spec: SandboxSpec,
+  more: SimulatorOptions = {},
+): Simulator {
+  return createSimulator({ ...sandboxOptions(options, spec), ...options.sandbox?.(spec), ...more });
+}
+
 /** The default world of `options` (or `main`) with sandboxes beside it (src/core/sandboxes.ts). */
 export function createSandboxes(
   options: SimulatorOptions & SandboxesOptions = {},
@@ -57,6 +66,6 @@ export function createSandboxes(
     scenarios,
     control: { enabled: options.control ?? true, tokens: tokenList(options.controlToken) },
     wall: options.wallClock ?? (() => performance.timeOrigin + performance.now()),
-    create: (spec) => createSimulator({ ...sandboxOptions(options, spec), ...options.sandbox?.(spec) }),
+    create: (spec) => createSandboxEngine(options, spec),
   });
 }

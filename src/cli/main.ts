@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     import("../node/host.ts"),
     import("../node/sandbox-store.ts"),
   ]);
-  const { createSimulator, createSandboxes, sandboxOptions, sandboxSpec } = simulator;
+  const { createSimulator, createSandboxes, createSandboxEngine, sandboxSpec } = simulator;
   const stateFile = options.stateFile;
   let saved: SavedState | null = null;
   let changeLog: ChangeLog | null = null;
@@ -183,8 +183,7 @@ async function main(): Promise<void> {
         for (const notice of saved.notices) process.stderr.write(`notice: sandbox ${record.id}: ${notice}\n`);
         const spec = sandboxSpec(record);
         const log = store.logFor(record.id, saved.generation);
-        const engine = createSimulator({
-          ...sandboxOptions(shared, spec),
+        const engine = createSandboxEngine(shared, spec, {
           ...(saved.snapshot ? { snapshot: saved.snapshot } : {}),
           changes: log,
         });
