@@ -3,7 +3,8 @@
  * Good for testing upgrade prompts and plan-limit error handling.
  */
 import { AUDIENCE_MEMBER_CAP, MIND_CAP } from "../src/core/plans.ts";
-import type { Scenario, ScenarioBuilder } from "./builder.ts";
+import type { Scenario } from "../src/core/scenario.ts";
+import { codeScenario, type ScenarioBuilder } from "./builder.ts";
 import { addPriceCatalogue } from "./catalogue.ts";
 
 /** The premium owner's Minds: exactly the premium sparks cap. */
@@ -63,11 +64,11 @@ function build(b: ScenarioBuilder): void {
   addPriceCatalogue(b);
 }
 
-export const atLimitsScenario: Scenario = {
+export const atLimitsScenario: Scenario = codeScenario({
   name: "at-limits",
   description:
     "A premium `owner` who owns exactly 100 Minds (the sparks cap) with an Audience `full` at the 100-member " +
     "cap and `nearCap` one below it; a free `freebie` whose Audience `freebieFull` is at the free cap of 25; " +
     "a `publisher` with public Minds to try adding; and the checkout price catalogue.",
   build,
-};
+});

@@ -16,8 +16,8 @@ import {
 } from "../fixtures/index.ts";
 import type { Manifest } from "../src/core/manifest.ts";
 import type { Rng } from "../src/core/prng.ts";
+import type { BuiltScenario, PendingKey, Scenario } from "../src/core/scenario.ts";
 import type {
-  ApiKeyRecord,
   AudienceRecord,
   CollaboratorRole,
   FormationHypothesisRecord,
@@ -29,22 +29,28 @@ import type {
   TeamRecord,
   UserRecord,
 } from "../src/core/state.ts";
-import { table } from "../src/core/state.ts";
+import { emptyState, table } from "../src/core/state.ts";
 import { classify, populatedPrimaryBuckets } from "../src/resources/formations/formation-classifier.ts";
 import { COMPLETED_TRAINING, mindFromPersona } from "../src/resources/minds.ts";
 
-export interface Scenario {
+/** A scenario written as code: `build` calls the builder's helpers on a fresh state. */
+export function codeScenario(def: {
   name: string;
   description: string;
   build(b: ScenarioBuilder): void;
+}): Scenario {
+  return {
+    name: def.name,
+    description: def.description,
+    build: ({ rng, now, seed }) => {
+      const b = new ScenarioBuilder(emptyState(), rng, now, def.name, seed);
+      def.build(b);
+      return b.built();
+    },
+  };
 }
 
 export type PriceRecord = Manifest["prices"][string];
-
-export interface PendingKey {
-  record: Omit<ApiKeyRecord, "hash">;
-  raw: string;
-}
 
 const KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const CUID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -71,6 +77,11 @@ export class ScenarioBuilder {
       formations: {},
       prices: {},
     };
+  }
+
+  /** What the core is handed: the state, the manifest and the keys to hash. */
+  built(): BuiltScenario {
+    return { state: this.state, manifest: this.manifest, keys: this.pendingKeys };
   }
 
   /** A point in the past, `days` before the scenario's start, for believable timestamps. */

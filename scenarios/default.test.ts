@@ -1,15 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { FILTER_ATTRIBUTE_KEYS, isUploadedFileUrl } from "../fixtures/index.ts";
 import { memberCap, mindCap } from "../src/core/plans.ts";
+import type { BuiltScenario } from "../src/core/scenario.ts";
 import type { AudienceRecord, FormationRecord, MindRecord, UserRecord } from "../src/core/state.ts";
 import { OTHER_BUCKET } from "../src/resources/formations/formation-classifier.ts";
-import type { ScenarioBuilder } from "./builder.ts";
 import { PRICE_CATALOGUE } from "./catalogue.ts";
 import { defaultScenario } from "./default.ts";
 import { realMatches } from "./test-support.ts";
 import { buildScenario, SCENARIO_START } from "./testing.ts";
 
-let b: ScenarioBuilder;
+let b: BuiltScenario;
 
 function user(handle: string): UserRecord {
   const id = b.manifest.users[handle]?.id;
@@ -122,7 +122,7 @@ describe("default scenario: users", () => {
 
   it("gives every user exactly one working key, held raw only in the manifest", () => {
     for (const [handle, entry] of Object.entries(b.manifest.users)) {
-      const keys = b.pendingKeys.filter((k) => k.record.userId === entry.id);
+      const keys = b.keys.filter((k) => k.record.userId === entry.id);
       expect(keys, handle).toHaveLength(1);
       expect(keys[0]?.raw).toBe(entry.apiKey);
       expect(keys[0]?.record.id).toMatch(/^c[a-z0-9]{24}$/);

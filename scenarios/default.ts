@@ -2,8 +2,10 @@
  * The default scenario: every handle of DESIGN.md, "The default scenario", with exactly the properties it
  * states, plus a little more data where a tool benefits from it (a pending invitation, a Study).
  */
+
+import type { Scenario } from "../src/core/scenario.ts";
 import type { FormationHypothesisRecord } from "../src/core/state.ts";
-import type { Scenario, ScenarioBuilder } from "./builder.ts";
+import { codeScenario, type ScenarioBuilder } from "./builder.ts";
 import { addPriceCatalogue } from "./catalogue.ts";
 
 export const MAIN_TOPIC = "B2B SaaS buyers in Europe";
@@ -190,11 +192,11 @@ function build(b: ScenarioBuilder): void {
   addPriceCatalogue(b);
 }
 
-export const defaultScenario: Scenario = {
+export const defaultScenario: Scenario = codeScenario({
   name: "default",
   description:
     "Every handle of the design's default table: a team owner with shared, private, empty and at-cap " +
     "Audiences, direct admin and member collaborators, an outsider, an SSO account, a publisher with " +
     "public and 5200-member Audiences, a Study viewer, and the checkout price catalogue.",
   build,
-};
+});

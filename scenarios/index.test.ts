@@ -61,7 +61,7 @@ describe.each(scenarios.map((s) => [s.name, s] as const))("scenario %s", (name, 
 
   it("gives every user exactly one API key", () => {
     for (const u of Object.values(manifest.users)) {
-      const keys = b.pendingKeys.filter((k) => k.record.userId === u.id);
+      const keys = b.keys.filter((k) => k.record.userId === u.id);
       expect(keys.map((k) => k.raw)).toEqual([u.apiKey]);
       expect(u.apiKey).toMatch(/^service_/);
     }
@@ -93,7 +93,7 @@ describe.each(scenarios.map((s) => [s.name, s] as const))("scenario %s", (name, 
       expect(a.createdAt).toBeLessThan(now);
       expect(a.updatedAt).toBeLessThanOrEqual(now);
     }
-    for (const k of b.pendingKeys) expect(k.record.createdAt).toBeLessThan(now);
+    for (const k of b.keys) expect(k.record.createdAt).toBeLessThan(now);
   });
 
   it("is deterministic for a seed and differs across seeds", () => {

@@ -2,7 +2,8 @@
  * A brand-new free account: nothing of its own yet, a marketplace to browse, and the catalogue to upgrade
  * with. Good for empty states, onboarding and the checkout flow.
  */
-import type { Scenario, ScenarioBuilder } from "./builder.ts";
+import type { Scenario } from "../src/core/scenario.ts";
+import { codeScenario, type ScenarioBuilder } from "./builder.ts";
 import { addPriceCatalogue } from "./catalogue.ts";
 
 export const NEW_FREE_PUBLIC_MEMBERS = 8;
@@ -27,10 +28,10 @@ function build(b: ScenarioBuilder): void {
   addPriceCatalogue(b);
 }
 
-export const newFreeAccountScenario: Scenario = {
+export const newFreeAccountScenario: Scenario = codeScenario({
   name: "new-free-account",
   description:
     "A new free-plan user `newbie` with no subscription, Audiences or Minds; a `publisher` with a " +
     "public Audience and a public Mind to browse; and the checkout price catalogue.",
   build,
-};
+});

@@ -2,8 +2,10 @@
  * An Audience whose members are in every training state the API reports, for progress views and
  * "being repaired" badges. The scenario sets the states; the engine moves them on its virtual clock.
  */
+
+import type { Scenario } from "../src/core/scenario.ts";
 import type { MindRecord, MindTraining } from "../src/core/state.ts";
-import type { Scenario, ScenarioBuilder } from "./builder.ts";
+import { codeScenario, type ScenarioBuilder } from "./builder.ts";
 import { addPriceCatalogue } from "./catalogue.ts";
 
 const TOPIC = "Hospital procurement leads";
@@ -105,11 +107,11 @@ function build(b: ScenarioBuilder): void {
   addPriceCatalogue(b);
 }
 
-export const trainingScenario: Scenario = {
+export const trainingScenario: Scenario = codeScenario({
   name: "training",
   description:
     "A premium `owner` whose Audience `training` has members queued, running, failed and being repaired " +
     "(reported as queued), failed for good, and completed (handles `queuedMind`, `runningMind`, " +
     "`repairingMind`, `failedMind`, `completedMind`), beside a fully trained Audience `trained`.",
   build,
-};
+});

@@ -58,6 +58,16 @@ describe("architecture", () => {
     expect(leaks.map(([f]) => f)).toEqual([]);
   });
 
+  it("hands scenarios to the core: src/core imports nothing from scenarios/, not even a type", () => {
+    const leaks = files.filter(
+      (f) =>
+        f.startsWith("src/core/") &&
+        !f.endsWith(".test.ts") &&
+        /^(?:import|export)[^;]*?from\s*"(?:\.\.\/)+scenarios\//ms.test(readFileSync(join(ROOT, f), "utf8")),
+    );
+    expect(leaks).toEqual([]);
+  });
+
   it("has no source file over 600 lines outside generated code", () => {
     const long = files
       .filter((f) => !GENERATED.has(f))

@@ -2,7 +2,7 @@
  * The control plane under `/__sim/` (DESIGN.md, "Control plane"): JSON in and out, errors in the API's
  * envelope. It is not part of openapi.json; the README documents it.
  */
-import type { Scenario } from "../../scenarios/builder.ts";
+
 import { constantTimeEqual } from "./auth.ts";
 import { parseJson, readCapped } from "./body.ts";
 import { ApiError, badRequest, methodNotAllowed } from "./errors.ts";
@@ -12,6 +12,7 @@ import type { Journal } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
 import { json, renderError } from "./render.ts";
 import type { SimConfig } from "./route.ts";
+import type { Scenario } from "./scenario.ts";
 
 /** What the control plane moves: the part of a simulator it needs (the engine passes itself). */
 export interface Controlled {

@@ -1,4 +1,3 @@
-import type { Scenario } from "../../scenarios/builder.ts";
 import { LIMITS } from "../contract/limits.ts";
 import { type Operation, operations } from "../contract/operations.ts";
 import { authenticate, type Caller } from "./auth.ts";
@@ -20,6 +19,7 @@ import { ListedHeaders, Recorder, RecordingHeaders, worldMark } from "./recorder
 import { isResponse, renderError, renderReply } from "./render.ts";
 import type { Reply, RequestContext, ResourceModule, RouteSpec, SimConfig } from "./route.ts";
 import { Router } from "./router.ts";
+import type { Scenario } from "./scenario.ts";
 import type { Simulator, SimulatorOptions } from "./simulator-api.ts";
 import { encodeSnapshot, type Snapshot } from "./snapshot.ts";
 import { buildWorld, restoreWorld, snapshotOf, type World, type WorldDeps } from "./world.ts";

@@ -9,11 +9,10 @@
  * changes in place; its state machine replaces the record (src/resources/progress/training.ts), and code
  * that tried otherwise would throw in the first test that ran it.
  */
-import type { PendingKey, Scenario } from "../../scenarios/builder.ts";
-import { ScenarioBuilder } from "../../scenarios/builder.ts";
 import type { Manifest } from "./manifest.ts";
 import { createRng } from "./prng.ts";
-import { emptyState, type State } from "./state.ts";
+import type { PendingKey, Scenario } from "./scenario.ts";
+import type { State } from "./state.ts";
 
 /** The prefix a template's keys are made with; a world swaps in its own. */
 export const TEMPLATE_KEY_PREFIX = "service_";
@@ -43,11 +42,9 @@ export function templateOf(scenario: Scenario, seed: number, startTime: number):
     bySeed.set(key, known);
     return known;
   }
-  const state = emptyState();
-  const b = new ScenarioBuilder(state, createRng(seed).fork("scenario"), startTime, scenario.name, seed);
-  scenario.build(b);
-  for (const mind of state.minds.values()) deepFreeze(mind);
-  const made: Template = { state, manifest: b.manifest, keys: b.pendingKeys };
+  const built = scenario.build({ rng: createRng(seed).fork("scenario"), seed, now: startTime });
+  for (const mind of built.state.minds.values()) deepFreeze(mind);
+  const made: Template = { state: built.state, manifest: built.manifest, keys: built.keys };
   if (bySeed.size >= KEPT_PER_SCENARIO) bySeed.delete(bySeed.keys().next().value as string);
   bySeed.set(key, made);
   return made;

@@ -3,13 +3,14 @@
  * reset replaces: the state, the virtual clock with its jobs, the random streams, the manifest, and the
  * services that handlers and jobs are given. The engine (src/core/engine.ts) holds one at a time.
  */
-import type { Scenario } from "../../scenarios/builder.ts";
+
 import { sha256Hex } from "./auth.ts";
 import { type ClockMode, type Job, VirtualClock, type WallClock } from "./clock.ts";
 import type { Manifest } from "./manifest.ts";
 import type { StateMemo } from "./memo.ts";
 import { createRng, type Rng } from "./prng.ts";
 import type { JobHandler, Services, SimConfig } from "./route.ts";
+import type { Scenario } from "./scenario.ts";
 import {
   checkSnapshot,
   deserializeState,
