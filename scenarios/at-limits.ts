@@ -3,8 +3,7 @@
  * Good for testing upgrade prompts and plan-limit error handling.
  */
 import { AUDIENCE_MEMBER_CAP, MIND_CAP } from "../src/core/plans.ts";
-import type { Scenario } from "../src/core/scenario.ts";
-import { codeScenario, type ScenarioBuilder } from "./builder.ts";
+import { type CodeScenario, codeScenario, type ScenarioBuilder } from "./builder.ts";
 import { addPriceCatalogue } from "./catalogue.ts";
 
 /** The premium owner's Minds: exactly the premium sparks cap. */
@@ -64,7 +63,7 @@ function build(b: ScenarioBuilder): void {
   addPriceCatalogue(b);
 }
 
-export const atLimitsScenario: Scenario = codeScenario({
+export const atLimitsScenario: CodeScenario = codeScenario({
   name: "at-limits",
   description:
     "A premium `owner` who owns exactly 100 Minds (the sparks cap) with an Audience `full` at the 100-member " +

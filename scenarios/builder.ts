@@ -33,15 +33,21 @@ import { emptyState, table } from "../src/core/state.ts";
 import { classify, populatedPrimaryBuckets } from "../src/resources/formations/formation-classifier.ts";
 import { COMPLETED_TRAINING, mindFromPersona } from "../src/resources/minds.ts";
 
+/** A built-in scenario: code that fills a builder, which a scenario document may extend. */
+export interface CodeScenario extends Scenario {
+  fill(b: ScenarioBuilder): void;
+}
+
 /** A scenario written as code: `build` calls the builder's helpers on a fresh state. */
 export function codeScenario(def: {
   name: string;
   description: string;
   build(b: ScenarioBuilder): void;
-}): Scenario {
+}): CodeScenario {
   return {
     name: def.name,
     description: def.description,
+    fill: def.build,
     build: ({ rng, now, seed }) => {
       const b = new ScenarioBuilder(emptyState(), rng, now, def.name, seed);
       def.build(b);
@@ -89,9 +95,13 @@ export class ScenarioBuilder {
     return this.now - Math.round(days * 86_400_000);
   }
 
-  team(name: string): TeamRecord {
+  /** Teams by handle: the manifest has no teams, but a scenario document names them. */
+  readonly teams = new Map<string, TeamRecord>();
+
+  team(name: string, handle?: string): TeamRecord {
     const t: TeamRecord = { id: this.rng.uuid(), name, memberIds: [] };
     this.state.teams.set(t.id, t);
+    if (handle !== undefined) this.teams.set(handle, t);
     return t;
   }
 
@@ -107,12 +117,15 @@ export class ScenarioBuilder {
       staff?: boolean;
       limits?: UserRecord["limits"];
       keyName?: string | null;
+      email?: string;
+      /** Keys in place of the one generated key: a raw key given is used as it is. */
+      keys?: readonly { name: string | null; raw?: string; createdAt?: number }[];
     },
   ): UserRecord {
     const u: UserRecord = {
       id: this.rng.uuid(),
       handle,
-      email: `${opts.name.toLowerCase().replace(/[^a-z]+/g, ".")}@example.com`,
+      email: opts.email ?? `${opts.name.toLowerCase().replace(/[^a-z]+/g, ".")}@example.com`,
       name: opts.name,
       plan: opts.plan,
       subscriptionActive: opts.subscriptionActive,
@@ -124,7 +137,9 @@ export class ScenarioBuilder {
     };
     this.state.users.set(u.id, u);
     opts.team?.memberIds.push(u.id);
-    const raw = this.apiKey(u, opts.keyName ?? "Scenario key", this.ago(30));
+    const keys = opts.keys ?? [{ name: opts.keyName ?? "Scenario key" }];
+    const [raw] = keys.map((k) => this.apiKey(u, k.name, k.createdAt ?? this.ago(30), k.raw));
+    if (raw === undefined) throw new Error(`user ${handle} has no API key`);
     this.manifest.users[handle] = {
       id: u.id,
       apiKey: raw,
@@ -136,9 +151,11 @@ export class ScenarioBuilder {
     return u;
   }
 
-  /** Adds an API key; returns the raw secret. */
-  apiKey(user: UserRecord, name: string | null, createdAt: number): string {
-    const raw = `service_${this.rng.chars(40, KEY_ALPHABET)}`;
+  /** Adds an API key (generated unless `given`); returns the raw secret. */
+  apiKey(user: UserRecord, name: string | null, createdAt: number, given?: string): string {
+    // Drawn even when a key is given, so that giving one key does not change every ID made after it.
+    const drawn = `service_${this.rng.chars(40, KEY_ALPHABET)}`;
+    const raw = given ?? drawn;
     const record = {
       id: `c${this.rng.chars(24, CUID_ALPHABET)}`,
       userId: user.id,
@@ -219,12 +236,6 @@ export class ScenarioBuilder {
   ): AudienceRecord {
     const topic = opts.topic ?? this.rng.fork(`topic:${handle}`).pick(AUDIENCE_TOPICS);
     const rng = this.rng.fork(`audience:${handle}`);
-    const grounding = opts.withGrounding
-      ? generateGrounding(rng.fork("grounding"), topic, {
-          withCharts: true,
-          withUploadedFile: opts.withUploadedFile ?? false,
-        })
-      : null;
     const a: AudienceRecord = {
       id: rng.uuid(),
       ownerId: owner.id,
@@ -237,30 +248,43 @@ export class ScenarioBuilder {
       publicShareId: opts.linkSharing ? `shr_${rng.chars(12, CUID_ALPHABET)}` : null,
       memberIds: (opts.members ?? []).map((m) => m.id),
       collaborators: [],
-      grounding: grounding ? { charts: grounding.charts, sources: grounding.sources } : null,
+      grounding: null,
       sources: generateSourceBundle(rng.fork("sources"), topic, {
         withUploadedFile: opts.withUploadedFile ?? false,
       }),
-      coverage: grounding ? coverageFor(rng.fork("coverage"), grounding.charts).dimensions : null,
+      coverage: null,
       calibrationActive: false,
       research: null,
-      validations: opts.scoredValidation
-        ? [
-            {
-              id: rng.uuid(),
-              status: "scored",
-              score: 0.82,
-              createdAt: this.ago(3),
-              kpis: [{ name: "Answer-share agreement", value: 0.84, low: 0.79, high: 0.88 }],
-            },
-          ]
-        : [],
+      validations: opts.scoredValidation ? [this.scoredValidation(rng)] : [],
       coverImageQueued: false,
       topic,
     };
+    if (opts.withGrounding) this.ground(a, handle, opts.withUploadedFile ?? false);
     this.state.audiences.set(a.id, a);
     this.manifest.audiences[handle] = { id: a.id, owner: owner.handle };
     return a;
+  }
+
+  /** Generated stored grounding with charts (and the coverage that follows from it) for `audience`. */
+  ground(audience: AudienceRecord, handle: string, withUploadedFile: boolean): void {
+    const rng = this.rng.fork(`audience:${handle}`);
+    const g = generateGrounding(rng.fork("grounding"), audience.topic, {
+      withCharts: true,
+      withUploadedFile,
+    });
+    audience.grounding = { charts: g.charts, sources: g.sources };
+    audience.coverage = coverageFor(rng.fork("coverage"), g.charts).dimensions;
+  }
+
+  /** One scored validation with a KPI and its 95% interval. */
+  scoredValidation(rng: Rng): AudienceRecord["validations"][number] {
+    return {
+      id: rng.uuid(),
+      status: "scored",
+      score: 0.82,
+      createdAt: this.ago(3),
+      kpis: [{ name: "Answer-share agreement", value: 0.84, low: 0.79, high: 0.88 }],
+    };
   }
 
   /** An accepted (or pending) direct collaborator. */

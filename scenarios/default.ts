@@ -3,9 +3,8 @@
  * states, plus a little more data where a tool benefits from it (a pending invitation, a Study).
  */
 
-import type { Scenario } from "../src/core/scenario.ts";
 import type { FormationHypothesisRecord } from "../src/core/state.ts";
-import { codeScenario, type ScenarioBuilder } from "./builder.ts";
+import { type CodeScenario, codeScenario, type ScenarioBuilder } from "./builder.ts";
 import { addPriceCatalogue } from "./catalogue.ts";
 
 export const MAIN_TOPIC = "B2B SaaS buyers in Europe";
@@ -192,7 +191,7 @@ function build(b: ScenarioBuilder): void {
   addPriceCatalogue(b);
 }
 
-export const defaultScenario: Scenario = codeScenario({
+export const defaultScenario: CodeScenario = codeScenario({
   name: "default",
   description:
     "Every handle of the design's default table: a team owner with shared, private, empty and at-cap " +

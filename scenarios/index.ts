@@ -1,20 +1,20 @@
 /** The named scenarios the simulator can start from; the default first. */
 
-import type { Scenario } from "../src/core/scenario.ts";
 import { atLimitsScenario } from "./at-limits.ts";
+import type { CodeScenario } from "./builder.ts";
 import { defaultScenario } from "./default.ts";
 import { newFreeAccountScenario } from "./new-free-account.ts";
 import { trainingScenario } from "./training.ts";
 
 export type { Scenario } from "../src/core/scenario.ts";
 
-export const scenarios: readonly Scenario[] = [
+export const scenarios: readonly CodeScenario[] = [
   defaultScenario,
   newFreeAccountScenario,
   atLimitsScenario,
   trainingScenario,
 ];
 
-export function findScenario(name: string): Scenario | undefined {
+export function findScenario(name: string): CodeScenario | undefined {
   return scenarios.find((s) => s.name === name);
 }

@@ -2,8 +2,7 @@
  * A brand-new free account: nothing of its own yet, a marketplace to browse, and the catalogue to upgrade
  * with. Good for empty states, onboarding and the checkout flow.
  */
-import type { Scenario } from "../src/core/scenario.ts";
-import { codeScenario, type ScenarioBuilder } from "./builder.ts";
+import { type CodeScenario, codeScenario, type ScenarioBuilder } from "./builder.ts";
 import { addPriceCatalogue } from "./catalogue.ts";
 
 export const NEW_FREE_PUBLIC_MEMBERS = 8;
@@ -28,7 +27,7 @@ function build(b: ScenarioBuilder): void {
   addPriceCatalogue(b);
 }
 
-export const newFreeAccountScenario: Scenario = codeScenario({
+export const newFreeAccountScenario: CodeScenario = codeScenario({
   name: "new-free-account",
   description:
     "A new free-plan user `newbie` with no subscription, Audiences or Minds; a `publisher` with a " +

@@ -3,9 +3,8 @@
  * "being repaired" badges. The scenario sets the states; the engine moves them on its virtual clock.
  */
 
-import type { Scenario } from "../src/core/scenario.ts";
 import type { MindRecord, MindTraining } from "../src/core/state.ts";
-import { codeScenario, type ScenarioBuilder } from "./builder.ts";
+import { type CodeScenario, codeScenario, type ScenarioBuilder } from "./builder.ts";
 import { addPriceCatalogue } from "./catalogue.ts";
 
 const TOPIC = "Hospital procurement leads";
@@ -107,7 +106,7 @@ function build(b: ScenarioBuilder): void {
   addPriceCatalogue(b);
 }
 
-export const trainingScenario: Scenario = codeScenario({
+export const trainingScenario: CodeScenario = codeScenario({
   name: "training",
   description:
     "A premium `owner` whose Audience `training` has members queued, running, failed and being repaired " +

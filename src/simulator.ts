@@ -2,12 +2,18 @@
  * The simulator of this package: the engine (src/core/engine.ts) handed every resource module and scenario
  * it serves. Hosts (the CLI, MSW, tests) start here; the engine itself knows no resource by name.
  */
+import { loadScenario } from "../scenarios/document/load.ts";
 import { scenarios } from "../scenarios/index.ts";
 import { tokenList } from "./core/control.ts";
 import { createEngine, type Simulator, type SimulatorOptions } from "./core/engine.ts";
 import { SandboxHost, type SandboxHostOptions, type SandboxSpec } from "./core/sandboxes.ts";
 import { resourceModules } from "./resources/index.ts";
 
+export {
+  defineScenario,
+  loadScenario,
+  type ScenarioDocument,
+} from "../scenarios/document/load.ts";
 export type { Simulator, SimulatorOptions } from "./core/engine.ts";
 export {
   SandboxHost,
@@ -16,9 +22,21 @@ export {
   sandboxOfKey,
   sandboxSpec,
 } from "./core/sandboxes.ts";
+export {
+  type Scenario,
+  ScenarioError,
+  type ScenarioProblem,
+  UnknownScenarioError,
+} from "./core/scenario.ts";
+export { SnapshotError } from "./core/snapshot.ts";
 
+/**
+ * A simulator serving this package's resources. `scenario` is a built-in scenario's name, a scenario
+ * document (`defineScenario({...})`, or a scenario file's parsed JSON), or a loaded Scenario; an invalid
+ * document throws a ScenarioError listing every problem, before anything is built.
+ */
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
-  return createEngine({ resources: resourceModules, scenarios, ...options });
+  return createEngine({ resources: resourceModules, scenarios, loadScenario, ...options });
 }
 
 export interface SandboxesOptions
@@ -64,6 +82,7 @@ export function createSandboxes(
     ...options,
     main,
     scenarios,
+    load: loadScenario,
     control: { enabled: options.control ?? true, tokens: tokenList(options.controlToken) },
     wall: options.wallClock ?? (() => performance.timeOrigin + performance.now()),
     create: (spec) => createSandboxEngine(options, spec),

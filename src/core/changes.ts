@@ -12,6 +12,8 @@
  * (src/node/change-log.ts keeps them in an fsync'd write-ahead log). Runtime-free.
  */
 
+import type { Snapshot } from "./snapshot.ts";
+
 /** A request that reached a handler and may have changed the world. */
 export interface RequestChange {
   kind: "request";
@@ -49,9 +51,17 @@ export interface ResetChange {
   kind: "reset";
   scenario: string;
   seed: number;
+  /** A scenario document's own text, when the world was built from one rather than a built-in name. */
+  document?: unknown;
 }
 
-export type Change = RequestChange | TimeChange | AdvanceChange | ConfigChange | ResetChange;
+/** A whole world loaded in place of the one there was (`PUT /__sim/snapshot`). */
+export interface RestoreChange {
+  kind: "restore";
+  snapshot: Snapshot;
+}
+
+export type Change = RequestChange | TimeChange | AdvanceChange | ConfigChange | ResetChange | RestoreChange;
 
 /**
  * Where a simulator sends its changes, in the order they were made. `durable` says the caller is told

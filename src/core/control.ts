@@ -12,12 +12,21 @@ import type { Journal } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
 import { json, renderError } from "./render.ts";
 import type { SimConfig } from "./route.ts";
-import type { Scenario } from "./scenario.ts";
+import {
+  type Scenario,
+  type ScenarioChoice,
+  ScenarioError,
+  type ScenarioLoader,
+  UnknownScenarioError,
+} from "./scenario.ts";
+import { SnapshotError } from "./snapshot.ts";
 
 /** What the control plane moves: the part of a simulator it needs (the engine passes itself). */
 export interface Controlled {
   manifest(): Manifest;
-  reset(to?: { scenario?: string; seed?: number }): Promise<Manifest>;
+  reset(to?: { scenario?: ScenarioChoice; seed?: number }): Promise<Manifest>;
+  load(snapshot: unknown): Manifest;
+  snapshotText(): string;
   advance(ms: number): string;
   configure(patch: Partial<SimConfig>): SimConfig;
   readonly config: SimConfig;
@@ -27,7 +36,10 @@ export interface Controlled {
 
 export interface ControlDeps {
   sim: Controlled;
+  /** The built-in scenarios, listed and picked by name. */
   scenarios: readonly Scenario[];
+  /** Loads an inline scenario document (a ScenarioError lists its problems). */
+  load: ScenarioLoader | undefined;
   /** Tokens any one of which opens the control plane; none: it is open. */
   control: { tokens: readonly string[] };
 }
@@ -39,6 +51,13 @@ type ControlHandler = (
 ) => Promise<Outcome> | Outcome;
 
 const MAX_CONTROL_BODY = 64 * 1024;
+/** Bodies that carry a world: an inline scenario document, a whole snapshot (the default world's is 7 MB). */
+const BODY_CAPS: Readonly<Record<string, number>> = {
+  "POST /__sim/reset": 16 * 1024 * 1024,
+  "PUT /__sim/snapshot": 64 * 1024 * 1024,
+};
+/** What `POST /__sim/sandboxes` may carry (an inline scenario). */
+export const MAX_WORLD_CHOICE_BODY = BODY_CAPS["POST /__sim/reset"] as number;
 
 const handlers: Record<string, ControlHandler> = {
   "GET /__sim/manifest": (_b, _u, { sim }) => json(200, sim.manifest()),
@@ -47,10 +66,13 @@ const handlers: Record<string, ControlHandler> = {
       200,
       scenarios.map((s) => ({ name: s.name, description: s.description })),
     ),
-  "POST /__sim/reset": async (body, _u, { sim, scenarios }) => {
-    await sim.reset(worldChoice(body, scenarios));
+  "POST /__sim/reset": async (body, _u, { sim, scenarios, load }) => {
+    await sim.reset(worldChoice(body, scenarios, load));
     return json(200, sim.manifest());
   },
+  "GET /__sim/snapshot": (_b, _u, { sim }) =>
+    new Answer(200, { "content-type": "application/json; charset=utf-8" }, sim.snapshotText()),
+  "PUT /__sim/snapshot": (body, _u, { sim }) => json(200, sim.load(body)),
   "POST /__sim/clock/advance": (body, _u, { sim }) => {
     const ms = optional(body, "ms", "integer");
     if (ms === undefined || (ms as number) < 0) throw badRequest("ms must be an integer >= 0");
@@ -103,11 +125,24 @@ export async function handleControl(request: SimRequest, url: URL, deps: Control
         .flatMap((k) => (k.startsWith("GET ") ? ["GET", "HEAD"] : [k.split(" ")[0] as string]));
       throw allowed.length > 0 ? methodNotAllowed(allowed) : new ApiError(404, "Not Found");
     }
-    return await handler(await readObject(request), url, deps);
+    const body = await readObject(request, BODY_CAPS[`${method} ${url.pathname}`] ?? MAX_CONTROL_BODY);
+    return await handler(body, url, deps);
   } catch (error) {
-    if (error instanceof ApiError) return renderError(error, url.pathname, {});
+    const refusal = error instanceof ApiError ? error : worldRefusal(error);
+    if (refusal) return renderError(refusal, url.pathname, {});
     throw error;
   }
+}
+
+/**
+ * A world that cannot be made, as the 400 that says why: every problem of a scenario document (each with its
+ * JSON path) in `data.problems`, an unknown scenario name with the known ones, a snapshot's defect.
+ */
+export function worldRefusal(error: unknown): ApiError | null {
+  if (error instanceof ScenarioError) return badRequest(error.message, { problems: error.problems });
+  if (error instanceof UnknownScenarioError) return badRequest(error.message, { known: error.known });
+  if (error instanceof SnapshotError) return badRequest(`Invalid snapshot: ${error.message}`);
+  return null;
 }
 
 /** The `controlToken` option as a list: none (the control plane is open), one, or any one of several. */
@@ -115,30 +150,58 @@ export function tokenList(token: string | readonly string[] | null | undefined):
   return token == null ? [] : typeof token === "string" ? [token] : token;
 }
 
-/** `{ scenario?, seed? }` of a reset or a new sandbox, checked: 400 naming the known scenarios. */
+/**
+ * `{ scenario?, seed? }` of a reset or a new sandbox, checked: a name must be a built-in scenario's (400
+ * naming the known ones), an object must be a valid scenario document (400 listing its problems), which is
+ * loaded here, before anything is made from it.
+ */
 export function worldChoice(
   body: Record<string, unknown>,
   scenarios: readonly Pick<Scenario, "name">[],
-): { scenario?: string; seed?: number } {
-  const scenario = optional(body, "scenario", "string");
+  load: ScenarioLoader | undefined,
+): { scenario?: string | Scenario; seed?: number } {
+  const raw = body.scenario;
   const seed = optional(body, "seed", "integer");
   if (seed !== undefined && ((seed as number) < 0 || (seed as number) > 0xffffffff)) {
     throw badRequest("seed must be an integer from 0 to 4294967295");
   }
-  if (scenario !== undefined && !scenarios.some((s) => s.name === scenario)) {
-    const known = scenarios.map((s) => s.name);
-    throw badRequest(`Unknown scenario "${scenario}". Known scenarios: ${known.join(", ")}`, { known });
+  let scenario: string | Scenario | undefined;
+  if (raw === undefined) scenario = undefined;
+  else if (typeof raw === "string") {
+    if (!scenarios.some((s) => s.name === raw))
+      throw worldRefusal(
+        new UnknownScenarioError(
+          raw,
+          scenarios.map((s) => s.name),
+        ),
+      );
+    scenario = raw;
+  } else if (raw !== null && typeof raw === "object" && !Array.isArray(raw) && load) {
+    try {
+      scenario = load(raw);
+    } catch (error) {
+      throw worldRefusal(error) ?? error;
+    }
+  } else {
+    throw badRequest(
+      load
+        ? "scenario must be a built-in scenario's name or a scenario document (an object)"
+        : "scenario must be a string",
+    );
   }
   return {
-    ...(scenario !== undefined ? { scenario: scenario as string } : {}),
+    ...(scenario !== undefined ? { scenario } : {}),
     ...(seed !== undefined ? { seed: seed as number } : {}),
   };
 }
 
-/** A control request's body: `{}` when absent, 400 unless a JSON object within 64 KiB. */
-export async function readObject(request: SimRequest): Promise<Record<string, unknown>> {
+/** A control request's body: `{}` when absent, 400 unless a JSON object within `max` bytes (64 KiB). */
+export async function readObject(
+  request: SimRequest,
+  max: number = MAX_CONTROL_BODY,
+): Promise<Record<string, unknown>> {
   if (request.method === "GET" || request.method === "HEAD") return {};
-  const raw = await readCapped(request, MAX_CONTROL_BODY);
+  const raw = await readCapped(request, max);
   if (!raw.present) return {};
   const value = parseJson(raw.text);
   if (value === null || typeof value !== "object" || Array.isArray(value))

@@ -19,14 +19,21 @@ import { ListedHeaders, Recorder, RecordingHeaders, worldMark } from "./recorder
 import { isResponse, renderError, renderReply } from "./render.ts";
 import type { Reply, RequestContext, ResourceModule, RouteSpec, SimConfig } from "./route.ts";
 import { Router } from "./router.ts";
-import type { Scenario } from "./scenario.ts";
+import {
+  DEFAULT_START,
+  runSetup,
+  type Scenario,
+  type ScenarioChoice,
+  type ScenarioLoader,
+  type SetupStep,
+  scenarioResolver,
+} from "./scenario.ts";
 import type { Simulator, SimulatorOptions } from "./simulator-api.ts";
-import { encodeSnapshot, type Snapshot } from "./snapshot.ts";
+import { checkSnapshot, encodeSnapshot, type Snapshot } from "./snapshot.ts";
 import { buildWorld, restoreWorld, snapshotOf, type World, type WorldDeps } from "./world.ts";
 
-export const DEFAULT_START = Date.parse("2026-11-21T12:00:00.000Z");
-
 export type { Simulator, SimulatorOptions } from "./simulator-api.ts";
+export { DEFAULT_START };
 
 const router = new Router(operations);
 
@@ -34,8 +41,10 @@ const router = new Router(operations);
 export interface Served {
   /** The resource modules: their routes by operationId, background jobs, pages outside the contract. */
   resources: readonly ResourceModule[];
-  /** The scenarios a world can be built from; the first is the default. */
+  /** The scenarios a world can be built from by name; the first is the default. */
   scenarios: readonly Scenario[];
+  /** Makes a scenario document (an inline scenario, a file's) into a Scenario: src/simulator.ts hands one. */
+  loadScenario?: ScenarioLoader;
 }
 
 /**
@@ -60,6 +69,8 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
   let latencyRng = createRng(options.seed ?? 1).fork("latency");
   let preferCount = 0;
   let world: World;
+  /** While a scenario's setup runs (setUp): no faults, rate limits or latency, and no turn of its own. */
+  let settingUp = false;
   const sink = options.changes;
   const recorder = new Recorder(sink);
   const record = (change: Change, durable: boolean): void => recorder.record(change, durable);
@@ -73,7 +84,6 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     jobs,
     inits,
     memo,
-    scenarios,
     keyPrefix: options.keyPrefix ?? "service_",
     pageBase: options.pageBase ?? "",
   };
@@ -89,19 +99,36 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     preferCount = 0;
   };
 
-  const build = async (scenario: string, seed: number): Promise<Manifest> => {
+  const resolve = scenarioResolver(scenarios, options.loadScenario);
+  let own: Scenario | undefined;
+  /** The scenario of the options: what a reset naming none makes. Resolved at once unless a snapshot starts. */
+  const ownScenario = (): Scenario => {
+    own ??= resolve(options.scenario ?? defaultScenario);
+    return own;
+  };
+  if (!options.snapshot) ownScenario();
+
+  /** A new world of `scenario`, its setup made; the world there was stays if either fails. */
+  const build = async (scenario: Scenario, seed: number): Promise<Manifest> => {
     const next = await buildWorld(deps, scenario, seed);
     // Building a large scenario takes real time; it must not pass as simulated time.
     next.clock.rebase();
+    if (scenario.setup?.length) await setUp(next, scenario.setup);
     startOver(next);
     return world.manifest;
   };
 
-  const reset = async (to: { scenario?: string; seed?: number } = {}): Promise<Manifest> => {
-    const scenario = to.scenario ?? options.scenario ?? defaultScenario;
-    const seed = to.seed ?? options.seed ?? 1;
+  const reset = async (to: { scenario?: ScenarioChoice; seed?: number } = {}): Promise<Manifest> => {
+    const scenario = to.scenario !== undefined ? resolve(to.scenario) : ownScenario();
+    const seed =
+      to.seed ??
+      (to.scenario !== undefined ? scenario.seed : undefined) ??
+      options.seed ??
+      scenario.seed ??
+      1;
     const manifest = await build(scenario, seed);
-    record({ kind: "reset", scenario, seed }, true);
+    const document = scenario.document === undefined ? {} : { document: scenario.document };
+    record({ kind: "reset", scenario: scenario.name, seed, ...document }, true);
     return manifest;
   };
 
@@ -112,12 +139,22 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     startOver(restored.world);
   };
 
+  /** `PUT /__sim/snapshot`: a saved world in place of this one, recorded whole. */
+  const load = (saved: unknown): Manifest => {
+    const snap = checkSnapshot(saved);
+    restore(snap);
+    record({ kind: "restore", snapshot: snap }, true);
+    return manifest();
+  };
+
   const initial = options.snapshot;
   const ready = (
     initial
       ? Promise.resolve().then(() => restore(initial))
-      : build(options.scenario ?? defaultScenario, options.seed ?? 1)
+      : build(ownScenario(), options.seed ?? ownScenario().seed ?? 1)
   ).then(() => undefined);
+  // Whoever waits for `ready` sees a failed build; nobody waiting is no unhandled rejection.
+  ready.catch(() => {});
 
   const manifest = (): Manifest => ({ ...world.manifest, now: world.clock.nowIso() });
 
@@ -125,6 +162,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     ready,
     manifest,
     reset,
+    load,
     snapshot: () => structuredClone(snapshotOf(world, config)),
     snapshotText: () => encodeSnapshot(snapshotOf(world, config)),
     restore,
@@ -177,7 +215,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       const at = world.clock.runDue();
       if (world.clock.ran !== ran) record({ kind: "time", at }, false);
       if (url.pathname === "/__sim" || url.pathname.startsWith("/__sim/")) {
-        const deps = { sim, scenarios, control };
+        const deps = { sim, scenarios, control, load: options.loadScenario };
         response = !control.enabled
           ? renderError(new ApiError(404, "Not Found"), url.pathname, {})
           : reads
@@ -271,7 +309,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     const { op, params, prefix } = match;
     const headers: Record<string, string> = op.isPrivate ? { "cache-control": "private, no-store" } : {};
     try {
-      const fault = faults.take(request.method, path);
+      const fault = settingUp ? undefined : faults.take(request.method, path);
       if (fault?.delayMs) await sleep(fault.delayMs);
       if (fault?.status) throw new ApiError(fault.status, `Injected fault (rule ${fault.id})`);
       const found = op.authenticated ? authenticate(world.state, request.headers.get("authorization")) : null;
@@ -285,7 +323,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       if (caller) {
         who.userId = caller.user.id;
         caller.key.lastUsedAt = world.clock.now();
-        if (op.rateLimited) applyRateLimit(caller.user.id, headers);
+        if (op.rateLimited && !settingUp) applyRateLimit(caller.user.id, headers);
       }
       const prefer = request.headers.get("prefer");
       if (prefer !== null) {
@@ -316,7 +354,11 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
         who.pure = true;
         return renderReply(await pureAnswer(ctx, op, spec), headers);
       }
-      return renderReply(await changing(() => change(ctx, spec, raw, recorded, undefined)), headers);
+      // A scenario's setup runs inside the change that builds its world: it takes no turn of its own.
+      const made = settingUp
+        ? change(ctx, spec, raw, recorded, undefined)
+        : changing(() => change(ctx, spec, raw, recorded, undefined));
+      return renderReply(await made, headers);
     } catch (error) {
       if (error instanceof ApiError) return renderError(error, path, headers);
       throw error;
@@ -386,7 +428,13 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
             sim.configure(c);
             break;
           case "reset":
-            await build(c.scenario, c.seed);
+            await build(
+              c.document !== undefined ? resolve(c.document as object) : resolve(c.scenario),
+              c.seed,
+            );
+            break;
+          case "restore":
+            restore(c.snapshot);
             break;
         }
       }
@@ -508,7 +556,31 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     if (raw.present && op.bodySchemaRef) ctx.body = parseJson(raw.text);
   }
 
+  /**
+   * Makes a scenario's setup steps on `next` before it becomes the world: requests through the API as the
+   * named users, and clock moves. Nothing of it is recorded (a replayed reset makes it again) nor counted
+   * against rate limits; a refused step refuses the scenario, and the world there was stays.
+   */
+  async function setUp(next: World, steps: readonly SetupStep[]): Promise<void> {
+    const before: World | undefined = world;
+    const wasReplaying = recorder.replaying;
+    world = next;
+    recorder.replaying = true;
+    settingUp = true;
+    try {
+      await runSetup(steps, next, (request) =>
+        serveApi(request, new URL(request.url), { userId: null, pure: false }),
+      );
+    } finally {
+      world = before as World;
+      recorder.replaying = wasReplaying;
+      settingUp = false;
+      memo.touch();
+    }
+  }
+
   async function delay(): Promise<void> {
+    if (settingUp) return;
     const l = config.latencyMs;
     const ms = Array.isArray(l) ? l[0] + Math.floor(latencyRng.next() * (l[1] - l[0] + 1)) : l;
     if (ms > 0) await sleep(ms);

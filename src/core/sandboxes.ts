@@ -12,12 +12,13 @@
  * to the default world, exactly as without sandboxes.
  */
 import { bearerKey, constantTimeEqual } from "./auth.ts";
-import { readObject, worldChoice } from "./control.ts";
+import { MAX_WORLD_CHOICE_BODY, readObject, worldChoice, worldRefusal } from "./control.ts";
 import type { Simulator } from "./engine.ts";
 import { ApiError, methodNotAllowed } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest, toResponse } from "./exchange.ts";
 import type { Manifest } from "./manifest.ts";
 import { json, renderError } from "./render.ts";
+import type { Scenario, ScenarioChoice, ScenarioLoader } from "./scenario.ts";
 
 export const SANDBOX_KEY_PREFIX = "service_sbx_";
 /** `[instance-]` then 12 random characters of base32: short, unguessable enough, and path- and key-safe. */
@@ -42,7 +43,10 @@ export function sandboxOfKey(key: string): string | null {
 export interface SandboxRecord {
   id: string;
   controlToken: string;
+  /** The scenario's name (a built-in's, or a document's `name`). */
   scenario: string;
+  /** The scenario document the sandbox was made from, when it was one: what a restart builds it from. */
+  document?: unknown;
   seed: number;
   /** Wall-clock epoch ms: lifetimes are the operator's real time, not any world's virtual time. */
   createdAt: number;
@@ -56,20 +60,25 @@ export interface SandboxSpec {
   controlToken: string;
   keyPrefix: string;
   pageBase: string;
-  scenario: string;
+  /** A built-in scenario's name, a scenario (a loaded document), or a saved document to load. */
+  scenario: ScenarioChoice;
   seed: number;
 }
 
 /** The engine a sandbox of this ID, scenario and seed is built as (also when it is brought back). */
 export function sandboxSpec(
-  r: Pick<SandboxRecord, "id" | "controlToken" | "scenario" | "seed">,
+  r: Pick<SandboxRecord, "id" | "controlToken" | "seed"> & {
+    scenario: string | Scenario;
+    document?: unknown;
+  },
 ): SandboxSpec {
   return {
     id: r.id,
     controlToken: r.controlToken,
     keyPrefix: `${SANDBOX_KEY_PREFIX}${r.id}_`,
     pageBase: `/sandboxes/${r.id}`,
-    scenario: r.scenario,
+    // A sandbox made from a document is made from it again (a restart with no snapshot of it yet).
+    scenario: r.document !== undefined ? (r.document as object) : r.scenario,
     seed: r.seed,
   };
 }
@@ -83,6 +92,8 @@ export interface SandboxHostOptions {
    */
   create(spec: SandboxSpec): SandboxEngine;
   scenarios: readonly { name: string }[];
+  /** Loads an inline scenario document of `POST /__sim/sandboxes`. */
+  load?: ScenarioLoader;
   /** The control plane: off means no sandbox endpoint at all; `tokens` are the operator's (none: open). */
   control: { enabled: boolean; tokens: readonly string[] };
   /** Past this many, creating one is refused with 429 (default 100). */
@@ -213,7 +224,7 @@ export class SandboxHost {
     const operator = token !== null && control.tokens.some((t) => constantTimeEqual(token, t));
     if (path === "/__sim/sandboxes" || path === "/__sim/sandboxes/") {
       if (!open && !operator) throw new ApiError(401, "Missing or wrong x-sim-control-token");
-      if (request.method === "POST") return this.create(await readObject(request));
+      if (request.method === "POST") return this.create(await readObject(request, MAX_WORLD_CHOICE_BODY));
       if (request.method === "GET" || request.method === "HEAD")
         return json(
           200,
@@ -242,7 +253,7 @@ export class SandboxHost {
 
   private async create(body: Record<string, unknown>): Promise<Outcome> {
     const { options } = this;
-    const choice = worldChoice(body, options.scenarios);
+    const choice = worldChoice(body, options.scenarios, options.load);
     const max = options.maxSandboxes ?? 100;
     // Creations under way count too: two at once must not both pass the limit while their worlds build.
     if (this.live.size + this.creating >= max)
@@ -255,20 +266,27 @@ export class SandboxHost {
     }
   }
 
-  private async make(choice: { scenario?: string; seed?: number }): Promise<Outcome> {
+  private async make(choice: { scenario?: string | Scenario; seed?: number }): Promise<Outcome> {
     const { options } = this;
     let id = newId(options.instance ?? null);
     while (this.live.has(id)) id = newId(options.instance ?? null);
     const scenario = choice.scenario ?? options.scenarios[0]?.name ?? "default";
-    const seed = choice.seed ?? 1;
+    const seed = choice.seed ?? (typeof scenario === "string" ? undefined : scenario.seed) ?? 1;
     const controlToken = `sbt_${randomChars(32, TOKEN_ALPHABET)}`;
     const sim = options.create(sandboxSpec({ id, controlToken, scenario, seed }));
-    await sim.ready;
+    try {
+      await sim.ready;
+    } catch (error) {
+      // A document that builds at its own seed may still fail at another, or in its setup.
+      throw worldRefusal(error) ?? error;
+    }
     const now = options.wall();
+    const document = typeof scenario === "string" ? undefined : scenario.document;
     const record: SandboxRecord = {
       id,
       controlToken,
-      scenario,
+      scenario: typeof scenario === "string" ? scenario : scenario.name,
+      ...(document !== undefined ? { document } : {}),
       seed,
       createdAt: now,
       lastUsedAt: now,

@@ -4,9 +4,13 @@
  * scenarios (code in `scenarios/`) and scenario documents (JSON, compiled by `scenarios/document/`) are the
  * same thing to it.
  */
+import { Answer, type Outcome, type SimRequest } from "./exchange.ts";
 import type { Manifest } from "./manifest.ts";
 import type { Rng } from "./prng.ts";
 import type { ApiKeyRecord, State } from "./state.ts";
+
+/** The virtual time worlds start at unless the host or the scenario says otherwise. */
+export const DEFAULT_START = Date.parse("2026-11-21T12:00:00.000Z");
 
 /** An API key a scenario made: the raw secret goes to the manifest, the world stores only its hash. */
 export interface PendingKey {
@@ -79,5 +83,84 @@ export class ScenarioError extends Error {
         ? `Invalid scenario: ${problems[0]?.path || "/"} ${problems[0]?.message}`
         : `Invalid scenario: ${problems.length} problems, the first at ${problems[0]?.path || "/"}: ${problems[0]?.message}`,
     );
+  }
+}
+
+/** What picks a world: a built-in scenario's name, a Scenario, or a scenario document to load. */
+export type ScenarioChoice = string | Scenario | object;
+
+/** Thrown for a name that is no scenario of this simulator; says which there are. */
+export class UnknownScenarioError extends Error {
+  override readonly name = "UnknownScenarioError";
+  constructor(
+    readonly scenario: string,
+    readonly known: readonly string[],
+  ) {
+    super(`Unknown scenario "${scenario}". Known scenarios: ${known.join(", ")}`);
+  }
+}
+
+/** Resolves a choice against the scenarios a simulator was handed (and its loader, for documents). */
+export function scenarioResolver(
+  scenarios: readonly Scenario[],
+  load: ScenarioLoader | undefined,
+): (choice: ScenarioChoice) => Scenario {
+  return (choice) => {
+    if (typeof choice === "string") {
+      const found = scenarios.find((s) => s.name === choice);
+      if (!found)
+        throw new UnknownScenarioError(
+          choice,
+          scenarios.map((s) => s.name),
+        );
+      return found;
+    }
+    if (typeof (choice as Partial<Scenario>).build === "function") return choice as Scenario;
+    if (!load) throw new Error("This simulator was handed no scenario loader: name a scenario instead");
+    return load(choice);
+  };
+}
+
+const PLACEHOLDER = /\{(users|audiences|minds|formations|prices)\.([^}]*)\}/g;
+
+/** A setup step as a request of the user it names, its `{kind.handle}` placeholders made IDs. */
+export function setupRequest(step: Extract<SetupStep, { as: string }>, manifest: Manifest): SimRequest {
+  const path = step.path.replace(PLACEHOLDER, (whole, kind: string, handle: string) => {
+    const section = manifest[kind as "users"] as Record<string, { id: string }>;
+    return Object.hasOwn(section, handle) ? (section[handle] as { id: string }).id : whole;
+  });
+  const headers = new Map<string, string>();
+  for (const [k, v] of Object.entries(step.headers ?? {})) headers.set(k.toLowerCase(), v);
+  const key = manifest.users[step.as]?.apiKey;
+  if (key !== undefined) headers.set("authorization", `Bearer ${key}`);
+  const body = step.body === undefined ? null : JSON.stringify(step.body);
+  if (body !== null && !headers.has("content-type")) headers.set("content-type", "application/json");
+  return {
+    method: step.method,
+    url: `http://scenario.setup${path}`,
+    headers: { get: (n) => headers.get(n.toLowerCase()) ?? null, has: (n) => headers.has(n.toLowerCase()) },
+    body: body === null ? null : new Response(body).body,
+    signal: new AbortController().signal,
+  };
+}
+
+/** Makes `steps` on a world that is not yet served: requests through `serve`, clock moves on its clock. */
+export async function runSetup(
+  steps: readonly SetupStep[],
+  world: { manifest: Manifest; clock: { advance(ms: number): void } },
+  serve: (request: SimRequest) => Promise<Outcome>,
+): Promise<void> {
+  for (const [i, step] of steps.entries()) {
+    if ("advanceMs" in step) {
+      world.clock.advance(step.advanceMs);
+      continue;
+    }
+    const outcome = await serve(setupRequest(step, world.manifest));
+    const said = outcome instanceof Answer && typeof outcome.body === "string" ? ` ${outcome.body}` : "";
+    if (!(outcome instanceof Answer)) await outcome.body?.cancel().catch(() => {});
+    if (outcome.status >= 400)
+      throw new ScenarioError([
+        { path: `/setup/${i}`, message: `${step.method} ${step.path} answered ${outcome.status}${said}` },
+      ]);
   }
 }

@@ -10,11 +10,16 @@ import type { Journal, JournalEntry } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
 import type { GenerateBody } from "./prefer.ts";
 import type { SimConfig } from "./route.ts";
+import type { ScenarioChoice } from "./scenario.ts";
 import type { Snapshot } from "./snapshot.ts";
 import type { State } from "./state.ts";
 
 export interface SimulatorOptions {
-  scenario?: string;
+  /**
+   * The world to start from: a built-in scenario's name, a scenario document (what `defineScenario` types,
+   * or a file's parsed JSON), or a Scenario. Default: the first scenario handed to the engine.
+   */
+  scenario?: ScenarioChoice;
   seed?: number;
   clock?: ClockMode;
   /** Virtual time at which scenarios start (epoch ms). */
@@ -60,7 +65,10 @@ export interface Simulator {
   /** Resolves once the scenario is built; `fetch` waits for it by itself. */
   ready: Promise<void>;
   manifest(): Manifest;
-  reset(to?: { scenario?: string; seed?: number }): Promise<Manifest>;
+  /** A new world: a ScenarioError (a document's problems) or UnknownScenarioError leaves the old one. */
+  reset(to?: { scenario?: ScenarioChoice; seed?: number }): Promise<Manifest>;
+  /** Loads a saved world (`PUT /__sim/snapshot`) and records it; a SnapshotError leaves the old one. */
+  load(snapshot: unknown): Manifest;
   advance(ms: number): string;
   /** Changes the configuration (the control plane's `PATCH /__sim/config`). */
   configure(patch: Partial<SimConfig>): SimConfig;

@@ -46,21 +46,19 @@ export interface WorldDeps {
   /** Run once on each new world built from a scenario. */
   inits: readonly ((s: Services) => void)[];
   memo: StateMemo;
-  /** The scenarios a world can be built from. */
-  scenarios: readonly Scenario[];
   /** How every API key of these worlds begins (`service_`; a sandbox's says which sandbox). */
   keyPrefix: string;
   pageBase: string;
 }
 
-export async function buildWorld(deps: WorldDeps, scenarioName: string, seed: number): Promise<World> {
-  const scenario = deps.scenarios.find((s) => s.name === scenarioName);
-  if (!scenario) throw new Error(`Unknown scenario ${scenarioName}`);
+/** A new world of `scenario` (a ScenarioError from its build, when a document cannot make it at this seed). */
+export async function buildWorld(deps: WorldDeps, scenario: Scenario, seed: number): Promise<World> {
   const rng = createRng(seed);
-  const template = templateOf(scenario, seed, deps.startTime);
+  const start = scenario.startTime ?? deps.startTime;
+  const template = templateOf(scenario, seed, start);
   const state = copyState(template.state);
   const services = {} as Services;
-  const clock = newClock(deps, deps.startTime, services);
+  const clock = newClock(deps, start, services);
   // The template's keys with this world's prefix (a sandbox's names the sandbox).
   const own = (raw: string) => `${deps.keyPrefix}${raw.slice(TEMPLATE_KEY_PREFIX.length)}`;
   const manifest = structuredClone(template.manifest);
@@ -81,6 +79,12 @@ export async function buildWorld(deps: WorldDeps, scenarioName: string, seed: nu
 export function restoreWorld(deps: WorldDeps, saved: Snapshot): { world: World; config: SimConfig } {
   // A copy, so the same snapshot can be restored again and the caller's object is never mutated.
   const snap = structuredClone(checkSnapshot(saved));
+  // A world's keys route requests to it (a sandbox's name the sandbox): another world's keys would not.
+  const foreign = Object.values(snap.manifest.users).find((u) => !u.apiKey.startsWith(deps.keyPrefix));
+  if (foreign)
+    throw new SnapshotError(
+      `its API keys belong to another world: they begin "${foreign.apiKey.slice(0, deps.keyPrefix.length)}", this world's begin "${deps.keyPrefix}"`,
+    );
   const unknown = snap.clock.jobs.map((j: Job) => j.kind).filter((k) => !deps.jobs.has(k));
   if (unknown.length > 0) throw new SnapshotError(`no handler for job kind "${unknown[0]}"`);
   const state = deserializeState(snap.state);

@@ -186,6 +186,7 @@ export class ChangeLog implements ChangeSink {
     // After a reset nothing before it matters: a snapshot now spares a restart the replay and the rebuild.
     if (
       change.kind === "reset" ||
+      change.kind === "restore" ||
       this.records >= (options.compactAfterRecords ?? COMPACT_AFTER_RECORDS) ||
       this.bytes >= (options.compactAfterBytes ?? COMPACT_AFTER_BYTES)
     ) {
