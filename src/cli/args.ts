@@ -17,8 +17,14 @@ export type LogFormat = "pretty" | "json";
 export interface CliOptions {
   port: number;
   host: string;
+  /** A built-in scenario's name, unless `scenarioFile` is set. */
   scenario: string;
-  seed: number;
+  /** `--scenario PATH` naming a scenario document (a `.json` file, or any path with a `/`). */
+  scenarioFile: string | null;
+  /** `--from-snapshot FILE`: start from a saved world (`GET /__sim/snapshot`). */
+  snapshotFile: string | null;
+  /** null when not given: the scenario document's own seed, else 1. */
+  seed: number | null;
   clock: ClockMode;
   control: boolean;
   controlToken: string | null;
@@ -54,9 +60,12 @@ Serves the Audience Research Service API simulator over HTTP.
 Options:
   --port N               port to listen on; 0 picks a free one (default: $PORT or ${DEFAULT_PORT})
   --host H               address to listen on (default: $HOST or ${DEFAULT_HOST})
-  --scenario NAME        scenario to start from (default: default); one of:
+  --scenario NAME|FILE   scenario to start from (default: default): a built-in one,
 ${scenarios.map((s) => `                           ${s.name}`).join("\n")}
-  --seed N               seed for every generated ID and datum, an integer 0..4294967295 (default: 1)
+                         or a scenario document (FILE.json, or a path with a /)
+  --from-snapshot FILE   start from a saved world (what GET /__sim/snapshot answers)
+  --seed N               seed for every generated ID and datum, an integer 0..4294967295 (default:
+                         the scenario document's seed, else 1)
   --clock real|manual    real: background jobs finish after a few real seconds (default);
                          manual: time moves only through POST /__sim/clock/advance
   --no-control           turn the control plane (/__sim/...) off
@@ -82,6 +91,7 @@ const OPTIONS = {
   port: { type: "string" },
   host: { type: "string" },
   scenario: { type: "string" },
+  "from-snapshot": { type: "string" },
   seed: { type: "string" },
   clock: { type: "string" },
   "no-control": { type: "boolean" },
@@ -122,13 +132,21 @@ export function parseCli(
   const host = nonEmpty("--host", values.host ?? (env.HOST || DEFAULT_HOST));
 
   const scenario = values.scenario ?? "default";
-  if (!scenarios.some((s) => s.name === scenario)) {
+  const builtIn = scenarios.some((s) => s.name === scenario);
+  const scenarioFile = !builtIn && /[\\/]|\.json$/i.test(scenario) ? scenario : null;
+  if (!builtIn && scenarioFile === null) {
     throw new UsageError(
-      `Unknown scenario "${scenario}". Known scenarios: ${scenarios.map((s) => s.name).join(", ")}`,
+      `Unknown scenario "${scenario}". Known scenarios: ${scenarios.map((s) => s.name).join(", ")} (or a scenario document: FILE.json)`,
     );
   }
+  const snapshotFile =
+    values["from-snapshot"] === undefined ? null : nonEmpty("--from-snapshot", values["from-snapshot"]);
+  if (snapshotFile !== null && (values.scenario !== undefined || values.seed !== undefined))
+    throw new UsageError(
+      "--from-snapshot starts from a saved world: --scenario and --seed make no sense with it",
+    );
 
-  const seed = values.seed === undefined ? 1 : integer("--seed", values.seed, 0, UINT32_MAX);
+  const seed = values.seed === undefined ? null : integer("--seed", values.seed, 0, UINT32_MAX);
 
   const clock = values.clock ?? "real";
   if (clock !== "real" && clock !== "manual") {
@@ -184,6 +202,8 @@ export function parseCli(
       port,
       host,
       scenario,
+      scenarioFile,
+      snapshotFile,
       seed,
       clock,
       control,

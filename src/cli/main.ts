@@ -6,12 +6,15 @@
  * SIGINT/SIGTERM the world is written as a fresh snapshot. Exit codes: 0 stopped by a signal, 1 could not start (port taken, scenario failed to build, state file not writable), 2 bad
  * usage (including a state file that is corrupt or of an unknown version).
  */
+import { readFile } from "node:fs/promises";
 import { setFlagsFromString } from "node:v8";
 import type { SimulatorOptions } from "../core/engine.ts";
 import type { JournalEntry } from "../core/journal.ts";
 import type { Manifest } from "../core/manifest.ts";
 import type { SimConfig } from "../core/route.ts";
 import type { SandboxRecord, SandboxSpec } from "../core/sandboxes.ts";
+import type { Scenario } from "../core/scenario.ts";
+import { parseSnapshot, type Snapshot } from "../core/snapshot.ts";
 import type { ChangeLog, Checkpointer, SavedState } from "../node/change-log.ts";
 import type { RunningServer } from "../node/server.ts";
 import { type CliOptions, type LogFormat, parseCli, USAGE, UsageError } from "./args.ts";
@@ -76,7 +79,9 @@ async function main(): Promise<void> {
       },
     });
   }
-  const loaded = saved?.snapshot ?? null;
+  // What the world starts from when no saved state says otherwise: a snapshot, or a scenario document.
+  const start = await startingWorld(options, simulator);
+  const loaded = saved?.snapshot ?? start.snapshot;
   const log = options.log === null ? undefined : requestLogger(options.log);
   // Prism (Prefer: dynamic=true) is an optional peer: without it such requests get the contract's example and
   // say why in a header; the operator hears it once, here.
@@ -85,8 +90,8 @@ async function main(): Promise<void> {
     process.stderr.write(`note: Prefer: dynamic=true: ${generateBody.unavailable}\n`);
   // What the default world and every sandbox share.
   const shared: SimulatorOptions = {
-    scenario: options.scenario,
-    seed: options.seed,
+    scenario: start.scenario,
+    ...(options.seed !== null ? { seed: options.seed } : {}),
     clock: options.clock,
     wallClock: Date.now,
     sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
@@ -112,10 +117,20 @@ async function main(): Promise<void> {
     await sim.ready;
   } catch (error) {
     if (loaded) {
-      process.stderr.write(`error: state file ${stateFile}: ${describeShort(error)}\n`);
+      const from = saved?.snapshot ? `state file ${stateFile}` : options.snapshotFile;
+      process.stderr.write(`error: ${from}: ${describeShort(error)}\n`);
       process.exit(2);
     }
-    process.stderr.write(`error: scenario "${options.scenario}" failed to build: ${describe(error)}\n`);
+    const name = options.scenarioFile ?? options.scenario;
+    // A document may build at its own seed and not at another, or a step of its setup may be refused.
+    if (error instanceof simulator.ScenarioError) {
+      const lines = error.problems.map((p) => `  ${p.path || "/"}: ${p.message}`).join("\n");
+      process.stderr.write(
+        `error: scenario ${name} cannot be made at seed ${options.seed ?? "its own"}:\n${lines}\n`,
+      );
+      process.exit(2);
+    }
+    process.stderr.write(`error: scenario "${name}" failed to build: ${describe(error)}\n`);
     process.exit(1);
   }
   // The world is built: from here on V8 favours a small heap over fewer collections (memory saver mode).
@@ -220,7 +235,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  process.stdout.write(banner(server, options, sim.manifest(), sim.config, loaded !== null, sandboxes.size));
+  const fromState = saved?.snapshot != null;
+  process.stdout.write(banner(server, options, sim.manifest(), sim.config, fromState, sandboxes.size));
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
@@ -245,6 +261,50 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+/**
+ * The world `--scenario FILE` or `--from-snapshot FILE` names, read and checked before anything listens:
+ * every problem is printed with its JSON path, and the process exits 2.
+ */
+async function startingWorld(
+  options: CliOptions,
+  simulator: typeof import("../simulator.ts"),
+): Promise<{ scenario: string | Scenario; snapshot: Snapshot | null }> {
+  const file = options.snapshotFile ?? options.scenarioFile;
+  if (file === null) return { scenario: options.scenario, snapshot: null };
+  const fail = (message: string): never => {
+    process.stderr.write(`error: ${file}: ${message}\n`);
+    process.exit(2);
+  };
+  let text = "";
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    fail(`cannot be read (${describeShort(error)})`);
+  }
+  if (options.snapshotFile !== null) {
+    try {
+      return { scenario: options.scenario, snapshot: parseSnapshot(text) };
+    } catch (error) {
+      return fail(`is not a snapshot the simulator can load: ${describeShort(error)}`);
+    }
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    fail(`is not JSON (${describeShort(error)})`);
+  }
+  try {
+    return { scenario: simulator.loadScenario(document), snapshot: null };
+  } catch (error) {
+    if (!(error instanceof simulator.ScenarioError)) throw error;
+    const lines = error.problems.map((p) => `  ${p.path || "/"}: ${p.message}`);
+    return fail(
+      `is not a valid scenario (${error.problems.length} problem${error.problems.length === 1 ? "" : "s"}):\n${lines.join("\n")}`,
+    );
+  }
 }
 
 function requestLogger(format: LogFormat): (entry: JournalEntry & { sandbox?: string }) => void {

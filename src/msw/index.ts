@@ -22,7 +22,13 @@
  */
 import { type HttpResponse, http, type RequestHandler } from "msw";
 import type { ClockMode } from "../core/clock.ts";
-import { createSimulator, type Simulator, type SimulatorOptions } from "../simulator.ts";
+import {
+  createSimulator,
+  loadScenario,
+  type ScenarioDocument,
+  type Simulator,
+  type SimulatorOptions,
+} from "../simulator.ts";
 
 /** Path prefixes the API owns; requests to any other path pass through. */
 export const API_PATH_PREFIXES: readonly string[] = [
@@ -35,9 +41,13 @@ export const API_PATH_PREFIXES: readonly string[] = [
 ];
 
 export interface HandlerOptions {
-  /** Scenario to start from (default `default`). */
-  scenario?: string;
-  /** Seed for every generated ID and datum (default 1). */
+  /**
+   * The world to start from (default `default`): a built-in scenario's name, or a scenario document of
+   * your own (`defineScenario({...})` from this package, or a scenario file's parsed JSON). An invalid
+   * document throws a ScenarioError listing every problem, here, before any request.
+   */
+  scenario?: string | ScenarioDocument;
+  /** Seed for every generated ID and datum (default: the document's seed, else 1). */
   seed?: number;
   /**
    * `real` (the default, as `npm start`): background jobs (Formation builds, exports…) finish after a few
@@ -69,11 +79,13 @@ export type SimulatorHandlers = RequestHandler[] & {
 
 export function createHandlers(options: HandlerOptions = {}): SimulatorHandlers {
   let sim: Simulator | null = null;
+  // A document is checked now, so that a mistake in it shows where the handlers are made.
+  const scenario = typeof options.scenario === "object" ? loadScenario(options.scenario) : options.scenario;
   const simulator = (): Simulator => {
     sim ??= createSimulator({
       ...options.simulator,
-      scenario: options.scenario ?? "default",
-      seed: options.seed ?? 1,
+      scenario: scenario ?? "default",
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
       clock: options.clock ?? "real",
       ...(options.latency === undefined
         ? {}

@@ -1,0 +1,227 @@
+import { describe, expect, it } from "vitest";
+import { memberCap } from "../../src/core/plans.ts";
+import { ScenarioError, type ScenarioProblem } from "../../src/core/scenario.ts";
+import { harness } from "../../src/testing/harness.ts";
+import { PRICE_CATALOGUE } from "../catalogue.ts";
+import { defineScenario, loadScenario, type ScenarioDocument } from "./load.ts";
+
+/** The problems a document is refused with (none: it loads). */
+function problemsOf(document: unknown): readonly ScenarioProblem[] {
+  try {
+    loadScenario(document);
+    return [];
+  } catch (error) {
+    if (error instanceof ScenarioError) return error.problems;
+    throw error;
+  }
+}
+
+const HYPOTHESIS = {
+  intent: "Split by buying role",
+  subgroups: [
+    { id: "deciders", label: "Decision makers", definition: "Decision maker or budget holder" },
+    { id: "users", label: "End users", definition: "End user living with the outcome" },
+  ],
+};
+
+const small = defineScenario({
+  name: "small",
+  seed: 7,
+  teams: { t: { name: "Team T" } },
+  users: {
+    dev: {
+      name: "Dana Dev",
+      plan: "premium",
+      team: "t",
+      apiKeys: [{ name: "CI", key: "service_fixedKeyForCi1" }],
+    },
+    mate: { plan: "team", team: "t" },
+    free: {},
+  },
+  minds: {
+    star: {
+      owner: "dev",
+      name: "Ada Star",
+      attributes: { country: "DE", industry: null },
+      training: "running",
+    },
+  },
+  audiences: {
+    a: {
+      owner: "dev",
+      topic: "Hospital procurement leads",
+      members: ["star", { generate: 9 }],
+      sharedWithTeam: true,
+      collaborators: [{ user: "free", role: "member" }],
+      grounding: { uploadedFile: true },
+    },
+  },
+  formations: { f: { audience: "a", name: "Roles", hypothesis: HYPOTHESIS, status: "failed" } },
+});
+
+describe("scenario documents", () => {
+  it("build the world they describe, every handle in the manifest", async () => {
+    const h = await harness({ scenario: small });
+    const m = h.sim.manifest();
+    expect(m.scenario).toBe("small");
+    expect(m.seed).toBe(7);
+    expect(Object.keys(m.users)).toEqual(["dev", "mate", "free"]);
+    expect(m.users.dev).toMatchObject({
+      plan: "premium",
+      subscriptionActive: true,
+      apiKey: "service_fixedKeyForCi1",
+    });
+    expect(m.users.free).toMatchObject({ plan: "free", subscriptionActive: false, teamId: null });
+    expect(m.users.mate?.teamId).toBe(m.users.dev?.teamId);
+    expect(m.prices).toEqual(PRICE_CATALOGUE);
+    const star = h.sim.state.minds.get(h.id("minds", "star"));
+    expect(star).toMatchObject({ name: "Ada Star", attributes: expect.objectContaining({ country: "DE" }) });
+    expect(star?.attributes).not.toHaveProperty("industry");
+    const a = h.audience("a");
+    expect(a.memberIds).toHaveLength(10);
+    expect(a.memberIds[0]).toBe(star?.id);
+    expect(a.grounding?.charts.length).toBeGreaterThan(0);
+
+    // Read back through the API, as its users would.
+    expect((await h.call("GET", "/api/v1/auth/me", { as: "dev" })).body).toEqual({ id: m.users.dev?.id });
+    const detail = (await h.call("GET", `/api/v1/audiences/${a.id}`, { as: "mate" })).body.data;
+    expect(detail.currentMemberRole).toBe("team_member");
+    expect(detail.mindCount).toBe(10);
+    const collaborators = (await h.call("GET", `/api/v1/audiences/${a.id}/collaborators`, { as: "dev" })).body
+      .data;
+    expect(collaborators.map((c: { userId: string }) => c.userId)).toEqual([m.users.free?.id]);
+    const f = (
+      await h.call("GET", `/api/v1/audiences/${a.id}/formations/${h.id("formations", "f")}`, { as: "dev" })
+    ).body.data;
+    expect(f.status).toBe("failed");
+    const progress = (await h.call("GET", `/api/v1/audiences/${a.id}/progress`, { as: "dev" })).body.data;
+    const starProgress = progress.members.find((x: { mindId: string }) => x.mindId === star?.id);
+    expect(starProgress.update.trainingStatus).toBe("running");
+  });
+
+  it("refuse a schema problem with its JSON path and what was expected", () => {
+    expect(
+      problemsOf({
+        users: { "9bad": {}, ok: { plan: "gold", colour: "red" } },
+        audiences: { a: { members: [{ generate: 0 }, 5] } },
+      }),
+    ).toEqual(
+      expect.arrayContaining([
+        { path: "/users/9bad", message: expect.stringMatching(/not a valid handle/) },
+        { path: "/users/ok/plan", message: 'must be one of "free", "premium", "team"' },
+        { path: "/users/ok/colour", message: "is not a field of the scenario format here" },
+        { path: "/audiences/a/members/0/generate", message: "must be >= 1" },
+        { path: "/audiences/a/members/1", message: "must be string" },
+      ]),
+    );
+  });
+
+  it("refuse what the description does not allow, each problem at its path", () => {
+    const problems = problemsOf({
+      users: {
+        lone: { plan: "premium", team: "nowhere" },
+        free: { plan: "free", subscriptionActive: true },
+        other: { plan: "premium" },
+      },
+      minds: { theirs: { owner: "other" } },
+      audiences: {
+        tooBig: {
+          owner: "free",
+          members: [{ generate: memberCap({ plan: "free", limits: {} } as never) + 1 }],
+        },
+        empty: { owner: "lone", sharedWithTeam: true },
+        borrowed: { owner: "lone", members: ["theirs", "ghost"] },
+        orphan: { name: "No owner" },
+      },
+      formations: {
+        onEmpty: { audience: "empty", name: "x", hypothesis: HYPOTHESIS },
+        nowhere: { audience: "missing", name: "x", hypothesis: HYPOTHESIS },
+      },
+      setup: [{ as: "nobody", method: "GET", path: "/api/v1/audiences/{audiences.none}" }],
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        { path: "/users/lone/team", message: expect.stringMatching(/names no team/) },
+        { path: "/users/free/subscriptionActive", message: expect.stringMatching(/free plan/) },
+        {
+          path: "/audiences/tooBig/members",
+          message: expect.stringMatching(/over the owner's free plan cap of 25/),
+        },
+        { path: "/audiences/empty/sharedWithTeam", message: expect.stringMatching(/TEAM_REQUIRED/) },
+        { path: "/audiences/borrowed/members/1", message: expect.stringMatching(/names no Mind/) },
+        {
+          path: "/audiences/borrowed/members/0",
+          message: expect.stringMatching(/private Mind of another user/),
+        },
+        { path: "/audiences/orphan/owner", message: "is required for a new Audience" },
+        { path: "/formations/onEmpty/audience", message: expect.stringMatching(/has 0 members/) },
+        { path: "/formations/nowhere/audience", message: expect.stringMatching(/names no Audience/) },
+      ]),
+    );
+    // Setup steps are checked once the world builds; here it does not, so its problems come first.
+    expect(problems.every((p) => typeof p.path === "string" && p.message.length > 0)).toBe(true);
+    expect(
+      problemsOf({
+        users: { u: {} },
+        setup: [{ as: "nobody", method: "GET", path: "/api/v1/x/{audiences.none}" }],
+      }),
+    ).toEqual([
+      { path: "/setup/0/as", message: "names no user of this scenario" },
+      { path: "/setup/0/path", message: "{audiences.none} names no handle of this scenario" },
+    ]);
+  });
+
+  it("refuse a Formation that cannot be ready, and one whose creator cannot edit the Audience", () => {
+    const problems = problemsOf({
+      users: { o: { plan: "premium" }, stranger: {} },
+      audiences: {
+        a: { owner: "o", members: [{ generate: 6 }] },
+        one: { owner: "o", members: [{ generate: 1 }] },
+      },
+      formations: {
+        // One member fills one subgroup at most: never the two a ready Formation has.
+        forced: { audience: "one", name: "x", status: "ready", hypothesis: HYPOTHESIS },
+        foreign: { audience: "a", creator: "stranger", name: "x", hypothesis: HYPOTHESIS },
+      },
+    });
+    expect(problems).toEqual([
+      { path: "/formations/forced/status", message: expect.stringMatching(/cannot be ready/) },
+      { path: "/formations/foreign/creator", message: expect.stringMatching(/cannot edit this Audience/) },
+    ]);
+  });
+
+  it("extend a built-in scenario: its handles stay, named ones change, new ones are added", async () => {
+    const doc: ScenarioDocument = {
+      extends: "new-free-account",
+      users: { newbie: { plan: "premium" }, extra: { plan: "team" } },
+      audiences: {
+        public: { name: "Renamed pharmacists" },
+        mine: { owner: "newbie", members: ["publicMind"] },
+      },
+    };
+    const h = await harness({ scenario: doc });
+    const m = h.sim.manifest();
+    expect(m.scenario).toBe("custom");
+    expect(Object.keys(m.users)).toEqual(["newbie", "publisher", "extra"]);
+    expect(m.users.newbie).toMatchObject({ plan: "premium", subscriptionActive: true });
+    expect(h.audience("public").name).toBe("Renamed pharmacists");
+    expect(h.audience("mine").memberIds).toEqual([h.id("minds", "publicMind")]);
+    // The plan change shows in the API: a premium account may list its keys now.
+    expect((await h.call("GET", "/api/v1/api-keys", { as: "newbie" })).status).toBe(200);
+    expect(problemsOf({ extends: "nope" })).toEqual([
+      { path: "/extends", message: expect.stringMatching(/names no built-in scenario \(known: default/) },
+    ]);
+  });
+
+  it("is loaded once per content: equal documents share one scenario, and so one template", () => {
+    expect(loadScenario(JSON.parse(JSON.stringify(small)))).toBe(loadScenario(small));
+  });
+
+  it("keeps a world of its own from later changes to the caller's object", async () => {
+    const doc = { users: { u: { name: "Before" } } };
+    const scenario = loadScenario(doc);
+    doc.users.u.name = "After";
+    const h = await harness({ scenario });
+    expect(h.user("u").name).toBe("Before");
+  });
+});
