@@ -1,0 +1,87 @@
+/**
+ * `serve --scenario FILE` and `serve --from-snapshot FILE`: every recipe of examples/ served from its file
+ * holds what it promises; a file with problems stops the process with exit 2 before it listens, printing
+ * each problem with its JSON path; a saved snapshot starts the same world again.
+ */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { RECIPES } from "../../scenarios/document/recipes.testkit.ts";
+import type { Manifest } from "../core/manifest.ts";
+import { callJson, serveCli, startCli, stopCli } from "../testing/cli.ts";
+import { tempDirForTests } from "../testing/temp-dir.ts";
+
+const dir = tempDirForTests("scenario-file-");
+
+describe.each(RECIPES)("serve --scenario examples/$file", (recipe) => {
+  it("serves the recipe's world, which holds what it promises", async () => {
+    const { run, base } = await serveCli([
+      "--scenario",
+      `examples/${recipe.file}`,
+      "--clock",
+      "manual",
+      "--quiet",
+    ]);
+    const manifest = (await callJson(base, "GET", "/__sim/manifest", {})).body as Manifest;
+    expect(run.stdout()).toContain(`Scenario     ${manifest.scenario} (seed 1)`);
+    await recipe.check({
+      manifest,
+      call: (method, path, as, body) =>
+        callJson(base, method, path, { authorization: `Bearer ${manifest.users[as]?.apiKey}` }, body),
+      advance: async (ms) => {
+        expect((await callJson(base, "POST", "/__sim/clock/advance", {}, { ms })).status).toBe(200);
+      },
+    });
+    expect((await stopCli(run)).code).toBe(0);
+  });
+});
+
+describe("a scenario file that cannot be served", () => {
+  it.each([
+    ["problems", JSON.stringify({ users: { a: { plan: "gold" } }, audiences: { x: { owner: "ghost" } } })],
+    ["semantic problems", JSON.stringify({ audiences: { x: { owner: "ghost" } } })],
+    ["no JSON", "{ users: "],
+  ])("(%s) exits 2 before listening, naming every problem with its path", async (kind, text) => {
+    const file = join(dir.path, `${kind.replace(/ /g, "-")}.json`);
+    await writeFile(file, text);
+    const run = startCli(["--scenario", file, "--port", "0"]);
+    const { code } = await run.exit;
+    expect(code).toBe(2);
+    expect(run.stdout()).not.toContain("listening");
+    if (kind === "problems") expect(run.stderr()).toContain("/users/a/plan: must be one of");
+    if (kind === "semantic problems") expect(run.stderr()).toMatch(/\/audiences\/x\/owner: names no user/);
+    if (kind === "no JSON") expect(run.stderr()).toContain("is not JSON");
+  });
+
+  it("exits 2 for a file that does not exist, and for --from-snapshot with --scenario", async () => {
+    const missing = startCli(["--scenario", join(dir.path, "nope.json"), "--port", "0"]);
+    expect((await missing.exit).code).toBe(2);
+    expect(missing.stderr()).toContain("cannot be read");
+    const both = startCli(["--scenario", "default", "--from-snapshot", "x.json", "--port", "0"]);
+    expect((await both.exit).code).toBe(2);
+    expect(both.stderr()).toContain("--from-snapshot starts from a saved world");
+  });
+});
+
+describe("serve --from-snapshot", () => {
+  it("starts from a saved world: the same manifest, the same snapshot bytes", async () => {
+    const first = await serveCli([
+      "--scenario",
+      "examples/work-in-flight.json",
+      "--clock",
+      "manual",
+      "--quiet",
+    ]);
+    const saved = await (await fetch(`${first.base}/__sim/snapshot`)).text();
+    await stopCli(first.run);
+    const file = join(dir.path, "world.snapshot.json");
+    await writeFile(file, saved);
+    const second = await serveCli(["--from-snapshot", file, "--clock", "manual", "--quiet"]);
+    expect(await (await fetch(`${second.base}/__sim/snapshot`)).text()).toBe(saved);
+    await stopCli(second.run);
+    await writeFile(file, `${saved.slice(0, 100)}`);
+    const broken = startCli(["--from-snapshot", file, "--port", "0"]);
+    expect((await broken.exit).code).toBe(2);
+    expect(broken.stderr()).toContain("is not a snapshot the simulator can load");
+  });
+});
