@@ -95,6 +95,12 @@ function membersOf(
       else w.problem(path, `names no Mind of this scenario (${known(w.b.manifest.minds)})`);
       return;
     }
+    if ("membersOf" in m) {
+      const other = w.audience(m.membersOf);
+      if (!other) w.problem(`${path}/membersOf`, "names no Audience made before this one");
+      else out.push(...other.memberIds.slice(0, m.count).flatMap((id) => w.b.state.minds.get(id) ?? []));
+      return;
+    }
     const by = m.owner === undefined ? owner : w.needUser(m.owner, `${path}/owner`);
     if (!by) return;
     const topic = m.topic ?? a.topic ?? existingTopic;

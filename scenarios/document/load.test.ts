@@ -132,6 +132,7 @@ describe("scenario documents", () => {
         empty: { owner: "lone", sharedWithTeam: true },
         borrowed: { owner: "lone", members: ["theirs", "ghost"] },
         orphan: { name: "No owner" },
+        copied: { owner: "lone", members: [{ membersOf: "nothing" }] },
       },
       formations: {
         onEmpty: { audience: "empty", name: "x", hypothesis: HYPOTHESIS },
@@ -154,6 +155,7 @@ describe("scenario documents", () => {
           message: expect.stringMatching(/private Mind of another user/),
         },
         { path: "/audiences/orphan/owner", message: "is required for a new Audience" },
+        { path: "/audiences/copied/members/0/membersOf", message: "names no Audience made before this one" },
         { path: "/formations/onEmpty/audience", message: expect.stringMatching(/has 0 members/) },
         { path: "/formations/nowhere/audience", message: expect.stringMatching(/names no Audience/) },
       ]),

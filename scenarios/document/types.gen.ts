@@ -183,11 +183,11 @@ export interface Audience {
   sharedWithTeam?: boolean;
   linkSharing?: boolean;
   /**
-   * Member Minds in the order they joined: Mind handles, or Minds generated in place. On an extended Audience, the new list replaces the old.
+   * Member Minds in the order they joined: Mind handles, Minds generated in place, or the members of another Audience. On an extended Audience, the new list replaces the old.
    *
    * @maxItems 10000
    */
-  members?: (Handle | GeneratedMembers)[];
+  members?: (Handle | GeneratedMembers | MembersOf)[];
   /**
    * Direct collaborators (added to an extended Audience's).
    *
@@ -220,6 +220,16 @@ export interface GeneratedMembers {
    */
   missingRate?: number;
   training?: Training;
+}
+/**
+ * The members of an Audience named earlier in this file (or in the extended scenario), in their order: the same Minds, not copies.
+ */
+export interface MembersOf {
+  membersOf: Handle;
+  /**
+   * Only the first `count` of them.
+   */
+  count?: number;
 }
 export interface Collaborator {
   user: Handle;
