@@ -37,6 +37,9 @@ Options:
   --runs N               numRuns of every property (default: each property's own, tuned for < 60 s)
   --read-only            skip every check that changes state (they are reported as skipped)
   --no-reset             do not reset the simulator first
+  --scenario NAME|FILE   the simulator's world for the run: a built-in scenario (default: default) or
+                         a scenario document (FILE.json) that keeps the default scenario's handles
+                         (one that "extends": "default")
   --control-token T      the simulator's x-sim-control-token (with --sandbox ID: that sandbox's token
                          or the operator's; with --sandbox new: the operator's)
   --sandbox ID|new       run in one sandbox of the simulator (its keys, its control plane), or in a new
@@ -92,6 +95,7 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
         runs: { type: "string" },
         "read-only": { type: "boolean" },
         "no-reset": { type: "boolean" },
+        scenario: { type: "string" },
         "control-token": { type: "string" },
         sandbox: { type: "string" },
         reporter: { type: "string", multiple: true },
@@ -154,6 +158,7 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
     runs: integer("runs", values.runs as string | undefined, 1),
     readOnly: Boolean(values["read-only"]),
     noReset: Boolean(values["no-reset"]),
+    scenario: scenarioOf(values.scenario as string | undefined),
     controlToken: (values["control-token"] as string | undefined) ?? null,
     sandbox: (values.sandbox as string | undefined) ?? null,
     reporters: reporters.length ? reporters : [{ name: "default" }],
@@ -165,6 +170,17 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
     replay: replay?.file ?? null,
     contract: (values.contract as string | undefined) ?? null,
   };
+}
+
+/** `--scenario`: a built-in scenario's name as it is, a `.json` file (or a path) read as a scenario document. */
+function scenarioOf(raw: string | undefined): string | object | null {
+  if (raw === undefined) return null;
+  if (!/[\\/]|\.json$/i.test(raw)) return raw;
+  try {
+    return JSON.parse(readFileSync(resolve(userDir(), raw), "utf8")) as object;
+  } catch (e) {
+    throw new UsageError(`--scenario ${raw}: ${(e as Error).message}`);
+  }
 }
 
 /** A contract from a file (relative to where the user runs the kit) or a URL, parsed as JSON. */

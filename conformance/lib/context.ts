@@ -150,7 +150,8 @@ export class Target {
    */
   async rebuild(): Promise<void> {
     const m = (await this.control("GET", "/manifest")) as { scenario: string; seed: number };
-    await this.control("POST", "/reset", { scenario: m.scenario, seed: m.seed });
+    // The world the run chose (a scenario document has no name a reset could pick it by).
+    await this.control("POST", "/reset", { scenario: this.info.world ?? m.scenario, seed: m.seed });
   }
 
   /** Moves time: the simulator's virtual clock, or real waiting against a deployment. */

@@ -56,6 +56,11 @@ export interface TargetInfo {
   readOnly: boolean;
   /** The simulator may be reset (not `--no-reset`): checks whose changes the API cannot undo need it. */
   mayReset: boolean;
+  /**
+   * The world a simulator run resets to and rebuilds (`--scenario`): a built-in scenario's name or a
+   * scenario document; null for a deployment.
+   */
+  world: string | object | null;
   seed: number;
   /** numRuns for every property (`--runs`); null keeps each property's default. */
   runs: number | null;
@@ -162,6 +167,8 @@ export interface RunSettings {
   controlToken: string | null;
   /** A sandbox's ID to run in, `new` for one the run makes (with the operator's token) and deletes. */
   sandbox?: string | null;
+  /** The simulator's world for the run: a built-in scenario's name or a scenario document (default `default`). */
+  scenario?: string | object | null;
   runId: string;
 }
 
@@ -259,6 +266,7 @@ export async function discover(settings: RunSettings): Promise<TargetInfo> {
   const common = {
     readOnly: settings.readOnly,
     mayReset: !settings.noReset,
+    world: null as string | object | null,
     seed: settings.seed,
     runs: settings.runs,
     runId: settings.runId,
@@ -273,9 +281,10 @@ export async function discover(settings: RunSettings): Promise<TargetInfo> {
   }
   if (!settings.target) throw new ConfigError("no target: give --target URL or --config FILE");
   const baseUrl = settings.target.replace(/\/$/, "");
+  const world = settings.scenario ?? "default";
   const sandbox =
     settings.sandbox === "new"
-      ? await makeSandbox(baseUrl, settings.controlToken)
+      ? await makeSandbox(baseUrl, settings.controlToken, world)
       : settings.sandbox
         ? { id: settings.sandbox, made: false, token: settings.controlToken }
         : null;
@@ -289,10 +298,10 @@ export async function discover(settings: RunSettings): Promise<TargetInfo> {
         : `${baseUrl} does not answer GET /__sim/manifest; for a deployment, describe it in a config file (--config)`,
     );
   }
-  if (!settings.noReset) manifest = await resetSimulator(controlBase, token);
+  if (!settings.noReset) manifest = await resetSimulator(controlBase, token, world);
   const originalRateLimit = await raiseRateLimit(controlBase, token);
   return {
-    ...fromManifest(manifest, baseUrl, originalRateLimit, { ...common, controlToken: token }),
+    ...fromManifest(manifest, baseUrl, originalRateLimit, { ...common, controlToken: token, world }),
     controlBase,
     sandbox: sandbox ? { id: sandbox.id, made: sandbox.made } : null,
   };
@@ -302,11 +311,12 @@ export async function discover(settings: RunSettings): Promise<TargetInfo> {
 async function makeSandbox(
   baseUrl: string,
   operatorToken: string | null,
+  world: string | object,
 ): Promise<{ id: string; made: true; token: string }> {
   const res = await fetchOrUnreachable(`${baseUrl}/__sim/sandboxes`, {
     method: "POST",
     headers: { "content-type": "application/json", ...controlHeaders(operatorToken) },
-    body: "{}",
+    body: JSON.stringify({ scenario: world }),
   });
   if (res.status !== 201)
     throw new ConfigError(
@@ -326,13 +336,18 @@ export async function deleteSandbox(info: TargetInfo): Promise<boolean> {
   return res.status === 204;
 }
 
-async function resetSimulator(controlBase: string, token: string | null): Promise<ManifestShape> {
+async function resetSimulator(
+  controlBase: string,
+  token: string | null,
+  world: string | object,
+): Promise<ManifestShape> {
   const res = await fetchOrUnreachable(`${controlBase}/reset`, {
     method: "POST",
     headers: { "content-type": "application/json", ...controlHeaders(token) },
-    body: JSON.stringify({ scenario: "default" }),
+    body: JSON.stringify({ scenario: world }),
   });
-  if (res.status !== 200) throw new ConfigError(`POST /__sim/reset answered ${res.status}`);
+  if (res.status !== 200)
+    throw new ConfigError(`POST /__sim/reset answered ${res.status}: ${(await res.text()).slice(0, 2000)}`);
   return (await res.json()) as ManifestShape;
 }
 
@@ -360,7 +375,10 @@ export async function setSimRateLimit(
   });
 }
 
-type Common = Pick<TargetInfo, "readOnly" | "mayReset" | "seed" | "runs" | "runId" | "controlToken">;
+type Common = Pick<
+  TargetInfo,
+  "readOnly" | "mayReset" | "seed" | "runs" | "runId" | "controlToken" | "world"
+>;
 
 function fromManifest(
   m: ManifestShape,

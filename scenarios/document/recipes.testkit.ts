@@ -70,6 +70,19 @@ const checks: Record<string, Recipe["check"]> = {
     expect(await exportStatus()).toBe("ready");
     expect(await calibrating()).toBe(false);
   },
+  "partner-staging.json": async (w) => {
+    // The default scenario's handles are all there, beside the partner's.
+    expect(Object.keys(w.manifest.users)).toEqual(
+      expect.arrayContaining(["owner", "teammate", "partner", "partnerMate"]),
+    );
+    expect(w.manifest.audiences.main?.owner).toBe("owner");
+    for (const handle of ["partnerShared", "partnerDraft", "partnerEmpty"])
+      expect((await w.call("GET", audience(w, handle), "partner")).status).toBe(200);
+    const shared = await w.call("GET", audience(w, "partnerShared"), "partnerMate");
+    expect(shared.body.data).toMatchObject({ currentMemberRole: "team_member", mindCount: 15 });
+    expect((await w.call("GET", audience(w, "partnerDraft"), "partnerMate")).status).toBe(404);
+    expect((await w.call("GET", audience(w, "partnerShared"), "owner")).status).toBe(404);
+  },
   "shared-viewer.json": async (w) => {
     const shared = await w.call("GET", audience(w, "shared"), "teammate");
     expect(shared.status).toBe(200);
