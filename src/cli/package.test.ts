@@ -185,9 +185,27 @@ describe("the installed package", () => {
       await sim.ready;
       const key = sim.manifest().users.owner.apiKey;
       const res = await sim.fetch(new Request("http://sim.test/api/v1/auth/me", { headers: { authorization: "Bearer " + key } }));
-      console.log(res.status, typeof createHandlers);`;
+      // A scenario file of the consumer's own, and the schema its editor reads, from the package.
+      const { readFileSync } = await import("node:fs");
+      const world = JSON.parse(readFileSync("world.json", "utf8"));
+      const own = createSimulator({ clock: "manual", scenario: world });
+      await own.ready;
+      const schema = (await import("audience-research-sim/scenario.schema.json", { with: { type: "json" } })).default;
+      console.log(res.status, typeof createHandlers, own.manifest().scenario, schema.title);`;
+    writeFileSync(
+      join(dir, "world.json"),
+      JSON.stringify({
+        ...JSON.parse(readFileSync(join(ROOT, "examples/shared-viewer.json"), "utf8")),
+        $schema: "./node_modules/audience-research-sim/scenario.schema.json",
+      }),
+    );
     const r = await node(["--input-type=module", "-e", script], runtime);
-    expect(r.out.trim()).toBe("200 function");
+    expect(r.out.trim()).toBe("200 function shared-viewer ScenarioDocument");
+    // And from the command line: every problem of a bad file, exit 2.
+    writeFileSync(join(dir, "bad-world.json"), JSON.stringify({ users: { a: { plan: "gold" } } }));
+    const bad = await node([bin, "serve", "--scenario", "./bad-world.json", "--port", "0"], runtime);
+    expect(bad.code, bad.out).toBe(2);
+    expect(bad.out).toContain("/users/a/plan");
   });
 
   it.each([
@@ -219,12 +237,19 @@ describe("the installed package", () => {
       );
       writeFileSync(
         join(dir, "index.ts"),
-        `import { createSimulator } from "audience-research-sim";
+        `import { createSimulator, defineScenario } from "audience-research-sim";
 import { createHandlers } from "audience-research-sim/msw";
 const sim = createSimulator({ clock: "manual" });
 const answer: Promise<Response> = sim.fetch(new Request("http://sim.test/api/v1/auth/me"));
 void answer;
-void createHandlers;
+const world = defineScenario({
+  users: { dev: { plan: "premium", apiKeys: [{ name: "CI" }] } },
+  audiences: { mine: { owner: "dev", members: [{ generate: 3, training: "running" }], grounding: { uploadedFile: true } } },
+  setup: [{ as: "dev", method: "POST", path: "/api/v1/audiences/{audiences.mine}/export", body: { format: "md" } }],
+});
+void createHandlers({ scenario: world });
+// @ts-expect-error: not a plan
+defineScenario({ users: { dev: { plan: "gold" } } });
 `,
       );
       const r = await node([join(dir, "node_modules/typescript/bin/tsc"), "-p", dir]);

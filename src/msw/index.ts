@@ -130,4 +130,5 @@ export function belongsToApi(pathname: string): boolean {
 }
 
 export type { Manifest } from "../core/manifest.ts";
+export { defineScenario, type ScenarioDocument, ScenarioError } from "../simulator.ts";
 export type { ClockMode, Simulator, SimulatorOptions };
