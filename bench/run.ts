@@ -31,6 +31,7 @@ import {
 } from "./lib/workloads.ts";
 import { summarizeProfile } from "./profile.ts";
 import { benchSandboxes } from "./sandboxes.ts";
+import { benchWorlds } from "./worlds.ts";
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -46,7 +47,9 @@ const USAGE = `Usage: npm run bench -- [options]
   --soak-only           start only the simulator and run only the soak
   --sandboxes LIST      sandbox counts to create in a fresh simulator each, timing creation and RSS
                         (default 100,1000; 0 to skip)
-  --sandboxes-only      run only the sandbox measurement
+  --sandboxes-only      run only the sandbox measurement (and the worlds')
+  --worlds-only         run only the worlds measurement: a 5,000-Mind scenario document's build and
+                        100 sandboxes from it inline, beside the default scenario's
   --profile             run the simulator with --cpu-prof (into reports/cpu/) and print its top functions
   --sim-node-flags F    extra node flags for the simulator, space-separated (e.g. "--max-semi-space-size=2")
   --json FILE           where to write the results (default reports/bench.json)
@@ -66,6 +69,7 @@ const { values: flags } = parseArgs({
     "soak-only": { type: "boolean", default: false },
     sandboxes: { type: "string", default: "100,1000" },
     "sandboxes-only": { type: "boolean", default: false },
+    "worlds-only": { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
     "sim-node-flags": { type: "string", default: "" },
     json: { type: "string", default: "reports/bench.json" },
@@ -101,7 +105,8 @@ const duration = num("duration", flags.duration, 0.5);
 const rounds = num("rounds", flags.rounds, 1);
 const warmup = num("warmup", flags.warmup, 0);
 const connections = num("connections", flags.connections, 1);
-const sandboxesOnly = flags["sandboxes-only"];
+const worldsOnly = flags["worlds-only"];
+const sandboxesOnly = flags["sandboxes-only"] || worldsOnly;
 const startupSamples = sandboxesOnly ? 1 : num("startup-samples", flags["startup-samples"], 1);
 const soakRequests = sandboxesOnly ? 0 : num("soak", flags.soak, 0);
 const soakOnly = flags["soak-only"];
@@ -110,7 +115,7 @@ const targets: TargetName[] = simulatorOnly ? ["simulator"] : list("targets", fl
 if (!targets.includes("simulator")) targets.unshift("simulator");
 const endpoints: EndpointId[] = simulatorOnly ? [] : list("endpoints", flags.endpoints, ENDPOINT_IDS);
 const sandboxCounts =
-  soakOnly || flags.sandboxes === "0"
+  soakOnly || worldsOnly || flags.sandboxes === "0"
     ? []
     : flags.sandboxes.split(",").map((c) => num("sandboxes", c.trim(), 1));
 const simNodeFlags = flags["sim-node-flags"].split(" ").filter((f) => f !== "");
@@ -332,6 +337,7 @@ async function main(): Promise<void> {
       log(`sandboxes: ${count} in a fresh simulator`);
       report.sandboxes.push(await benchSandboxes(count, log));
     }
+    if (!soakOnly && (sandboxCounts.length > 0 || worldsOnly)) report.worlds = await benchWorlds(log);
     report.checks = checks(report);
 
     printReport(report);
@@ -509,6 +515,13 @@ function checks(r: Report): TargetCheck[] {
     10,
     "%",
   );
+  if (r.worlds) {
+    const w = r.worlds;
+    const note = `${w.fileBuildMs.toFixed(1)} ms against ${w.defaultBuildMs.toFixed(1)} ms`;
+    add("world from a 5,000-Mind document ÷ the default's build", w.fileOverDefault, "<", 1.5, "x", note);
+    add("inline-scenario sandbox creation p95 ÷ the default's", w.inlineP95OverDefault, "<", 1.5, "x");
+    add("RSS per inline-scenario sandbox ÷ the default's", w.inlineRssOverDefault, "<", 1.5, "x");
+  }
   for (const sb of r.sandboxes) {
     const note = `full world build ${sb.fullBuildMs.toFixed(1)} ms; p95 is ${sb.p95OverFullBuild.toFixed(2)}x it`;
     add(`sandbox creation p95, ${sb.count} sandboxes`, sb.createP95Ms, "<", 100, "ms", note);

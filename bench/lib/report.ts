@@ -1,5 +1,6 @@
 /** The benchmark's results: their shape (also written as reports/bench.json) and the printed tables. */
 import { printSandboxes, type SandboxResult } from "../sandboxes.ts";
+import { printWorlds, type WorldsResult } from "../worlds.ts";
 import type { Sample } from "./load.ts";
 import type { TargetName } from "./servers.ts";
 import { ENDPOINT_LABELS, type EndpointId } from "./workloads.ts";
@@ -45,6 +46,7 @@ export interface Report {
   rssEndMB: Record<string, number>;
   results: Result[];
   sandboxes: SandboxResult[];
+  worlds?: WorldsResult;
   soak: {
     requests: number;
     seconds: number;
@@ -167,6 +169,7 @@ export function printReport(r: Report): void {
   }
 
   if (r.sandboxes.length > 0) out.push(printSandboxes(r.sandboxes).trimEnd());
+  if (r.worlds) out.push(printWorlds(r.worlds).trimEnd());
 
   out.push(
     "",

@@ -34,15 +34,15 @@ const loaded = new Map<string, Scenario>();
 
 /** A scenario from a document; throws a ScenarioError listing every problem (each with its JSON path). */
 export function loadScenario(document: unknown, builtIns: readonly CodeScenario[] = scenarios): Scenario {
-  const problems = schemaProblems(document);
-  if (problems.length > 0) throw new ScenarioError(problems);
-  const key = JSON.stringify(document);
+  const key = JSON.stringify(document) ?? "";
   const known = loaded.get(key);
   if (known) {
     loaded.delete(key);
     loaded.set(key, known);
     return known;
   }
+  const problems = schemaProblems(document);
+  if (problems.length > 0) throw new ScenarioError(problems);
   // A copy of its own: records of the worlds share parts of it (a hypothesis), which the caller may change.
   const doc = JSON.parse(key) as ScenarioDocument;
   const made = compile(doc, builtIns);

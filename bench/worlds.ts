@@ -1,0 +1,169 @@
+/**
+ * Worlds of one's own under `npm run bench`, each measured beside the built-in default in the same process:
+ * - building a world from a 5,000-Mind scenario document (a new document each time, so schema check,
+ *   compile and build all count) against building the default scenario at a seed never built before;
+ * - 100 sandboxes from that document sent inline against 100 sandboxes of the default scenario, each set
+ *   in a fresh process: creation p50/p95 and resident memory per sandbox.
+ * The default world holds about 5,400 Minds, so the two are of one size; like it, the document leaves no
+ * training in flight (a world with training running schedules its jobs anew in every sandbox).
+ */
+import { median } from "./lib/load.ts";
+import { rssBytes } from "./lib/proc.ts";
+import { launch, targetSpec } from "./lib/servers.ts";
+
+export interface WorldsResult {
+  /** Reset to a new 5,000-Mind document, median of 5. */
+  fileBuildMs: number;
+  /** Reset to the default scenario at an unseen seed, median of 5: the baseline. */
+  defaultBuildMs: number;
+  fileOverDefault: number;
+  sandboxes: {
+    kind: "default" | "inline";
+    count: number;
+    p50Ms: number;
+    p95Ms: number;
+    rssPerSandboxMB: number;
+  }[];
+  inlineP95OverDefault: number;
+  inlineRssOverDefault: number;
+}
+
+const MB = 1024 * 1024;
+const SANDBOXES = 100;
+
+/** A partner-sized world: two teams, a few users, 5,000 Minds across four Audiences. */
+export function fiveThousandMinds(name: string): Record<string, unknown> {
+  return {
+    name,
+    teams: { acme: { name: "Acme Research" } },
+    users: {
+      lead: { plan: "team", team: "acme" },
+      analyst: { plan: "team", team: "acme" },
+      viewer: { plan: "free" },
+    },
+    minds: { star: { owner: "lead", name: "Ada Star", attributes: { country: "DE" } } },
+    audiences: {
+      panel: {
+        owner: "lead",
+        topic: "Small-business owners in Latin America",
+        members: ["star", { generate: 3999 }],
+        public: true,
+        grounding: true,
+      },
+      buyers: {
+        owner: "lead",
+        topic: "B2B SaaS buyers in Europe",
+        members: [{ generate: 600 }],
+        sharedWithTeam: true,
+        grounding: { uploadedFile: true },
+        scoredValidation: true,
+      },
+      clinics: {
+        owner: "analyst",
+        topic: "Hospital procurement leads",
+        members: [{ generate: 400 }],
+      },
+      subset: {
+        owner: "lead",
+        members: [{ membersOf: "buyers", count: 50 }],
+        collaborators: [{ user: "viewer", role: "member" }],
+      },
+    },
+  };
+}
+
+async function post(origin: string, path: string, body: unknown): Promise<{ ms: number; json: any }> {
+  const t = performance.now();
+  const res = await fetch(`${origin}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const json = await res.json();
+  const ms = performance.now() - t;
+  if (res.status >= 300)
+    throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json).slice(0, 500)}`);
+  return { ms, json };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 300));
+
+async function sandboxesOf(kind: "default" | "inline", log: (line: string) => void) {
+  const spec = targetSpec("simulator", {});
+  const base = spec.args;
+  const sim = await launch(
+    { ...spec, args: (port) => [...base(port), "--max-sandboxes", String(SANDBOXES)] },
+    { path: "/_openapi.json", headers: {} },
+  );
+  try {
+    const body = kind === "inline" ? { scenario: fiveThousandMinds("partner") } : {};
+    await settle();
+    const rss0 = rssBytes(sim.pid);
+    const times: number[] = [];
+    for (let i = 0; i < SANDBOXES; i++) times.push((await post(sim.origin, "/__sim/sandboxes", body)).ms);
+    await settle();
+    const rss1 = rssBytes(sim.pid);
+    times.sort((a, b) => a - b);
+    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(times.length * q))] as number;
+    log(`worlds: ${SANDBOXES} ${kind} sandboxes made`);
+    return {
+      kind,
+      count: SANDBOXES,
+      p50Ms: at(0.5),
+      p95Ms: at(0.95),
+      rssPerSandboxMB: (rss1 - rss0) / SANDBOXES / MB,
+    };
+  } finally {
+    await sim.stop();
+  }
+}
+
+export async function benchWorlds(log: (line: string) => void): Promise<WorldsResult> {
+  const sim = await launch(targetSpec("simulator", {}), { path: "/_openapi.json", headers: {} });
+  const file: number[] = [];
+  const builtIn: number[] = [];
+  try {
+    // Alternated, so that drift on a shared machine falls on both alike.
+    for (let i = 0; i < 6; i++) {
+      const f = await post(sim.origin, "/__sim/reset", { scenario: fiveThousandMinds(`bench-${i}`) });
+      const d = await post(sim.origin, "/__sim/reset", { scenario: "default", seed: 80_000 + i });
+      // The first of each warms the code paths up.
+      if (i > 0) {
+        file.push(f.ms);
+        builtIn.push(d.ms);
+      }
+    }
+    const minds = Object.keys(
+      (await post(sim.origin, "/__sim/reset", { scenario: fiveThousandMinds("count") })).json.users,
+    );
+    if (minds.length !== 3) throw new Error("the 5,000-Mind document did not build its users");
+  } finally {
+    await sim.stop();
+  }
+  log("worlds: builds timed");
+  const byDefault = await sandboxesOf("default", log);
+  const inline = await sandboxesOf("inline", log);
+  return {
+    fileBuildMs: median(file),
+    defaultBuildMs: median(builtIn),
+    fileOverDefault: median(file) / median(builtIn),
+    sandboxes: [byDefault, inline],
+    inlineP95OverDefault: inline.p95Ms / byDefault.p95Ms,
+    inlineRssOverDefault: inline.rssPerSandboxMB / byDefault.rssPerSandboxMB,
+  };
+}
+
+export function printWorlds(r: WorldsResult): string {
+  const lines = [
+    "",
+    "Worlds of one's own (a 5,000-Mind scenario document; baseline: the built-in default in the same process)",
+    `  world build: document ${r.fileBuildMs.toFixed(1)} ms, default ${r.defaultBuildMs.toFixed(1)} ms (${r.fileOverDefault.toFixed(2)}x)`,
+    "  sandboxes  count  create p50  create p95  RSS/sandbox",
+    ...r.sandboxes.map(
+      (s) =>
+        `  ${s.kind.padEnd(9)}  ${String(s.count).padStart(5)}  ${s.p50Ms.toFixed(1).padStart(7)} ms  ${s.p95Ms.toFixed(1).padStart(7)} ms  ${s.rssPerSandboxMB.toFixed(3).padStart(8)} MB`,
+    ),
+    `  inline ÷ default: p95 ${r.inlineP95OverDefault.toFixed(2)}x, RSS per sandbox ${r.inlineRssOverDefault.toFixed(2)}x`,
+  ];
+  return `${lines.join("\n")}\n`;
+}
