@@ -25,17 +25,22 @@ export interface SandboxResult {
 const MB = 1024 * 1024;
 
 interface Made {
-  manifest: { users: { owner: { apiKey: string } } };
+  manifest: { users: Record<string, { apiKey: string }> };
 }
 
-async function post(origin: string, path: string, body: unknown): Promise<{ ms: number; json: Made }> {
+/** A timed JSON POST to a control-plane path; a status of 300 or more throws. */
+export async function post<T = Made>(
+  origin: string,
+  path: string,
+  body: unknown,
+): Promise<{ ms: number; json: T }> {
   const t = performance.now();
   const res = await fetch(`${origin}${path}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-  const json = (await res.json()) as Made;
+  const json = (await res.json()) as T;
   const ms = performance.now() - t;
   if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`);
   return { ms, json };
@@ -43,7 +48,12 @@ async function post(origin: string, path: string, body: unknown): Promise<{ ms: 
 
 const settle = () => new Promise((r) => setTimeout(r, 300));
 
-export async function benchSandboxes(count: number, log: (line: string) => void): Promise<SandboxResult> {
+/** `body` is what each `POST /__sim/sandboxes` sends: `{}` (the default scenario), or an inline scenario. */
+export async function benchSandboxes(
+  count: number,
+  log: (line: string) => void,
+  body: Record<string, unknown> = {},
+): Promise<SandboxResult> {
   const spec = targetSpec("simulator", {});
   const base = spec.args;
   const sim = await launch(
@@ -60,9 +70,9 @@ export async function benchSandboxes(count: number, log: (line: string) => void)
     const times: number[] = [];
     const keys: string[] = [];
     for (let i = 0; i < count; i++) {
-      const { ms, json } = await post(sim.origin, "/__sim/sandboxes", {});
+      const { ms, json } = await post(sim.origin, "/__sim/sandboxes", body);
       times.push(ms);
-      keys.push(json.manifest.users.owner.apiKey);
+      keys.push(Object.values(json.manifest.users)[0]?.apiKey ?? "");
       if ((i + 1) % 250 === 0) log(`sandboxes: ${i + 1} of ${count} made`);
     }
     await settle();

@@ -8,8 +8,8 @@
  * training in flight (a world with training running schedules its jobs anew in every sandbox).
  */
 import { median } from "./lib/load.ts";
-import { rssBytes } from "./lib/proc.ts";
 import { launch, targetSpec } from "./lib/servers.ts";
+import { benchSandboxes, post } from "./sandboxes.ts";
 
 export interface WorldsResult {
   /** Reset to a new 5,000-Mind document, median of 5. */
@@ -28,7 +28,6 @@ export interface WorldsResult {
   inlineRssOverDefault: number;
 }
 
-const MB = 1024 * 1024;
 const SANDBOXES = 100;
 
 /** A partner-sized world: two teams, a few users, 5,000 Minds across four Audiences. */
@@ -72,52 +71,6 @@ export function fiveThousandMinds(name: string): Record<string, unknown> {
   };
 }
 
-async function post(origin: string, path: string, body: unknown): Promise<{ ms: number; json: any }> {
-  const t = performance.now();
-  const res = await fetch(`${origin}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const json = await res.json();
-  const ms = performance.now() - t;
-  if (res.status >= 300)
-    throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json).slice(0, 500)}`);
-  return { ms, json };
-}
-
-const settle = () => new Promise((r) => setTimeout(r, 300));
-
-async function sandboxesOf(kind: "default" | "inline", log: (line: string) => void) {
-  const spec = targetSpec("simulator", {});
-  const base = spec.args;
-  const sim = await launch(
-    { ...spec, args: (port) => [...base(port), "--max-sandboxes", String(SANDBOXES)] },
-    { path: "/_openapi.json", headers: {} },
-  );
-  try {
-    const body = kind === "inline" ? { scenario: fiveThousandMinds("partner") } : {};
-    await settle();
-    const rss0 = rssBytes(sim.pid);
-    const times: number[] = [];
-    for (let i = 0; i < SANDBOXES; i++) times.push((await post(sim.origin, "/__sim/sandboxes", body)).ms);
-    await settle();
-    const rss1 = rssBytes(sim.pid);
-    times.sort((a, b) => a - b);
-    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(times.length * q))] as number;
-    log(`worlds: ${SANDBOXES} ${kind} sandboxes made`);
-    return {
-      kind,
-      count: SANDBOXES,
-      p50Ms: at(0.5),
-      p95Ms: at(0.95),
-      rssPerSandboxMB: (rss1 - rss0) / SANDBOXES / MB,
-    };
-  } finally {
-    await sim.stop();
-  }
-}
-
 export async function benchWorlds(log: (line: string) => void): Promise<WorldsResult> {
   const sim = await launch(targetSpec("simulator", {}), { path: "/_openapi.json", headers: {} });
   const file: number[] = [];
@@ -134,15 +87,30 @@ export async function benchWorlds(log: (line: string) => void): Promise<WorldsRe
       }
     }
     const minds = Object.keys(
-      (await post(sim.origin, "/__sim/reset", { scenario: fiveThousandMinds("count") })).json.users,
+      (
+        await post<{ users: Record<string, unknown> }>(sim.origin, "/__sim/reset", {
+          scenario: fiveThousandMinds("count"),
+        })
+      ).json.users,
     );
     if (minds.length !== 3) throw new Error("the 5,000-Mind document did not build its users");
   } finally {
     await sim.stop();
   }
   log("worlds: builds timed");
-  const byDefault = await sandboxesOf("default", log);
-  const inline = await sandboxesOf("inline", log);
+  const made = async (kind: "default" | "inline") => {
+    const body = kind === "inline" ? { scenario: fiveThousandMinds("partner") } : {};
+    const r = await benchSandboxes(SANDBOXES, log, body);
+    return {
+      kind,
+      count: r.count,
+      p50Ms: r.createP50Ms,
+      p95Ms: r.createP95Ms,
+      rssPerSandboxMB: r.rssPerSandboxMB,
+    };
+  };
+  const byDefault = await made("default");
+  const inline = await made("inline");
   return {
     fileBuildMs: median(file),
     defaultBuildMs: median(builtIn),

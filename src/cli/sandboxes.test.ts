@@ -3,11 +3,10 @@
  * rule as the default world (a change acknowledged is a change kept), a deleted one leaves no file, and
  * the flags that bound them are honoured.
  */
-import { spawnSync } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { callJson as call, ROOT, serveCli, stopCli } from "../testing/cli.ts";
+import { callJson as call, runKit, serveCli, stopCli } from "../testing/cli.ts";
 import { tempDirForTests } from "../testing/temp-dir.ts";
 
 const tmp = tempDirForTests("sim-sandboxes-");
@@ -70,12 +69,7 @@ describe("sandboxes of the served program", () => {
     expect((await call(base, "PUT", audience, owner, { name: "The default world's own" })).status).toBe(200);
     const only = "^(generic/auth-401|domain/identity|stateful/world):";
     const args = ["--target", base, "--control-token", "op", "--sandbox", "new", "--seed", "2", "-t", only];
-    const kit = spawnSync(process.execPath, ["--import", "tsx", "conformance/cli.ts", ...args], {
-      cwd: ROOT,
-      encoding: "utf8",
-      env: { ...process.env, CONFORMANCE_REPORTS_DIR: join(tmp.path, "reports") },
-      timeout: 120_000,
-    });
+    const kit = runKit(args, join(tmp.path, "reports"));
     expect(kit.status, kit.stdout + kit.stderr).toBe(0);
     expect(kit.stdout).toContain("(simulator, a new sandbox)");
     expect(kit.stdout).toMatch(/3 checks: 3 passed/);

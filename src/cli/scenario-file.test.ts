@@ -3,13 +3,12 @@
  * holds what it promises; a file with problems stops the process with exit 2 before it listens, printing
  * each problem with its JSON path; a saved snapshot starts the same world again.
  */
-import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RECIPES } from "../../scenarios/document/recipes.testkit.ts";
 import type { Manifest } from "../core/manifest.ts";
-import { callJson, ROOT, serveCli, startCli, stopCli } from "../testing/cli.ts";
+import { callJson, runKit, serveCli, startCli, stopCli } from "../testing/cli.ts";
 import { tempDirForTests } from "../testing/temp-dir.ts";
 
 const dir = tempDirForTests("scenario-file-");
@@ -91,12 +90,7 @@ describe("the conformance kit on a world from a file", () => {
   it("resets the simulator to the file (--scenario) and finds no violation", async () => {
     const { run, base } = await serveCli(["--clock", "manual", "--quiet"]);
     const args = ["--target", base, "--scenario", "examples/partner-staging.json", "--seed", "4"];
-    const kit = spawnSync(process.execPath, ["--import", "tsx", "conformance/cli.ts", ...args], {
-      cwd: ROOT,
-      encoding: "utf8",
-      env: { ...process.env, CONFORMANCE_REPORTS_DIR: join(dir.path, "reports") },
-      timeout: 120_000,
-    });
+    const kit = runKit(args, join(dir.path, "reports"));
     expect(kit.status, kit.stdout + kit.stderr).toBe(0);
     expect(kit.stdout).toMatch(/description rules: +64\/64/);
     expect(kit.stdout).toContain("violations: 0");

@@ -61,9 +61,10 @@ const BREAKAGES: ((d: Doc, junk: unknown) => void)[] = [
   (d) => (d.audiences.b.sharedWithTeam = true),
   (d) => (d.audiences.a.collaborators = [{ user: "own", role: "member" }]),
   (d) => (d.audiences.a.collaborators[0].role = "owner"),
-  (d) =>
-    (d.audiences.empty = { owner: "own" }) &&
-    (d.formations.g = { audience: "empty", name: "x", hypothesis: HYPOTHESIS }),
+  (d) => {
+    d.audiences.empty = { owner: "own" };
+    d.formations.g = { audience: "empty", name: "x", hypothesis: HYPOTHESIS };
+  },
   (d) => (d.formations.f.audience = "nothing"),
   (d) => (d.formations.f.hypothesis = { ...HYPOTHESIS, subgroups: [HYPOTHESIS.subgroups[0]] }),
   (d) =>

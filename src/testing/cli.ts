@@ -1,5 +1,5 @@
 /** Starting the CLI from its sources (tsx), for tests that need a real process; and a free port to give it. */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -84,6 +84,16 @@ export async function callJson(
   } catch {
     return { status: res.status, body: text };
   }
+}
+
+/** Runs the conformance kit's command line from its sources to the end, its reports into `reportsDir`. */
+export function runKit(args: string[], reportsDir: string): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, ["--import", "tsx", "conformance/cli.ts", ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, CONFORMANCE_REPORTS_DIR: reportsDir },
+    timeout: 120_000,
+  });
 }
 
 /** Kills every CLI a test started and has not seen exit (for afterAll). */
