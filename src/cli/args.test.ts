@@ -13,7 +13,9 @@ describe("parseCli", () => {
       port: 4010,
       host: "127.0.0.1",
       scenario: "default",
-      seed: 1,
+      scenarioFile: null,
+      snapshotFile: null,
+      seed: null,
       clock: "real",
       control: true,
       controlToken: null,
@@ -27,6 +29,15 @@ describe("parseCli", () => {
       sandboxTtlMs: null,
       instance: null,
     });
+  });
+
+  it("tells a built-in scenario's name from a scenario file, and refuses a snapshot with a scenario", () => {
+    expect(options(["--scenario", "at-limits"])).toMatchObject({ scenario: "at-limits", scenarioFile: null });
+    expect(options(["--scenario", "world.json"]).scenarioFile).toBe("world.json");
+    expect(options(["--scenario", "./worlds/mine"]).scenarioFile).toBe("./worlds/mine");
+    expect(options(["--from-snapshot", "saved.json"]).snapshotFile).toBe("saved.json");
+    expect(() => options(["--scenario", "nope"])).toThrow(/Unknown scenario "nope".*FILE\.json/);
+    expect(() => options(["--from-snapshot", "s.json", "--seed", "2"])).toThrow(/--from-snapshot starts/);
   });
 
   it("takes the sandbox flags: a limit, an idle lifetime with a unit, and an instance name", () => {
