@@ -98,3 +98,44 @@ describe("the conformance kit on a world from a file", () => {
     await stopCli(run);
   }, 150_000);
 });
+
+describe("worlds of one's own under --state-file", () => {
+  it("survive SIGKILL: an inline reset, a sandbox from an inline scenario, a loaded snapshot", async () => {
+    const state = join(dir.path, "state.json");
+    const world = RECIPES.find((r) => r.file === "shared-viewer.json")?.document;
+    let { run, base } = await serveCli(["--state-file", state, "--clock", "manual", "--quiet"]);
+    const reset = await callJson(base, "POST", "/__sim/reset", {}, { scenario: world });
+    expect(reset.status).toBe(200);
+    const made = await callJson(base, "POST", "/__sim/sandboxes", {}, { scenario: world, seed: 9 });
+    expect(made.status).toBe(201);
+    const sb = made.body as { id: string; controlToken: string; manifest: Manifest };
+    const owner = (m: Manifest) => ({ authorization: `Bearer ${m.users.owner?.apiKey}` });
+    const sharedOf = (m: Manifest) => `/api/v1/audiences/${m.audiences.shared?.id}`;
+    const renamed = await callJson(base, "PUT", sharedOf(sb.manifest), owner(sb.manifest), { name: "Kept" });
+    expect(renamed.status).toBe(200);
+
+    run.child.kill("SIGKILL");
+    await run.exit;
+    ({ run, base } = await serveCli(["--state-file", state, "--clock", "manual", "--quiet"]));
+    expect((await callJson(base, "GET", "/__sim/manifest", {})).body).toEqual(reset.body);
+    const again = await callJson(base, "GET", sharedOf(sb.manifest), owner(sb.manifest));
+    expect(again.body.data.name).toBe("Kept");
+    const listed = (await callJson(base, "GET", "/__sim/sandboxes", {})).body as {
+      id: string;
+      scenario: string;
+    }[];
+    expect(listed).toEqual([expect.objectContaining({ id: sb.id, scenario: "shared-viewer", seed: 9 })]);
+
+    // A snapshot loaded into the default world is kept as the world it became.
+    await callJson(base, "POST", "/__sim/reset", {}, { scenario: "new-free-account" });
+    const saved = await (await fetch(`${base}/__sim/snapshot`)).text();
+    await callJson(base, "POST", "/__sim/reset", {}, {});
+    const loaded = await fetch(`${base}/__sim/snapshot`, { method: "PUT", body: saved });
+    expect(loaded.status).toBe(200);
+    run.child.kill("SIGKILL");
+    await run.exit;
+    ({ run, base } = await serveCli(["--state-file", state, "--clock", "manual", "--quiet"]));
+    expect(await (await fetch(`${base}/__sim/snapshot`)).text()).toBe(saved);
+    await stopCli(run);
+  }, 120_000);
+});
