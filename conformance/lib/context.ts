@@ -187,7 +187,11 @@ export function skipReason(def: CheckDef, info: TargetInfo): string | null {
   for (const m of n.minds ?? []) if (!info.minds[m]) missing.push(`readable.minds.${m}`);
   for (const p of n.prices ?? []) if (!info.prices[p]) missing.push(`prices.${p}`);
   if (n.plan && info.plans[n.plan[0]] !== n.plan[1]) missing.push(`plans.${n.plan[0]}: ${n.plan[1]}`);
-  return missing.length ? `the target's config lacks ${missing.join(", ")}` : null;
+  if (!missing.length) return null;
+  // On a simulator the world, not a config, lacks them: a scenario without the default scenario's handles.
+  return info.kind === "simulator"
+    ? `the simulator's world lacks the default scenario's ${missing.join(", ")} (a scenario document that "extends": "default" keeps them)`
+    : `the target's config lacks ${missing.join(", ")}`;
 }
 
 function hash(s: string): number {

@@ -95,6 +95,17 @@ describe("the conformance kit on a world from a file", () => {
     expect(kit.stdout).toMatch(/description rules: +64\/64/);
     expect(kit.stdout).toContain("violations: 0");
     expect((await callJson(base, "GET", "/__sim/manifest", {})).body.scenario).toBe("partner-staging");
+    // Every recipe passes too; checks needing the default scenario's handles say so and are skipped.
+    for (const recipe of RECIPES.filter((r) => r.file !== "partner-staging.json")) {
+      const other = runKit(
+        ["--target", base, "--scenario", `examples/${recipe.file}`, "--seed", "4"],
+        join(dir.path, "r"),
+      );
+      expect(other.status, recipe.file + other.stdout + other.stderr).toBe(0);
+      expect(other.stdout).toContain("violations: 0");
+      expect(other.stdout).toMatch(/skipped: the simulator's world lacks the default scenario's/);
+      expect(other.stdout).toMatch(/\d+ checks: [1-9]\d* passed, 0 failed/);
+    }
     await stopCli(run);
   }, 150_000);
 });
