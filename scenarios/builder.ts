@@ -15,7 +15,7 @@ import {
   uuidOf,
 } from "../fixtures/index.ts";
 import type { Manifest } from "../src/core/manifest.ts";
-import type { Rng } from "../src/core/prng.ts";
+import { createRng, type Rng } from "../src/core/prng.ts";
 import type { BuiltScenario, PendingKey, Scenario } from "../src/core/scenario.ts";
 import type {
   AudienceRecord,
@@ -171,9 +171,19 @@ export class ScenarioBuilder {
   minds(
     owner: UserRecord,
     count: number,
-    opts: { topic?: string; isPublic?: boolean; label: string; missingRate?: number },
+    opts: {
+      topic?: string;
+      isPublic?: boolean;
+      label: string;
+      missingRate?: number;
+      /** Personas of this seed rather than the world's: the same people whatever the world's seed. */
+      personaSeed?: number;
+    },
   ): MindRecord[] {
-    const personaRng = this.rng.fork(`personas:${opts.label}`);
+    const personaRng =
+      opts.personaSeed === undefined
+        ? this.rng.fork(`personas:${opts.label}`)
+        : createRng(opts.personaSeed).fork("personas");
     const options: PersonaOptions = {
       ...(opts.topic !== undefined ? { theme: opts.topic } : {}),
       ...(opts.missingRate !== undefined ? { missingRate: opts.missingRate } : {}),

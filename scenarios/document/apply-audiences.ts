@@ -109,6 +109,7 @@ function membersOf(
       ...(topic !== undefined ? { topic } : {}),
       ...(m.public !== undefined ? { isPublic: m.public } : {}),
       ...(m.missingRate !== undefined ? { missingRate: m.missingRate } : {}),
+      ...(m.seed !== undefined ? { personaSeed: m.seed } : {}),
     });
     if (m.training !== undefined) for (const mind of made) mind.training = trainingOf(m.training);
     out.push(...made);

@@ -26,6 +26,7 @@ export function applyDocument(
     else b.team(t.name, h);
   }
   for (const [h, u] of entries(doc.users)) applyUser(w, h, u);
+  for (const [h, u] of entries(doc.users)) applyLooseMinds(w, h, u);
   for (const [h, m] of entries(doc.minds)) applyMind(w, h, m);
   applyAudiences(w, doc);
   for (const [h, u] of entries(doc.users)) applyFollows(w, h, u);
@@ -102,6 +103,22 @@ function applyUser(w: Applying, h: string, u: User): void {
     const raws = keys.map((k) => b.apiKey(existing, k.name, k.createdAt ?? b.ago(30), k.raw));
     entry.apiKey = raws[0] ?? entry.apiKey;
   }
+}
+
+/** Generated Minds a user owns in no Audience. */
+function applyLooseMinds(w: Applying, h: string, u: User): void {
+  const owner = w.user(h);
+  if (!owner) return;
+  u.looseMinds?.forEach((g, i) => {
+    const made = w.b.minds(owner, g.generate, {
+      label: `${h}:loose:${i}`,
+      ...(g.topic !== undefined ? { topic: g.topic } : {}),
+      ...(g.public !== undefined ? { isPublic: g.public } : {}),
+      ...(g.missingRate !== undefined ? { missingRate: g.missingRate } : {}),
+      ...(g.seed !== undefined ? { personaSeed: g.seed } : {}),
+    });
+    if (g.training !== undefined) for (const mind of made) mind.training = trainingOf(g.training);
+  });
 }
 
 function applyMind(w: Applying, h: string, m: Mind): void {

@@ -50,6 +50,17 @@ export function describeWorld(built: BuiltScenario, name: string): ScenarioDocum
       ...(follows.length > 0 ? { follows } : {}),
     };
   }
+  // Minds with no handle in no Audience: each owner's, as generated groups.
+  const inSome = new Set([...state.audiences.values()].flatMap((a) => a.memberIds));
+  for (const m of state.minds.values()) {
+    if (mindHandle.has(m.id) || inSome.has(m.id)) continue;
+    const user = doc.users[who(m.ownerId)];
+    if (!user) continue;
+    const group = { generate: 1, public: m.isPublic, training: trainingName(m.training) };
+    const last = user.looseMinds?.at(-1);
+    if (last && last.public === group.public && last.training === group.training) last.generate++;
+    else user.looseMinds = [...(user.looseMinds ?? []), group];
+  }
   doc.minds = {};
   for (const [handle, { id }] of Object.entries(manifest.minds)) {
     const m = state.minds.get(id) as MindRecord;

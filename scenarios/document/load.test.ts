@@ -215,6 +215,29 @@ describe("scenario documents", () => {
     ]);
   });
 
+  it("generate Minds by count outside any Audience, and by a seed of their own", async () => {
+    const doc = (seed: number): ScenarioDocument => ({
+      seed,
+      users: { u: { plan: "premium", looseMinds: [{ generate: 4, public: true, seed: 42 }] } },
+      audiences: { a: { owner: "u", members: [{ generate: 2, seed: 42 }] } },
+    });
+    const one = await harness({ scenario: doc(1) });
+    const two = await harness({ scenario: doc(2) });
+    const minds = (h: typeof one) => [...h.sim.state.minds.values()];
+    expect(minds(one)).toHaveLength(6);
+    expect(one.ownedBy("u")).toBe(6);
+    expect(minds(one).filter((m) => m.isPublic)).toHaveLength(4);
+    // The same people at another world seed, with other IDs.
+    expect(minds(two).map((m) => m.name)).toEqual(minds(one).map((m) => m.name));
+    expect(minds(two).map((m) => m.id)).not.toEqual(minds(one).map((m) => m.id));
+    expect(problemsOf({ users: { u: { plan: "premium", looseMinds: [{ generate: 101 }] } } })).toEqual([
+      {
+        path: "/users/u",
+        message: expect.stringMatching(/owns 101 Minds, over the premium plan's cap of 100/),
+      },
+    ]);
+  });
+
   it("is loaded once per content: equal documents share one scenario, and so one template", () => {
     expect(loadScenario(JSON.parse(JSON.stringify(small)))).toBe(loadScenario(small));
   });

@@ -123,6 +123,12 @@ export interface User {
    * @maxItems 1000
    */
   follows?: Handle[];
+  /**
+   * Generated Minds of the user's own in no Audience (they count towards the plan's Mind cap).
+   *
+   * @maxItems 100
+   */
+  looseMinds?: LooseMinds[];
 }
 export interface ApiKey {
   name?: string | null;
@@ -131,6 +137,23 @@ export interface ApiKey {
    */
   key?: string;
   createdAt?: string;
+}
+/**
+ * Minds the user owns outside any Audience, generated from the persona generator.
+ */
+export interface LooseMinds {
+  generate: number;
+  public?: boolean;
+  topic?: string;
+  /**
+   * Share of filter attributes left without a value.
+   */
+  missingRate?: number;
+  training?: Training;
+  /**
+   * Generate the personas from this seed instead of the world's: the same people whatever seed the world is built with (their IDs still come from the world's).
+   */
+  seed?: number;
 }
 /**
  * One Mind, generated from the deterministic persona generator, with the fields given here in place of the generated ones.
@@ -220,6 +243,10 @@ export interface GeneratedMembers {
    */
   missingRate?: number;
   training?: Training;
+  /**
+   * Generate the personas from this seed instead of the world's: the same people whatever seed the world is built with (their IDs still come from the world's).
+   */
+  seed?: number;
 }
 /**
  * The members of an Audience named earlier in this file (or in the extended scenario), in their order: the same Minds, not copies.
