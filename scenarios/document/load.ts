@@ -65,11 +65,10 @@ function compile(doc: ScenarioDocument, builtIns: readonly CodeScenario[]): Scen
     description:
       doc.description ?? (base ? `${base.name}, changed by a scenario document` : "A scenario document"),
     build: ({ rng, now, seed }) => {
-      if (first && first.seed === seed && first.now === now) {
-        const { built } = first;
-        first = undefined;
-        return built;
-      }
+      // The first build is kept for the first world only: a scenario kept by the cache holds no world.
+      const kept = first;
+      first = undefined;
+      if (kept && kept.seed === seed && kept.now === now) return kept.built;
       const b = new ScenarioBuilder(emptyState(), rng, now, name, seed);
       base?.fill(b);
       const problems = applyDocument(b, doc, base !== undefined);

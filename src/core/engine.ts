@@ -1,8 +1,9 @@
 import { LIMITS } from "../contract/limits.ts";
 import { type Operation, operations } from "../contract/operations.ts";
-import { authenticate, type Caller } from "./auth.ts";
-import { type BodyResult, DEFAULT_MAX_BODY_BYTES, isJsonType, parseJson, readCapped } from "./body.ts";
+import { authenticate } from "./auth.ts";
+import type { BodyResult } from "./body.ts";
 import type { Change, RequestChange } from "./changes.ts";
+import { buildContext, readBody, takeBody } from "./context.ts";
 import { handleControl, tokenList } from "./control.ts";
 import { ApiError, methodNotAllowed, unauthorized } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest, toResponse } from "./exchange.ts";
@@ -11,7 +12,7 @@ import { Journal, type JournalEntry } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
 import { StateMemo } from "./memo.ts";
 import { collectModules } from "./modules.ts";
-import { checkBody, checkParameters } from "./params.ts";
+import { checkBody } from "./params.ts";
 import { parsePrefer, preferredResponse } from "./prefer.ts";
 import { createRng } from "./prng.ts";
 import { RateLimiter, rateHeaders } from "./ratelimit.ts";
@@ -69,8 +70,12 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
   let latencyRng = createRng(options.seed ?? 1).fork("latency");
   let preferCount = 0;
   let world: World;
-  /** While a scenario's setup runs (setUp): no faults, rate limits or latency, and no turn of its own. */
+  /**
+   * While a scenario's setup runs (setUp): its requests meet no faults, rate limits or latency and take no
+   * turn of their own; every other request waits for it (`setupDone`), since `world` is the one being set up.
+   */
   let settingUp = false;
+  let setupDone: Promise<void> | null = null;
   const sink = options.changes;
   const recorder = new Recorder(sink);
   const record = (change: Change, durable: boolean): void => recorder.record(change, durable);
@@ -203,6 +208,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
 
   async function handle(request: SimRequest): Promise<Outcome> {
     await ready;
+    while (setupDone) await setupDone;
     const started = wall();
     const url = URL.parse(request.url);
     // Only a host that passes its own target can get here with one that is not a URL.
@@ -345,7 +351,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       const pure = spec.pure === true && (request.method === "GET" || request.method === "HEAD");
       // A change is recorded with the headers it was served with (the credentials apart).
       const recorded = sink && !pure ? new RecordingHeaders(request.headers) : null;
-      const ctx = buildContext(request, url, op, params, prefix, caller, spec, recorded);
+      const ctx = buildContext(world.services, request, url, op, params, prefix, caller, spec, recorded);
       spec.authorize?.(ctx);
       const raw = await readBody(ctx, op);
       checkBody(ctx, op, spec);
@@ -465,7 +471,17 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
         const key = c.keyId === null ? undefined : world.state.apiKeys.get(c.keyId);
         const user = key ? world.state.users.get(key.userId) : undefined;
         const caller = key && user ? { key, user } : null;
-        const ctx = buildContext(request, url, match.op, match.params, match.prefix, caller, spec, null);
+        const ctx = buildContext(
+          world.services,
+          request,
+          url,
+          match.op,
+          match.params,
+          match.prefix,
+          caller,
+          spec,
+          null,
+        );
         const raw: BodyResult = c.body === null ? { present: false } : { present: true, text: c.body };
         takeBody(ctx, match.op, raw);
         checkBody(ctx, match.op, spec);
@@ -508,54 +524,6 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     }
   }
 
-  function buildContext(
-    request: SimRequest,
-    url: URL,
-    op: Operation,
-    params: Record<string, string>,
-    prefix: string,
-    caller: Caller | null,
-    spec: RouteSpec,
-    recorded: RecordingHeaders | null,
-  ): RequestContext {
-    const headers = recorded ?? request.headers;
-    const queryValues = checkParameters(op, params, url, headers, spec);
-    return {
-      ...world.services,
-      request,
-      url,
-      path: url.pathname,
-      params,
-      query: url.searchParams,
-      queryValues,
-      headers,
-      body: undefined,
-      hasBody: false,
-      caller: caller?.user as RequestContext["caller"],
-      apiKey: caller?.key as RequestContext["apiKey"],
-      origin: url.origin,
-      prefix,
-      signal: request.signal,
-    };
-  }
-
-  /** Reads the body within the operation's cap, and takes it; answers it as read, for the change log. */
-  async function readBody(ctx: RequestContext, op: Operation): Promise<BodyResult> {
-    if (ctx.request.method === "GET" || ctx.request.method === "HEAD") return { present: false };
-    const raw = await readCapped(ctx.request, op.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-    if (raw.present && op.bodySchemaRef && !isJsonType(ctx.headers.get("content-type"))) {
-      throw new ApiError(415, "Content-Type must be application/json");
-    }
-    takeBody(ctx, op, raw);
-    return raw;
-  }
-
-  /** Parses a body as JSON when the operation takes JSON. */
-  function takeBody(ctx: RequestContext, op: Operation, raw: BodyResult): void {
-    ctx.hasBody = raw.present;
-    if (raw.present && op.bodySchemaRef) ctx.body = parseJson(raw.text);
-  }
-
   /**
    * Makes a scenario's setup steps on `next` before it becomes the world: requests through the API as the
    * named users, and clock moves. Nothing of it is recorded (a replayed reset makes it again) nor counted
@@ -567,11 +535,17 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     world = next;
     recorder.replaying = true;
     settingUp = true;
+    const made = runSetup(steps, next, (request) =>
+      serveApi(request, new URL(request.url), { userId: null, pure: false }),
+    );
+    setupDone = made.then(
+      () => {},
+      () => {},
+    );
     try {
-      await runSetup(steps, next, (request) =>
-        serveApi(request, new URL(request.url), { userId: null, pure: false }),
-      );
+      await made;
     } finally {
+      setupDone = null;
       world = before as World;
       recorder.replaying = wasReplaying;
       settingUp = false;

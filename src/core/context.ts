@@ -1,0 +1,62 @@
+/**
+ * What a handler is handed: the request with its checked parameters and the world's services
+ * (RequestContext), and its body read within the operation's cap and taken as JSON where the operation
+ * takes JSON. The engine builds one per request, and a replay builds the same from a recorded change.
+ */
+
+import type { Operation } from "../contract/operations.ts";
+import type { Caller } from "./auth.ts";
+import { type BodyResult, DEFAULT_MAX_BODY_BYTES, isJsonType, parseJson, readCapped } from "./body.ts";
+import { ApiError } from "./errors.ts";
+import type { HeaderReader, SimRequest } from "./exchange.ts";
+import { checkParameters } from "./params.ts";
+import type { RequestContext, RouteSpec, Services } from "./route.ts";
+
+export function buildContext(
+  services: Services,
+  request: SimRequest,
+  url: URL,
+  op: Operation,
+  params: Record<string, string>,
+  prefix: string,
+  caller: Caller | null,
+  spec: RouteSpec,
+  recorded: HeaderReader | null,
+): RequestContext {
+  const headers = recorded ?? request.headers;
+  const queryValues = checkParameters(op, params, url, headers, spec);
+  return {
+    ...services,
+    request,
+    url,
+    path: url.pathname,
+    params,
+    query: url.searchParams,
+    queryValues,
+    headers,
+    body: undefined,
+    hasBody: false,
+    caller: caller?.user as RequestContext["caller"],
+    apiKey: caller?.key as RequestContext["apiKey"],
+    origin: url.origin,
+    prefix,
+    signal: request.signal,
+  };
+}
+
+/** Reads the body within the operation's cap, and takes it; answers it as read, for the change log. */
+export async function readBody(ctx: RequestContext, op: Operation): Promise<BodyResult> {
+  if (ctx.request.method === "GET" || ctx.request.method === "HEAD") return { present: false };
+  const raw = await readCapped(ctx.request, op.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  if (raw.present && op.bodySchemaRef && !isJsonType(ctx.headers.get("content-type"))) {
+    throw new ApiError(415, "Content-Type must be application/json");
+  }
+  takeBody(ctx, op, raw);
+  return raw;
+}
+
+/** Parses a body as JSON when the operation takes JSON. */
+export function takeBody(ctx: RequestContext, op: Operation, raw: BodyResult): void {
+  ctx.hasBody = raw.present;
+  if (raw.present && op.bodySchemaRef) ctx.body = parseJson(raw.text);
+}
