@@ -188,6 +188,12 @@ function unknownCheck(reads: boolean): CheckDef {
             },
             { numRuns: 2 },
           );
+          // A parameter the contract gives no shape (any string) has no malformed value: a blank one names
+          // nothing, and is answered 404, not 400 "… ID is required".
+          if (!hasShape(p.schema) && !IDEMPOTENT_UNKNOWN[`${o.operationId}.${p.name}`]) {
+            const ex = await callWith(ctx, o, { ...others, [p.name]: " " });
+            ctx.expectStatus(ex, 404, "ids/unknown-404", `blank ${p.name}, which the contract allows`);
+          }
         }
       }
     },

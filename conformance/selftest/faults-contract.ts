@@ -218,6 +218,10 @@ export const CONTRACT_FAULTS: FaultCase[] = [
     },
   }),
   ...casesOf(unknownReads, "generic/unknown-ids-reads", {
+    "a blank ID the contract allows answered 400 as if it were missing": async (req, next) =>
+      /\/recalibrate\/operations\/%20$/.test(pathOf(req))
+        ? envelope(400, "Operation ID is required", pathOf(req))
+        : next(req),
     "unknown ID on a read answered 200 instead of 404": async (req, next) => {
       const res = await next(req);
       return req.method === "GET" && res.status === 404

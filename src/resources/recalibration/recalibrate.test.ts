@@ -380,6 +380,9 @@ describe("GET /audiences/{id}/recalibrate/operations/{operationId}", () => {
     expectError(outsider, 404, "Audience not found");
     const unknown = await h.call("GET", statusUrl.replace(id, "op_doesnotexist"));
     expectError(unknown, 404, "Operation not found");
+    // Any string is an operation ID to the contract: a blank one names nothing (404), it is not malformed.
+    expectError(await h.call("GET", statusUrl.replace(id, "%20")), 404, "Operation not found");
+    expectError(await h.call("GET", statusUrl.replace(id, "%09%20")), 404, "Operation not found");
     // An operation of one Audience is not found under another.
     const other = await h.call(
       "GET",
