@@ -1,35 +1,93 @@
 /**
- * Progress: the readiness arithmetic the description defines.
+ * Progress: the readiness arithmetic the description defines, and that the summary agrees with the member
+ * rows above it, also while members that a recalibration added are still training.
  */
 import { check } from "../lib/context.ts";
+import { deleteAudienceLater, fresh } from "../lib/helpers.ts";
+import type { Exchange } from "../lib/http.ts";
+
+interface Update {
+  readyToChat?: boolean;
+  learningInBackground?: boolean;
+  trainingStatus?: string;
+  beingRepaired?: boolean;
+}
+
+/**
+ * Where a progress document's readiness disagrees with its rows: `isReady` is "every member can chat",
+ * `learning` "ready members still learning", `fullyTrained` "every member can chat and none is learning",
+ * members being retrained count in `training`, and `failed` is always 0.
+ */
+export function readinessDisagreements(data: {
+  members?: { update?: Update }[];
+  readiness?: Record<string, unknown>;
+}): string[] {
+  const rows = (data.members ?? []).map((m) => m.update ?? {});
+  const r = data.readiness ?? {};
+  const canChat = rows.filter((u) => u.readyToChat === true);
+  const learning = canChat.filter((u) => u.learningInBackground === true).length;
+  const training = rows.filter((u) => u.trainingStatus === "queued" || u.trainingStatus === "running").length;
+  const isReady = rows.length > 0 && canChat.length === rows.length;
+  const out: string[] = [];
+  const want = (field: string, expected: unknown, why: string) => {
+    if (r[field] !== expected) out.push(`readiness.${field} is ${JSON.stringify(r[field])}; ${why}`);
+  };
+  want("total", rows.length, `${rows.length} members are listed`);
+  want("failed", 0, "it is always 0");
+  want("ready", canChat.length, `${canChat.length} members' rows say readyToChat`);
+  want("isReady", isReady, `${canChat.length} of ${rows.length} members can chat`);
+  want("learning", learning, `${learning} members that can chat are learning in the background`);
+  want("fullyTrained", isReady && learning === 0, `isReady is ${isReady} and ${learning} are learning`);
+  want("training", training, `${training} members are queued or running`);
+  if (r.startsNow === true && training > 0) out.push(`readiness.startsNow is true while ${training} train`);
+  for (const u of rows)
+    if (u.beingRepaired === true && u.trainingStatus !== "queued")
+      out.push(`a member being repaired has trainingStatus ${u.trainingStatus}`);
+  return out;
+}
 
 export const progressRules = check("domain/progress", ["progress/readiness"], {
-  needs: { roles: ["owner"], audiences: ["main"] },
+  needs: { roles: ["owner", "teammate"], audiences: ["main"] },
+  mutates: true,
   async run(ctx) {
     const audienceId = ctx.target.audience("main");
     const ex = await ctx.call({ op: "getAudienceProgress", params: { audienceId }, as: ctx.as("owner") });
     const d = ex.body?.data;
     if (!d) return;
     ctx.expect(d.audienceId === audienceId, "progress/readiness", `audienceId ${d.audienceId}`, ex);
-    ctx.expect(
-      d.readiness?.failed === 0,
-      "progress/readiness",
-      `readiness.failed is ${d.readiness?.failed}`,
-      ex,
-    );
-    ctx.expect(
-      d.readiness?.total === d.members?.length,
-      "progress/readiness",
-      `readiness.total ${d.readiness?.total} for ${d.members?.length} members`,
-      ex,
-    );
-    for (const m of d.members ?? [])
-      if (m.update?.beingRepaired === true)
-        ctx.expect(
-          m.update.trainingStatus === "queued",
-          "progress/readiness",
-          `a member being repaired has trainingStatus ${m.update.trainingStatus}`,
-          ex,
-        );
+    for (const m of readinessDisagreements(d)) ctx.expect(false, "progress/readiness", m, ex);
+
+    // Members a recalibration adds train while they can already chat: the summary must say so as they go.
+    const as = ctx.as("teammate");
+    const copy = await ctx.call({
+      op: "duplicateAudience",
+      params: { audienceId },
+      as,
+      json: { name: "Conformance readiness sandbox" },
+      headers: { "x-service-idempotency-key": fresh("readiness") },
+    });
+    if (!ctx.expectStatus(copy, 201, "progress/readiness", "duplicating the sandbox")) return;
+    const copyId = copy.body.data.id as string;
+    deleteAudienceLater(ctx, copyId, "teammate");
+    const grow = await ctx.call({
+      op: "recalibrateAudience",
+      params: { audienceId: copyId },
+      as,
+      json: { instruction: "Add 5 more hospital procurement leads" },
+    });
+    if (!ctx.expectStatus(grow, 202, "progress/readiness", "an additive recalibration")) return;
+    const before = Number(d.readiness?.total ?? 0);
+    let last: Exchange = grow;
+    let trained = false;
+    const settled = await ctx.waitUntil(async () => {
+      last = await ctx.call({ op: "getAudienceProgress", params: { audienceId: copyId }, as });
+      const now = last.body?.data;
+      for (const m of readinessDisagreements(now ?? {})) ctx.expect(false, "progress/readiness", m, last);
+      const r = now?.readiness ?? {};
+      trained = r.total > before && r.training === 0;
+      return trained;
+    }, 500);
+    if (!settled)
+      ctx.outOfTime("progress/readiness", "the added members were still training after the wait", last);
   },
 });

@@ -189,7 +189,7 @@ export const RULES = {
   // Progress, recalibration, exports.
   "progress/readiness": [
     "getAudienceProgress",
-    "readiness arithmetic: failed always 0; beingRepaired only with trainingStatus queued",
+    "readiness agrees with the member rows (isReady: every member can chat; learning: ready members still learning), also while added members train; failed always 0; beingRepaired only with trainingStatus queued",
   ],
   "research/stages": [
     "recalibrateAudience,getAudienceProgress",

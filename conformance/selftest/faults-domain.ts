@@ -211,6 +211,20 @@ export const DOMAIN_FAULTS: FaultCase[] = [
     "progress reports failed members": editWhen(on("GET", /\/progress$/), (b) => {
       if (b?.data?.readiness) b.data.readiness.failed = 1;
     }),
+    // The summary counts only completed members as ready, while the rows say members still training can chat.
+    "readiness leaves training members that can chat out of ready, isReady and learning": editWhen(
+      on("GET", /\/progress$/),
+      (b) => {
+        const rows = (b?.data?.members ?? []) as {
+          update: { readyToChat: boolean; trainingStatus: string };
+        }[];
+        if (!b?.data?.readiness) return;
+        const ready = rows.filter(
+          (m) => m.update.readyToChat && m.update.trainingStatus === "completed",
+        ).length;
+        Object.assign(b.data.readiness, { ready, isReady: ready === rows.length && ready > 0, learning: 0 });
+      },
+    ),
   }),
   ...casesOf(selfDelete, {
     "self-deleted key keeps working": async (req, next) =>

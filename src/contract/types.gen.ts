@@ -3140,7 +3140,7 @@ export interface operations {
                      *           {
                      *             "mindId": "9d2f6b81-4e3a-4c7d-8b15-6a0e3f9c2d71",
                      *             "update": {
-                     *               "readyToChat": true,
+                     *               "readyToChat": false,
                      *               "beingRepaired": true,
                      *               "learningInBackground": false,
                      *               "fullyTrained": false,

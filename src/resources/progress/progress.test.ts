@@ -9,7 +9,8 @@ const done: MemberUpdate = { readyToChat: true, learningInBackground: false, tra
 const learningDone: MemberUpdate = { ...done, learningInBackground: true };
 const queued: MemberUpdate = { readyToChat: true, learningInBackground: true, trainingStatus: "queued" };
 const running: MemberUpdate = { ...queued, trainingStatus: "running" };
-const failed: MemberUpdate = { readyToChat: true, learningInBackground: false, trainingStatus: "failed" };
+/** As the rows report it: a member that failed for good no longer answers. */
+const failed: MemberUpdate = { readyToChat: false, learningInBackground: false, trainingStatus: "failed" };
 const noPrompt: MemberUpdate = {
   readyToChat: false,
   learningInBackground: false,
@@ -42,12 +43,22 @@ describe("readinessOf", () => {
       [done, learningDone],
       r({ total: 2, ready: 2, isReady: true, startsNow: true, learning: 1 }),
     ],
+    // Every member can chat (the description's isReady), though one still trains and learns.
     [
-      "one queued (or being repaired) member",
+      "one queued (or being repaired) member that can chat",
       [done, queued],
-      r({ total: 2, ready: 1, training: 1, leftOut: 1 }),
+      r({ total: 2, ready: 2, training: 1, leftOut: 1, isReady: true, learning: 1 }),
     ],
-    ["running members", [running, running, done], r({ total: 3, ready: 1, training: 2, leftOut: 2 })],
+    [
+      "running members, added by a recalibration, that can chat",
+      [running, running, done],
+      r({ total: 3, ready: 3, training: 2, leftOut: 2, isReady: true, learning: 2 }),
+    ],
+    [
+      "a queued member that cannot chat yet",
+      [done, { ...queued, readyToChat: false }],
+      r({ total: 2, ready: 1, training: 1, leftOut: 1, learning: 0 }),
+    ],
     ["one of three failed for good", [done, done, failed], r({ total: 3, ready: 2, startsNow: true })],
     ["two of three failed for good", [done, failed, failed], r({ total: 3, ready: 1 })],
     [
@@ -71,7 +82,7 @@ describe("readinessOf", () => {
   });
 
   it("matches the contract's example", () => {
-    expect(readinessOf([done, { ...queued, readyToChat: true, learningInBackground: false }])).toEqual(
+    expect(readinessOf([done, { ...queued, readyToChat: false, learningInBackground: false }])).toEqual(
       r({ total: 2, ready: 1, training: 1, leftOut: 1 }),
     );
   });
@@ -96,7 +107,8 @@ describe("GET /audiences/{id}/progress on the training scenario", () => {
     const update = (handle: string) =>
       data.members.find((m: { mindId: string }) => m.mindId === h.id("minds", handle)).update;
     expect(update("repairingMind")).toMatchObject({ beingRepaired: true, trainingStatus: "queued" });
-    expect(update("failedMind")).toMatchObject({ trainingStatus: "failed" });
+    // A member that failed for good no longer answers.
+    expect(update("failedMind")).toMatchObject({ trainingStatus: "failed", readyToChat: false });
     expect(update("failedMind")).not.toHaveProperty("beingRepaired");
     expect(update("completedMind")).toEqual({
       readyToChat: true,
@@ -105,15 +117,16 @@ describe("GET /audiences/{id}/progress on the training scenario", () => {
       trainingStatus: "completed",
     });
     const inTraining = TRAINING_COUNTS.queued + TRAINING_COUNTS.running + TRAINING_COUNTS.repairing;
+    // Every member but the one that failed for good can chat; those in training still learn.
     expect(data.readiness).toEqual({
       total,
-      ready: TRAINING_COUNTS.completed,
+      ready: total - TRAINING_COUNTS.failed,
       training: inTraining,
       failed: 0,
       isReady: false,
       startsNow: false,
       leftOut: inTraining,
-      learning: 0,
+      learning: inTraining,
       fullyTrained: false,
     });
     expect(data).not.toHaveProperty("research");

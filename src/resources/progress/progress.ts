@@ -7,9 +7,12 @@
  *
  * Readiness is computed from the members' public `update` objects only (`readinessOf`), so the summary can
  * never disagree with the rows above it. Simulator decisions where the description is silent:
- * - `ready` counts members that can chat now: `readyToChat` and training `completed`. A member that is
- *   queued, running or being repaired counts in `training` (as the contract's example does), and a member
- *   that failed for good counts in neither (`failed` is always 0).
+ * - `ready` counts the members whose row says they can chat (`readyToChat`), whatever their training:
+ *   `isReady` is "every member can chat" and `learning` "ready members still learning" in the
+ *   description, so the summary and the rows never disagree (a member retrained after a recalibration
+ *   added it can chat while it learns). A member that failed for good no longer answers (the description's
+ *   `startsNow`): its row says `readyToChat: false` and it counts nowhere (`failed` is always 0).
+ * - `training` counts members queued or running (a member being repaired is reported as queued).
  * - `leftOut` is the members still being prepared (the `training` count): a Study started now runs
  *   without them and they join when ready.
  * - `isReady` and `fullyTrained` are false for an Audience without members; so is `startsNow`.
@@ -34,8 +37,7 @@ export type MemberUpdate = Pick<TrainingView, "readyToChat" | "learningInBackgro
  * Pure: the readiness summary of members' `update` objects.
  *
  * - training: `queued` or `running` (a member being repaired is reported as `queued`, so it counts here);
- * - ready: can chat now (`readyToChat` and `completed`);
- * - failed for good: `failed` (no automatic retrain is left), left out of Studies;
+ * - ready: can chat now (`readyToChat`), training or not; learning: ready and `learningInBackground`;
  * - startsNow: nothing is training, at least one member answers, and at least half of them do.
  */
 export function readinessOf(updates: readonly MemberUpdate[]): Readiness {
@@ -45,7 +47,7 @@ export function readinessOf(updates: readonly MemberUpdate[]): Readiness {
   let learning = 0;
   for (const u of updates) {
     if (u.trainingStatus === "queued" || u.trainingStatus === "running") training++;
-    else if (u.trainingStatus === "completed" && u.readyToChat) {
+    if (u.readyToChat) {
       ready++;
       if (u.learningInBackground) learning++;
     }

@@ -53,7 +53,8 @@ export type TrainingView = components["schemas"]["MemberProgress"]["update"];
 export function trainingView(mind: Pick<MindRecord, "training">): TrainingView {
   const t: MindTraining = mind.training;
   return {
-    readyToChat: t.readyToChat,
+    // A member that failed for good no longer answers (the description's `startsNow`).
+    readyToChat: t.readyToChat && !t.failedForGood,
     ...(t.beingRepaired ? { beingRepaired: true as const } : {}),
     learningInBackground: t.learning,
     fullyTrained: t.readyToChat && !t.learning && !t.beingRepaired && t.status === "completed",
