@@ -4,6 +4,7 @@
  */
 import { check } from "../lib/context.ts";
 import { deleteAudienceLater, duplicator, ok, ownerOnMain } from "../lib/helpers.ts";
+import type { Exchange } from "../lib/http.ts";
 import type { Role } from "../lib/target.ts";
 
 export const visibility = check(
@@ -208,10 +209,19 @@ export const followRules = check("domain/follow", ["audience/follow"], {
   mutates: true,
   async run(ctx) {
     const pub = ctx.target.audience("public");
-    const f = await ctx.call({ op: "followAudience", params: { audienceId: pub }, as: ctx.as("outsider") });
-    ctx.expectStatus(f, 200, "audience/follow", "following a public Audience");
+    // Following is a state, not a toggle: following again keeps it. The body is not shown by the
+    // description; where it says `following`, it must say what was asked.
+    const saysFollowing = (ex: Exchange, want: boolean, label: string) => {
+      const said = ex.body?.data?.following ?? ex.body?.following;
+      if (typeof said === "boolean")
+        ctx.expect(said === want, "audience/follow", `${label} answered following: ${said}`, ex);
+    };
+    for (const label of ["following a public Audience", "following it again"]) {
+      const f = await ctx.call({ op: "followAudience", params: { audienceId: pub }, as: ctx.as("outsider") });
+      if (ctx.expectStatus(f, 200, "audience/follow", label)) saysFollowing(f, true, label);
+    }
     const u = await ctx.call({ op: "unfollowAudience", params: { audienceId: pub }, as: ctx.as("outsider") });
-    ctx.expectStatus(u, 200, "audience/follow", "unfollowing");
+    if (ctx.expectStatus(u, 200, "audience/follow", "unfollowing")) saysFollowing(u, false, "unfollowing");
     const u2 = await ctx.call({
       op: "unfollowAudience",
       params: { audienceId: pub },

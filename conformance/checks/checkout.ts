@@ -130,6 +130,16 @@ export const checkout = check(
           `replay answered ${replay.status} with session ${replay.body?.id}`,
           replay,
         );
+      // The same key with another purchase is refused: never the first session, never a second one.
+      const other = await create({ ...body, metadata: { quantity: 2 } }, { "idempotency-key": key });
+      cancelLater(other);
+      if (first.status === 201)
+        ctx.expect(
+          other.status === 400 || other.status === 409,
+          "checkout/idempotency",
+          `the same Idempotency-Key with another body answered ${other.status}${ok(other) ? ` with session ${other.body?.id}` : ""}, not a refusal`,
+          other,
+        );
       for (const k2 of ["teammate", "outsider"] as Role[]) {
         if (first.status !== 201 || !ctx.target.has(k2)) continue;
         const peek = await ctx.call({

@@ -31,6 +31,28 @@ export const facets = check("domain/filter-facets", ["filters/selection"], {
         f.values.reduce((s, v) => s + v.count, 0) + f.unknownCount === data.matchCount,
     );
     if (single.length === 0) return;
+    // `null` selects the Minds without a value, every time (not only when the property happens to pick it):
+    // they and the Minds with any of the values split the Audience.
+    const gap = single.find((f) => f.unknownCount > 0 && f.unknownCount < data.matchCount);
+    if (gap) {
+      const none = await get({ [gap.key]: null });
+      const some = await get({ [gap.key]: gap.values.map((v) => v.value) });
+      const [n, s] = [none.body?.data, some.body?.data];
+      if (ctx.expectStatus(none, 200, "filters/selection", `${gap.key}: null`) && n && s) {
+        const ids = new Set([...n.mindIds, ...s.mindIds]);
+        const split =
+          n.matchCount === gap.unknownCount &&
+          n.matchCount + s.matchCount === data.matchCount &&
+          ids.size === data.matchCount &&
+          (n.mindIds as string[]).every((id) => !(s.mindIds as string[]).includes(id));
+        ctx.expect(
+          split,
+          "filters/selection",
+          `${gap.key}: null matched ${n.matchCount} Minds, ${gap.unknownCount} have no value; with every value ${s.matchCount} of ${data.matchCount}`,
+          none,
+        );
+      }
+    }
     const selection = fc
       .subarray(single, { minLength: 1, maxLength: 2 })
       .chain((fs) =>

@@ -98,7 +98,7 @@ export const RULES = {
   ],
   "audience/follow": [
     "followAudience,unfollowAudience",
-    "follow a public Audience 200 (404 otherwise); unfollow 200; both repeatable",
+    "follow a public Audience 200 (404 otherwise); unfollow 200; both repeatable: following again keeps following",
   ],
   "duplicate/replay": [
     "duplicateAudience",

@@ -5,7 +5,8 @@
  */
 
 import { LIMITS } from "../../src/contract/limits.ts";
-import { membersPreview } from "../checks/audiences.ts";
+import { followRules, membersPreview } from "../checks/audiences.ts";
+import { checkout } from "../checks/checkout.ts";
 import { collaboratorRemoval } from "../checks/collaborators.ts";
 import { duplicateContents, duplicatePlanLimit, duplicateReplay } from "../checks/duplicate.ts";
 import { exportsRules } from "../checks/exports.ts";
@@ -165,6 +166,29 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
     },
   }),
   ...casesOf(facets, {
+    "a null filter value selects the Minds with any value instead of those with none": async (req, next) => {
+      const url = new URL(req.url);
+      const raw = url.searchParams.get("filters");
+      let f: Record<string, unknown>;
+      try {
+        f = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+      } catch {
+        return next(req);
+      }
+      const nulls = Object.keys(f).filter((k) => f[k] === null);
+      if (nulls.length === 0) return next(req);
+      const without = Object.fromEntries(Object.entries(f).filter(([, v]) => v !== null));
+      const all = new URL(url);
+      all.searchParams.set("filters", JSON.stringify(without));
+      const key = keyOf(req) ?? "";
+      const everyone = await (await next(as(new Request(all, { headers: req.headers }), key))).json();
+      const res = await next(req);
+      return editJson(res, (b) => {
+        const none = new Set<string>(b.data.mindIds);
+        b.data.mindIds = (everyone.data.mindIds as string[]).filter((id) => !none.has(id));
+        b.data.matchCount = b.data.mindIds.length;
+      });
+    },
     "a null filter value is ignored (selects every Mind)": async (req, next) => {
       const url = new URL(req.url);
       const raw = url.searchParams.get("filters");
@@ -177,6 +201,32 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
         return next(req);
       }
       return next(as(new Request(url, { method: req.method, headers: req.headers }), keyOf(req) ?? ""));
+    },
+  }),
+  ...casesOf(followRules, {
+    "a second follow undoes the first (following is a toggle)": async (req, next, env) => {
+      const following = remember(env, "following", () => new Set<string>());
+      const at = `${keyOf(req)} ${pathOf(req)}`;
+      if (is(req, "DELETE", /\/follow$/)) following.delete(at);
+      if (!is(req, "POST", /\/follow$/)) return next(req);
+      if (!following.has(at)) {
+        const res = await next(req);
+        if (res.status === 200) following.add(at);
+        return res;
+      }
+      following.delete(at);
+      return next(new Request(req.url, { method: "DELETE", headers: req.headers }));
+    },
+  }),
+  ...casesOf(checkout, {
+    "the same Idempotency-Key with another body replays the first session": async (req, next, env) => {
+      if (!is(req, "POST", /\/checkout_sessions$/)) return next(req);
+      const firsts = remember(env, "acp-bodies", () => new Map<string, string>());
+      const at = `${keyOf(req)} ${req.headers.get("idempotency-key")}`;
+      const text = await req.text();
+      const first = firsts.get(at);
+      if (first === undefined) firsts.set(at, text);
+      return next(new Request(req.url, { method: "POST", headers: req.headers, body: first ?? text }));
     },
   }),
   ...casesOf(exportJob, {
