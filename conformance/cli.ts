@@ -44,8 +44,9 @@ Options:
                          or the operator's; with --sandbox new: the operator's)
   --sandbox ID|new       run in one sandbox of the simulator (its keys, its control plane), or in a new
                          one the run makes and deletes at the end
-  --reporter NAME[=FILE] default or dot (the terminal), junit[=FILE] or json[=FILE] (a file; by default
-                         reports/conformance-junit.xml, reports/conformance-json.json); repeatable
+  --reporter NAME[=FILE] default or dot (the terminal), junit[=FILE], json[=FILE] or html[=FILE] (a
+                         file; by default reports/conformance-junit.xml, reports/conformance-json.json,
+                         reports/conformance-html.html: one self-contained page); repeatable
   --junit FILE           also write a JUnit report to FILE (the terminal report stays)
   --json FILE            also write the JSON report to FILE (the terminal report stays)
   --shard I/N            run only shard I of N (every N-th check, for CI machines in parallel)
@@ -63,7 +64,7 @@ Reports: reports/conformance-violations.json and reports/conformance-coverage.js
 
 class UsageError extends Error {}
 
-const REPORTERS: readonly Reporter["name"][] = ["default", "verbose", "dot", "junit", "json"];
+const REPORTERS: readonly Reporter["name"][] = ["default", "verbose", "dot", "junit", "json", "html"];
 
 /** What the run itself takes (lib/target.ts), less the run ID made per run, plus how vitest reports it. */
 interface Options extends Omit<RunSettings, "runId"> {
@@ -134,12 +135,12 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
     const [name, file] = r.split("=", 2) as [string, string | undefined];
     if (!REPORTERS.includes(name as Reporter["name"]))
       throw new UsageError(`--reporter must be one of ${REPORTERS.join(", ")}, got ${JSON.stringify(name)}`);
-    const needsFile = name === "junit" || name === "json";
+    const needsFile = name === "junit" || name === "json" || name === "html";
     if (file && !needsFile)
       throw new UsageError(`--reporter ${name} writes to the terminal and takes no file`);
     // A report path is the user's, relative to where they run the kit (not to the package).
     const path = needsFile
-      ? resolve(userDir(), file ?? `reports/conformance-${name}.${name === "junit" ? "xml" : "json"}`)
+      ? resolve(userDir(), file ?? `reports/conformance-${name}.${name === "junit" ? "xml" : name}`)
       : undefined;
     reporters.push({ name: name as Reporter["name"], ...(path ? { file: path } : {}) });
   }

@@ -10,11 +10,12 @@ import { type Paint, paint } from "./colour.ts";
 import { type CheckDef, runCheck, skipReason } from "./context.ts";
 import { Coverage } from "./coverage.ts";
 import { finishRun, type RunResults } from "./finish.ts";
+import { renderHtmlReport } from "./html-report.ts";
 import { dedupe, formatViolations, type Violation } from "./report.ts";
 import type { TargetInfo } from "./target.ts";
 
 export interface Reporter {
-  name: "default" | "verbose" | "dot" | "junit" | "json";
+  name: "default" | "verbose" | "dot" | "junit" | "json" | "html";
   file?: string;
 }
 
@@ -71,7 +72,21 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<numb
   for (const r of reporters) if (r.file && r.name === "junit") save(r.file, junit(outcomes));
   for (const r of reporters)
     if (r.file && r.name === "json") save(r.file, JSON.stringify(jsonOf(outcomes, info), null, 2));
-  await finishRun(info, results, print);
+  const coverageReport = await finishRun(info, results, print);
+  for (const r of reporters)
+    if (r.file && r.name === "html")
+      save(
+        r.file,
+        renderHtmlReport({
+          target: info.baseUrl,
+          kind: info.kind,
+          seed: info.seed,
+          finishedAt: new Date().toISOString(),
+          checks: jsonOf(outcomes, info).checks,
+          violations: dedupe(results.violations),
+          coverage: coverageReport,
+        }),
+      );
   return failed.length;
 }
 
@@ -179,7 +194,10 @@ function jsonOf(outcomes: readonly Outcome[], info: TargetInfo) {
     checks: outcomes.map((o) => ({
       name: o.def.name,
       title: o.def.title,
-      status: o.error || o.violations.length ? "failed" : o.skipped ? "skipped" : "passed",
+      status: (o.error || o.violations.length ? "failed" : o.skipped ? "skipped" : "passed") as
+        | "failed"
+        | "skipped"
+        | "passed",
       ms: o.ms,
       ...(o.skipped ? { skipped: o.skipped } : {}),
       ...(o.error ? { error: o.error } : {}),
