@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { operations, responseViolations } from "./contract.ts";
 import { Coverage } from "./coverage.ts";
-import { type CallSpec, type Credentials, Exchange, HttpClient, sleep } from "./http.ts";
+import { type CallSpec, type Credentials, Exchange, HttpClient, type PaceMemory, sleep } from "./http.ts";
 import { type Violation, type ViolationInput, violation } from "./report.ts";
 import { RULES, type RuleId, ruleOperations, ruleSection } from "./rules.ts";
 import type { Role, TargetInfo } from "./target.ts";
@@ -203,6 +203,10 @@ function hash(s: string): number {
 /** How a check reaches the target: `fetch` replaces undici (and global fetch for the control plane). */
 export interface RunOptions {
   fetch?: typeof globalThis.fetch;
+  /** The run's memory of rate-limit windows, shared by its checks. */
+  pace?: PaceMemory;
+  /** Told how many requests the check sent, per key. */
+  onRequests?: (byKey: ReadonlyMap<string, number>) => void;
   /** Told when the check ran out of its time budget against a deployment (it is then skipped, not passed). */
   onSkip?: (reason: string) => void;
   /** Told what the check could not clean up. */
@@ -250,6 +254,7 @@ export class CheckContext<R extends RuleId = RuleId> {
       backoffBaseMs: sim ? 20 : 500,
       maxAttempts: 3,
       ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.pace ? { pace: options.pace } : {}),
     });
     this.detach = this.client.observe((ex) => {
       this.coverage.record(ex);
@@ -431,6 +436,7 @@ export async function runCheck(
     failure = e;
   }
   const found = await ctx.finish();
+  options.onRequests?.(ctx.client.sent);
   if (ctx.skipped) options.onSkip?.(ctx.skipped);
   if (ctx.leftovers.length) options.onLeftovers?.(ctx.leftovers);
   if (failure) {

@@ -20,6 +20,8 @@ export interface HtmlReportInput {
     title: string;
     status: "passed" | "failed" | "skipped";
     ms: number;
+    /** Requests sent, per key. */
+    requests?: Record<string, number>;
     skipped?: string;
     error?: string;
   }[];
@@ -86,7 +88,7 @@ export function renderHtmlReport(r: HtmlReportInput): string {
   const checks = r.checks
     .map(
       (x) =>
-        `<tr><td>${esc(x.name)}</td><td>${esc(x.title)}</td><td class="${x.status}">${x.status}</td><td>${x.ms} ms</td><td class="muted">${esc(x.skipped ?? x.error ?? "")}</td></tr>`,
+        `<tr><td>${esc(x.name)}</td><td>${esc(x.title)}</td><td class="${x.status}">${x.status}</td><td>${x.ms} ms</td><td>${Object.values(x.requests ?? {}).reduce((a, b) => a + b, 0)}</td><td class="muted">${esc(x.skipped ?? x.error ?? "")}</td></tr>`,
     )
     .join("");
   const statuses = Object.entries(c.statuses.byOperation)
@@ -122,7 +124,7 @@ ${card("documented statuses", "statuses", c.statuses.exercised, c.statuses.docum
 ${card("contract limits", "limits", c.limits.exercised, c.limits.total)}
 </div>
 <section><h2>Violations</h2><table><tr><th>check</th><th>what was observed</th><th>exchange</th></tr>${violationRows(r.violations)}</table></section>
-<section><h2>Checks</h2><table><tr><th>check</th><th>what it checks</th><th>result</th><th>time</th><th>note</th></tr>${checks}</table></section>
+<section><h2>Checks</h2><table><tr><th>check</th><th>what it checks</th><th>result</th><th>time</th><th>requests</th><th>note</th></tr>${checks}</table></section>
 <section><h2>Coverage</h2><table>
 <tr><td>description rules</td><td>${bar(c.rules.reached.length, c.rules.total)}</td></tr>
 <tr><td>operations</td><td>${bar(c.operations.exercised, c.operations.total)}</td></tr>

@@ -117,21 +117,33 @@ export interface ClientOptions {
   maxAttempts: number;
   /** Send through this fetch (e.g. global fetch under msw/node) instead of undici's own agent. */
   fetch?: typeof globalThis.fetch;
+  /** The run's memory of rate-limit windows (default: the client's own). */
+  pace?: PaceMemory;
 }
 
 type Observer = (ex: Exchange) => void;
 
-interface Pace {
+export interface Pace {
   remaining: number;
   windowStart: number;
 }
 
 const agent = new Agent({ keepAliveTimeout: 10_000, connections: 16, pipelining: 1 });
 
+/**
+ * What the run knows of each key's rate-limit window, shared by every check's client: a check that starts
+ * on a key the previous one used up waits for the window instead of meeting 429s.
+ */
+export type PaceMemory = Map<string, Pace>;
+
 export class HttpClient {
   private readonly observers: Observer[] = [];
-  private readonly pace = new Map<string, Pace>();
-  constructor(readonly options: ClientOptions) {}
+  private readonly pace: PaceMemory;
+  /** Requests sent (retries included) per key label (`owner`, …; `none` without credentials). */
+  readonly sent = new Map<string, number>();
+  constructor(readonly options: ClientOptions) {
+    this.pace = options.pace ?? new Map();
+  }
 
   observe(fn: Observer): () => void {
     this.observers.push(fn);
@@ -217,6 +229,8 @@ export class HttpClient {
   }
 
   private async send(spec: CallSpec): Promise<Exchange> {
+    const label = spec.as?.label ?? "none";
+    this.sent.set(label, (this.sent.get(label) ?? 0) + 1);
     const { url, method, operation } = this.urlFor(spec);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(spec.headers ?? {})) headers[k.toLowerCase()] = v;

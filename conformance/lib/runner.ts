@@ -11,6 +11,7 @@ import { type CheckDef, runCheck, skipReason } from "./context.ts";
 import { Coverage } from "./coverage.ts";
 import { finishRun, type RunResults } from "./finish.ts";
 import { renderHtmlReport } from "./html-report.ts";
+import type { PaceMemory } from "./http.ts";
 import { dedupe, formatViolations, type Violation } from "./report.ts";
 import type { TargetInfo } from "./target.ts";
 
@@ -32,6 +33,8 @@ export interface SuiteOptions {
 interface Outcome {
   def: CheckDef;
   ms: number;
+  /** Requests the check sent, per key (what it spent of each key's rate limit). */
+  requests: Record<string, number>;
   violations: Violation[];
   skipped: string | null;
   error: string | null;
@@ -50,8 +53,9 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<numb
   const coverage = new Coverage();
   const results: RunResults = { violations: [], coverage: [], skipped: [], leftovers: [] };
   const outcomes: Outcome[] = [];
+  const pace: PaceMemory = new Map();
   for (const def of chosen) {
-    const outcome = await runOne(def, info, coverage, results);
+    const outcome = await runOne(def, info, coverage, results, pace);
     outcomes.push(outcome);
     if (dots)
       process.stdout.write(
@@ -95,16 +99,20 @@ async function runOne(
   info: TargetInfo,
   coverage: Coverage,
   results: RunResults,
+  pace: PaceMemory,
 ): Promise<Outcome> {
   const started = Date.now();
   const reason = skipReason(def, info);
+  const requests: Record<string, number> = {};
   if (reason) {
     results.skipped.push({ check: def.name, reason });
-    return { def, ms: 0, violations: [], skipped: reason, error: null };
+    return { def, ms: 0, requests, violations: [], skipped: reason, error: null };
   }
   coverage.reached(def.rules);
   let outOfTime: string | null = null;
   const options = {
+    pace,
+    onRequests: (byKey: ReadonlyMap<string, number>) => Object.assign(requests, Object.fromEntries(byKey)),
     onSkip: (r: string) => (outOfTime = r),
     onLeftovers: (what: string[]) =>
       results.leftovers.push(...what.map((w) => ({ check: def.name, what: w }))),
@@ -120,6 +128,7 @@ async function runOne(
     return {
       def,
       ms: Date.now() - started,
+      requests,
       violations,
       skipped: violations.length ? null : outOfTime,
       error: null,
@@ -127,7 +136,14 @@ async function runOne(
   } catch (e) {
     const partial = (e as { violations?: Violation[] }).violations ?? [];
     results.violations.push(...partial.map((v) => ({ ...v, seed: v.seed ?? info.seed })));
-    return { def, ms: Date.now() - started, violations: partial, skipped: null, error: (e as Error).message };
+    return {
+      def,
+      ms: Date.now() - started,
+      requests,
+      violations: partial,
+      skipped: null,
+      error: (e as Error).message,
+    };
   }
 }
 
@@ -137,7 +153,16 @@ function lineOf(o: Outcome, c: Paint): string {
       `✗ ${o.def.name}: ${o.error ? "could not finish" : `${o.violations.length} violation(s)`} (${o.ms} ms)`,
     );
   if (o.skipped) return c.skip(`↓ ${o.def.name} [skipped: ${o.skipped}]`);
-  return `${c.ok("✓")} ${o.def.name} (${o.ms} ms)`;
+  return `${c.ok("✓")} ${o.def.name} (${o.ms} ms, ${spent(o.requests)})`;
+}
+
+/** What a check spent of the keys' budgets: `42 requests (owner 30, outsider 12)`. */
+function spent(requests: Record<string, number>): string {
+  const entries = Object.entries(requests).sort((a, b) => b[1] - a[1]);
+  const total = entries.reduce((n, [, k]) => n + k, 0);
+  if (total === 0) return "0 requests";
+  const by = entries.map(([key, n]) => `${key} ${n}`).join(", ");
+  return `${total} request${total === 1 ? "" : "s"}${entries.length > 1 || entries[0]?.[0] !== "none" ? ` (${by})` : ""}`;
 }
 
 function save(file: string, text: string): void {
@@ -199,6 +224,7 @@ function jsonOf(outcomes: readonly Outcome[], info: TargetInfo) {
         | "skipped"
         | "passed",
       ms: o.ms,
+      requests: o.requests,
       ...(o.skipped ? { skipped: o.skipped } : {}),
       ...(o.error ? { error: o.error } : {}),
       violations: o.violations,

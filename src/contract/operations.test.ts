@@ -4,6 +4,7 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import type { OpenAPI } from "openapi-types";
 import { describe, expect, it } from "vitest";
 import { entriesOf, HTTP_METHODS, isObject, type Json, loadOpenApi } from "./load.ts";
+import { operations } from "./operations.ts";
 
 /** Every described operation, written out from api-description.md (the `/v1` twins are checked separately). */
 const DESCRIBED_OPERATIONS = [
@@ -148,5 +149,14 @@ describe("openapi.json", () => {
       else duplicates.push(`${op.operationId}: ${first} and ${op.method} ${op.path}`);
     }
     expect(duplicates, "operationIds used more than once").toEqual([]);
+  });
+
+  it("lets an operation's own parameter replace the path's of the same name (unfollow takes any ID)", () => {
+    const unfollow = operations.find((o) => o.operationId === "unfollowAudience");
+    const follow = operations.find((o) => o.operationId === "followAudience");
+    const ids = (o: typeof unfollow) => o?.parameters.filter((p) => p.name === "audienceId") ?? [];
+    expect(ids(unfollow)).toHaveLength(1);
+    expect(ids(unfollow)[0]?.schema).toEqual({ type: "string" });
+    expect(ids(follow)[0]?.schema).not.toEqual({ type: "string" });
   });
 });

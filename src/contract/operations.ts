@@ -75,13 +75,15 @@ function readOperation(path: string, pathItem: Json, method: (typeof METHODS)[nu
   const op = pathItem[method] as Json;
   const servers = (pathItem.servers ?? contract.servers) as { url: string }[];
   const prefixes = servers.map((s) => (s.url === "/" ? "" : s.url.replace(/\/$/, "")));
+  const own = ((op.parameters ?? []) as unknown[]).map((p, i) =>
+    parameterSpec(p, pointer("paths", path, method, "parameters", String(i))),
+  );
+  // An operation's own parameter replaces the path's of the same name and place (OpenAPI's rule).
   const params = [
-    ...((pathItem.parameters ?? []) as unknown[]).map((p, i) =>
-      parameterSpec(p, pointer("paths", path, "parameters", String(i))),
-    ),
-    ...((op.parameters ?? []) as unknown[]).map((p, i) =>
-      parameterSpec(p, pointer("paths", path, method, "parameters", String(i))),
-    ),
+    ...((pathItem.parameters ?? []) as unknown[])
+      .map((p, i) => parameterSpec(p, pointer("paths", path, "parameters", String(i))))
+      .filter((p) => !own.some((o) => o.name === p.name && o.in === p.in)),
+    ...own,
   ];
   const body = op.requestBody ? deref<Json>(op.requestBody as Json) : null;
   const json = body ? ((body.content as Json)["application/json"] as Json | undefined) : undefined;

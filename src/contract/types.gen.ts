@@ -2016,8 +2016,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The audience ID (UUID). */
-                audienceId: components["parameters"]["AudienceId"];
+                /** @description The Audience to stop following. The description documents only 200 and 401 for an unfollow: any value, a UUID or not, is answered 200, so nothing constrains it here. */
+                audienceId: string;
             };
             cookie?: never;
         };
