@@ -126,10 +126,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                /** @description The audience ID (UUID). */
-                audienceId: components["parameters"]["AudienceId"];
-            };
+            path?: never;
             cookie?: never;
         };
         get?: never;
