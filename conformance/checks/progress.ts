@@ -3,7 +3,7 @@
  * rows above it, also while members that a recalibration added are still training.
  */
 import { check } from "../lib/context.ts";
-import { deleteAudienceLater, fresh } from "../lib/helpers.ts";
+import { duplicateAs, fresh } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
 
 interface Update {
@@ -59,16 +59,10 @@ export const progressRules = check("domain/progress", ["progress/readiness"], {
 
     // Members a recalibration adds train while they can already chat: the summary must say so as they go.
     const as = ctx.as("teammate");
-    const copy = await ctx.call({
-      op: "duplicateAudience",
-      params: { audienceId },
-      as,
-      json: { name: "Conformance readiness sandbox" },
-      headers: { "x-service-idempotency-key": fresh("readiness") },
-    });
+    const name = { name: "Conformance readiness sandbox" };
+    const copy = await duplicateAs(ctx, audienceId, "teammate", name, fresh("readiness"));
     if (!ctx.expectStatus(copy, 201, "progress/readiness", "duplicating the sandbox")) return;
     const copyId = copy.body.data.id as string;
-    deleteAudienceLater(ctx, copyId, "teammate");
     const grow = await ctx.call({
       op: "recalibrateAudience",
       params: { audienceId: copyId },

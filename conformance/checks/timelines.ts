@@ -4,7 +4,7 @@
  * against a deployment it polls within `pollTimeoutMs`, and a budget that runs out skips the check.
  */
 import { check } from "../lib/context.ts";
-import { deleteAudienceLater, fresh } from "../lib/helpers.ts";
+import { duplicateAs, fresh } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
 
 export const exportJob = check("domain/export-job", ["exports/job"], {
@@ -67,16 +67,10 @@ export const researchStages = check("domain/research-stages", ["research/stages"
   async run(ctx) {
     // A private copy owned by a team-plan caller is the sandbox: research changes grounding and members.
     const as = ctx.as("teammate");
-    const copy = await ctx.call({
-      op: "duplicateAudience",
-      params: { audienceId: ctx.target.audience("main") },
-      as,
-      json: { name: "Conformance research sandbox" },
-      headers: { "x-service-idempotency-key": fresh("research") },
-    });
+    const name = { name: "Conformance research sandbox" };
+    const copy = await duplicateAs(ctx, ctx.target.audience("main"), "teammate", name, fresh("research"));
     if (!ctx.expectStatus(copy, 201, "research/stages", "duplicating the sandbox")) return;
     const audienceId = copy.body.data.id as string;
-    deleteAudienceLater(ctx, audienceId, "teammate");
     const accepted = await ctx.call({
       op: "recalibrateAudience",
       params: { audienceId },
