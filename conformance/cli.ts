@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { parseDuration } from "../src/cli/duration.ts";
 import { useContract } from "../src/contract/document.ts";
 import type { CoverageReport } from "./lib/coverage.ts";
 import { reportsDir, userDir } from "./lib/paths.ts";
@@ -36,6 +37,9 @@ Options:
   --seed N               fast-check seed (default: random, printed); the same seed replays a run
   --runs N               numRuns of every property (default: each property's own, tuned for < 60 s)
   --read-only            skip every check that changes state (they are reported as skipped)
+  --budget N             start no further check once the run has sent N requests (the rest are
+                         reported as skipped, with the budget); each check's line says what it spent
+  --time-budget DURATION start no further check once the run has taken DURATION (60s, 5m, 1h)
   --no-reset             do not reset the simulator first
   --scenario NAME|FILE   the simulator's world for the run: a built-in scenario (default: default) or
                          a scenario document (FILE.json) that keeps the default scenario's handles
@@ -68,6 +72,7 @@ const REPORTERS: readonly Reporter["name"][] = ["default", "verbose", "dot", "ju
 
 /** What the run itself takes (lib/target.ts), less the run ID made per run, plus how vitest reports it. */
 interface Options extends Omit<RunSettings, "runId"> {
+  budget: { requests: number | null; ms: number | null };
   reporters: Reporter[];
   shard: { index: number; count: number } | null;
   testPattern: string | null;
@@ -95,6 +100,8 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
         seed: { type: "string" },
         runs: { type: "string" },
         "read-only": { type: "boolean" },
+        budget: { type: "string" },
+        "time-budget": { type: "string" },
         "no-reset": { type: "boolean" },
         scenario: { type: "string" },
         "control-token": { type: "string" },
@@ -158,6 +165,7 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
       Math.floor(Math.random() * 2 ** 31),
     runs: integer("runs", values.runs as string | undefined, 1),
     readOnly: Boolean(values["read-only"]),
+    budget: { requests: integer("budget", values.budget as string | undefined, 1), ms: timeBudget(values) },
     noReset: Boolean(values["no-reset"]),
     scenario: scenarioOf(values.scenario as string | undefined),
     controlToken: (values["control-token"] as string | undefined) ?? null,
@@ -171,6 +179,18 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
     replay: replay?.file ?? null,
     contract: (values.contract as string | undefined) ?? null,
   };
+}
+
+/** `--time-budget`: a duration (`60s`, `5m`), or null when not given. */
+function timeBudget(values: Record<string, unknown>): number | null {
+  const raw = values["time-budget"] as string | undefined;
+  if (raw === undefined) return null;
+  const ms = parseDuration(raw);
+  if (typeof ms !== "number")
+    throw new UsageError(
+      `--time-budget must be a duration such as 60s, 5m or 1h, got ${JSON.stringify(raw)}`,
+    );
+  return ms;
 }
 
 /** `--scenario`: a built-in scenario's name as it is, a `.json` file (or a path) read as a scenario document. */
@@ -310,6 +330,7 @@ async function main(): Promise<number> {
     pattern: o.testPattern ? new RegExp(o.testPattern) : null,
     shard: o.shard,
     reporters: o.reporters,
+    budget: o.budget,
   });
   return failed > 0 ? 1 : 0;
 }

@@ -28,6 +28,11 @@ export interface SuiteOptions {
   shard?: { index: number; count: number } | null;
   reporters?: readonly Reporter[];
   print?: (line: string) => void;
+  /**
+   * How much of the target the run may spend (`--budget`, `--time-budget`): once the requests sent or the
+   * time taken reach it, no further check starts; those left are reported as skipped, with the budget.
+   */
+  budget?: { requests?: number | null; ms?: number | null };
 }
 
 interface Outcome {
@@ -54,8 +59,12 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<numb
   const results: RunResults = { violations: [], coverage: [], skipped: [], leftovers: [] };
   const outcomes: Outcome[] = [];
   const pace: PaceMemory = new Map();
+  const startedAt = Date.now();
+  let spentRequests = 0;
   for (const def of chosen) {
-    const outcome = await runOne(def, info, coverage, results, pace);
+    const over = overBudget(o.budget, spentRequests, Date.now() - startedAt);
+    const outcome = over ? skippedFor(def, over, results) : await runOne(def, info, coverage, results, pace);
+    spentRequests += Object.values(outcome.requests).reduce((a, b) => a + b, 0);
     outcomes.push(outcome);
     if (dots)
       process.stdout.write(
@@ -145,6 +154,19 @@ async function runOne(
       error: (e as Error).message,
     };
   }
+}
+
+function overBudget(budget: SuiteOptions["budget"], requests: number, ms: number): string | null {
+  if (budget?.requests != null && requests >= budget.requests)
+    return `the run's request budget (--budget ${budget.requests}) is spent: ${requests} requests`;
+  if (budget?.ms != null && ms >= budget.ms)
+    return `the run's time budget (--time-budget ${Math.round(budget.ms / 1000)}s) is spent`;
+  return null;
+}
+
+function skippedFor(def: CheckDef, reason: string, results: RunResults): Outcome {
+  results.skipped.push({ check: def.name, reason });
+  return { def, ms: 0, requests: {}, violations: [], skipped: reason, error: null };
 }
 
 function lineOf(o: Outcome, c: Paint): string {

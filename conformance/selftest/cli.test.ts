@@ -56,6 +56,21 @@ afterAll(async () => {
 });
 
 describe("the conformance command line", () => {
+  it("spends at most its budget: once --budget requests are sent no further check starts", async () => {
+    const only = "^(domain/identity|domain/checkout|generic/auth-401):";
+    const r = await check(clean, only, "--budget", "1");
+    expect(r.code, r.out).toBe(0);
+    // The first check runs whole (and says what it spent); the others are skipped, naming the budget.
+    expect(r.out).toMatch(/✓ \S+ \(\d+ ms, [1-9]\d* requests?/);
+    expect(r.out).toMatch(/3 checks: 1 passed, 0 failed, 2 skipped/);
+    expect(r.out).toContain("request budget (--budget 1) is spent");
+    const timed = await check(clean, only, "--time-budget", "1ms");
+    expect(timed.out).toMatch(/time budget \(--time-budget 0s\) is spent/);
+    const bad = await check(clean, only, "--time-budget", "soon");
+    expect(bad.code).toBe(2);
+    expect(bad.out).toContain("--time-budget must be a duration");
+  });
+
   it("exits 0 on the clean simulator, writes JUnit where asked, with names free of the seed", async () => {
     const r = await check(
       clean,

@@ -8,6 +8,7 @@ import { LIMITS } from "../contract/limits.ts";
 import type { ClockMode } from "../core/clock.ts";
 import { INSTANCE_NAME } from "../core/sandboxes.ts";
 import { parseCorsOrigin } from "../node/cors.ts";
+import { parseDuration } from "./duration.ts";
 
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -239,15 +240,12 @@ function nonEmpty(name: string, text: string): string {
   return text;
 }
 
-const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
 /** `500ms`, `90s`, `30m`, `12h`, `7d` (a bare number is seconds), up to a year, in ms. */
 function duration(name: string, text: string): number {
-  const m = /^\s*(\d+)\s*(ms|[smhd])?\s*$/.exec(text);
-  if (!m) throw new UsageError(`${name} must be a duration such as 90s, 30m, 12h or 7d, not "${text}"`);
-  const ms = Number(m[1]) * (UNIT_MS[m[2] ?? "s"] as number);
-  if (!Number.isSafeInteger(ms) || ms < 1 || ms > 366 * 86_400_000)
-    throw new UsageError(`${name} must be from 1ms to 366d, not "${text}"`);
+  const ms = parseDuration(text);
+  if (ms === "malformed")
+    throw new UsageError(`${name} must be a duration such as 90s, 30m, 12h or 7d, not "${text}"`);
+  if (ms === "out of range") throw new UsageError(`${name} must be from 1ms to 366d, not "${text}"`);
   return ms;
 }
 
