@@ -15,76 +15,95 @@ import {
 } from "../lib/helpers.ts";
 import type { Role } from "../lib/target.ts";
 
-export const duplicateReplay = check("domain/duplicate-replay", ["duplicate/replay"], {
-  needs: DUPLICATOR_NEEDS,
-  mutates: true,
-  async run(ctx) {
-    const who = duplicator(ctx);
-    if (!who) return;
-    const dup = (key: string, role: Role = who.role, json: object = {}) =>
-      duplicateAs(ctx, who.audienceId, role, json, key);
-    const key = fresh("replay");
-    const a = await dup(key);
-    const b = await dup(key);
-    const renamed = await dup(key, who.role, { name: "Another name, same key" });
-    const c = await dup(fresh("other"));
-    if (
-      ctx.expect(
-        a.status === 201 && b.status === 200 && c.status === 201,
-        "duplicate/replay",
-        `answers ${a.status}, ${b.status} (replay), ${c.status} (new key)`,
-        b,
-      )
-    ) {
-      ctx.expect(a.body.data.id === b.body.data.id, "duplicate/replay", "the replay names another copy", b);
-      ctx.expect(
-        a.body.data.id !== c.body.data.id,
-        "duplicate/replay",
-        "a new key returned the earlier copy",
-        c,
-      );
-      ctx.expect(
-        renamed.status !== 201 && (renamed.status >= 400 || renamed.body?.data?.id === a.body.data.id),
-        "duplicate/replay",
-        `the same key with another name answered ${renamed.status} ${renamed.body?.data?.id ?? ""}: a second copy, not the replay`,
-        renamed,
-      );
-      if (renamed.status === 200)
+export const duplicateReplay = check(
+  "domain/duplicate-replay",
+  ["duplicate/replay", "duplicate/default-name"],
+  {
+    needs: DUPLICATOR_NEEDS,
+    mutates: true,
+    async run(ctx) {
+      const who = duplicator(ctx);
+      if (!who) return;
+      const dup = (key: string, role: Role = who.role, json: object = {}) =>
+        duplicateAs(ctx, who.audienceId, role, json, key);
+      const key = fresh("replay");
+      const a = await dup(key);
+      const b = await dup(key);
+      const renamed = await dup(key, who.role, { name: "Another name, same key" });
+      const c = await dup(fresh("other"));
+      if (
         ctx.expect(
-          renamed.body?.data?.name === a.body.data.name,
+          a.status === 201 && b.status === 200 && c.status === 201,
           "duplicate/replay",
-          `the replay renamed the copy to ${JSON.stringify(renamed.body?.data?.name)}`,
+          `answers ${a.status}, ${b.status} (replay), ${c.status} (new key)`,
+          b,
+        )
+      ) {
+        ctx.expect(a.body.data.id === b.body.data.id, "duplicate/replay", "the replay names another copy", b);
+        ctx.expect(
+          a.body.data.id !== c.body.data.id,
+          "duplicate/replay",
+          "a new key returned the earlier copy",
+          c,
+        );
+        ctx.expect(
+          renamed.status !== 201 && (renamed.status >= 400 || renamed.body?.data?.id === a.body.data.id),
+          "duplicate/replay",
+          `the same key with another name answered ${renamed.status} ${renamed.body?.data?.id ?? ""}: a second copy, not the replay`,
           renamed,
         );
-    }
-    if (a.status === 201) {
-      const copy = await ctx.call({
-        op: "getAudience",
-        params: { audienceId: a.body.data.id },
-        as: ctx.as(who.role),
-        query: { members: "preview" },
-      });
-      ctx.expect(copy.body?.data?.isPublic === false, "duplicate/replay", "the copy is public", copy);
-      if (ctx.target.has("outsider")) {
-        const peek = await ctx.call({
+        if (renamed.status === 200)
+          ctx.expect(
+            renamed.body?.data?.name === a.body.data.name,
+            "duplicate/replay",
+            `the replay renamed the copy to ${JSON.stringify(renamed.body?.data?.name)}`,
+            renamed,
+          );
+      }
+      if (a.status === 201) {
+        const original = await ctx.call({
+          op: "getAudience",
+          params: { audienceId: who.audienceId },
+          as: ctx.as(who.role),
+          query: { members: "preview" },
+        });
+        const from = original.body?.data?.name;
+        const named = a.body?.data?.name;
+        if (typeof from === "string")
+          ctx.expect(
+            typeof named === "string" && named.startsWith(from) && named.trim() !== from.trim(),
+            "duplicate/default-name",
+            `a copy of ${JSON.stringify(from)} made without a name is named ${JSON.stringify(named)}`,
+            a,
+          );
+        const copy = await ctx.call({
           op: "getAudience",
           params: { audienceId: a.body.data.id },
-          as: ctx.as("outsider"),
+          as: ctx.as(who.role),
+          query: { members: "preview" },
         });
-        ctx.expect(
-          peek.status === 404,
-          "duplicate/replay",
-          `an outsider reads the private copy (${peek.status})`,
-          peek,
-        );
+        ctx.expect(copy.body?.data?.isPublic === false, "duplicate/replay", "the copy is public", copy);
+        if (ctx.target.has("outsider")) {
+          const peek = await ctx.call({
+            op: "getAudience",
+            params: { audienceId: a.body.data.id },
+            as: ctx.as("outsider"),
+          });
+          ctx.expect(
+            peek.status === 404,
+            "duplicate/replay",
+            `an outsider reads the private copy (${peek.status})`,
+            peek,
+          );
+        }
       }
-    }
-    if (who.role === "publisher" && ctx.target.has("outsider")) {
-      const viewer = await dup(fresh("viewer"), "outsider");
-      ctx.expectStatus(viewer, 403, "duplicate/replay", "a public viewer duplicating");
-    }
+      if (who.role === "publisher" && ctx.target.has("outsider")) {
+        const viewer = await dup(fresh("viewer"), "outsider");
+        ctx.expectStatus(viewer, 403, "duplicate/replay", "a public viewer duplicating");
+      }
+    },
   },
-});
+);
 
 export const duplicateContents = check("domain/duplicate-contents", ["duplicate/contents"], {
   needs: { roles: ["teammate"], audiences: ["main"] },

@@ -100,6 +100,10 @@ export const RULES = {
     "followAudience,unfollowAudience",
     "follow a public Audience 200 (404 otherwise); unfollow 200; both repeatable: following again keeps following",
   ],
+  "duplicate/default-name": [
+    "duplicateAudience",
+    "a copy made without a name is named after the original: its name followed by a copy marker",
+  ],
   "duplicate/replay": [
     "duplicateAudience",
     `201 a new copy; 200 the same copy on replay of the key; keys over ${L.idempotencyKey} ignored; name 1..${L.duplicateName}`,

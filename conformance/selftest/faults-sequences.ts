@@ -19,7 +19,7 @@ import { recalibrateOwnerOnly } from "../checks/recalibrate.ts";
 import { memberCapBoundary, previewSoftWarn } from "../checks/thresholds.ts";
 import { exportJob, researchStages } from "../checks/timelines.ts";
 import { world } from "../checks/world.ts";
-import { casesOf, type FaultCase, is } from "./fault-kit.ts";
+import { bodyOf, casesOf, type FaultCase, is, withBody } from "./fault-kit.ts";
 import { as, editFormation, keyPerBody, remember, servedAsOwner } from "./faults-world.ts";
 import { answer, callerOf, editJson, envelope, keyOf, pathOf, withHeaders } from "./harness.ts";
 
@@ -59,6 +59,15 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
       "x-service-idempotency-key",
       "name",
     ),
+    "a copy made without a name keeps the original's name exactly": async (req, next) => {
+      if (!is(req, "POST", /\/duplicate$/)) return next(req);
+      const { req: copy, json } = await bodyOf(req);
+      const body = (json ?? {}) as Record<string, unknown>;
+      if (typeof body.name === "string") return next(copy);
+      const original = await next(new Request(req.url.replace(/\/duplicate$/, ""), { headers: req.headers }));
+      const name = ((await original.json()) as { data?: { name?: string } }).data?.name;
+      return next(name === undefined ? copy : withBody(copy, { ...body, name }));
+    },
   }),
   ...casesOf(duplicateContents, {
     "a duplicate keeps team sharing and the public link": async (req, next, env) => {
