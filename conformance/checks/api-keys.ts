@@ -22,7 +22,7 @@ export const identity = check("domain/identity", ["keys/me"], {
 
 export const keySecrets = check(
   "domain/api-key-secrets",
-  ["keys/secret-once", "keys/listing-order", "keys/own-account-only"],
+  ["keys/secret-once", "keys/listing-order", "keys/own-account-only", "keys/last-used"],
   {
     needs: { roles: ["owner"] },
     mutates: true,
@@ -65,14 +65,21 @@ export const keySecrets = check(
           "the listing is not ordered by createdAt descending",
           list,
         );
-        if (role === "owner")
-          ctx.expect(
-            items.some((k: { id: string }) => k.id === id),
-            "keys/listing-order",
-            "the new key is not listed",
-            list,
-          );
-        else
+        if (role === "owner") {
+          const listed = items.find((k: { id: string }) => k.id === id) as
+            | { createdAt: string; lastUsedAt?: string | null }
+            | undefined;
+          ctx.expect(listed !== undefined, "keys/listing-order", "the new key is not listed", list);
+          // The new key answered GET /auth/me above: its use shows in the listing.
+          if (listed)
+            ctx.expect(
+              typeof listed.lastUsedAt === "string" &&
+                Date.parse(listed.lastUsedAt) >= Date.parse(listed.createdAt),
+              "keys/last-used",
+              `the new key, used once, is listed with lastUsedAt ${JSON.stringify(listed.lastUsedAt)} (created ${listed.createdAt})`,
+              list,
+            );
+        } else
           ctx.expect(
             !items.some((k: { id: string }) => k.id === id),
             "keys/own-account-only",

@@ -47,6 +47,10 @@ export const RULES = {
     "the raw key is returned once, in the creation response; listings never return it",
   ],
   "keys/listing-order": ["listApiKeys", "keys are listed by createdAt descending"],
+  "keys/last-used": [
+    "listApiKeys",
+    "a key used for a request is listed with lastUsedAt: set, and not before the key was created",
+  ],
   "keys/name-limit": [
     "createApiKey",
     `name at most ${L.apiKeyName} characters after trimming; empty, null or missing stores null`,

@@ -5,6 +5,7 @@
  */
 
 import { LIMITS } from "../../src/contract/limits.ts";
+import { keySecrets } from "../checks/api-keys.ts";
 import { followRules, membersPreview } from "../checks/audiences.ts";
 import { checkout } from "../checks/checkout.ts";
 import { collaboratorRemoval } from "../checks/collaborators.ts";
@@ -52,6 +53,15 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
         : res;
     },
     "405 without Allow": async (req, next) => withHeaders(await next(req), (h) => h.delete("allow")),
+  }),
+  ...casesOf(keySecrets, {
+    "a key's use never shows in the listing (lastUsedAt stays null)": async (req, next) => {
+      const res = await next(req);
+      if (!is(req, "GET", /\/api-keys$/) || res.status !== 200) return res;
+      return editJson(res, (b) => {
+        for (const k of b as { lastUsedAt: string | null }[]) k.lastUsedAt = null;
+      });
+    },
   }),
   ...casesOf(duplicateReplay, {
     "duplicate with the same key and another name makes a second copy": keyPerBody(
