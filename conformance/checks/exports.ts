@@ -9,11 +9,17 @@ export const exportsRules = check("domain/exports", ["exports/kinds"], {
   async run(ctx) {
     const main = ctx.target.audience("main");
     const priv = ctx.target.audience("private");
-    for (const [kind, format, expected] of [
-      ["brief", "xlsx", 400],
-      ["validation_report", "pptx", 400],
-      ["brief", "md", 200],
-    ] as const) {
+    // Every format the description names for each kind is offered; the one it leaves out is a 400.
+    const OFFERED = {
+      brief: ["pdf", "md", "markdown", "docx", "pptx"],
+      validation_report: ["pdf", "md", "markdown", "docx", "xlsx"],
+    } as const;
+    const NOT_OFFERED = { brief: "xlsx", validation_report: "pptx" } as const;
+    const cases = (["brief", "validation_report"] as const).flatMap((kind) => [
+      ...OFFERED[kind].map((format) => [kind, format, 200] as const),
+      [kind, NOT_OFFERED[kind], 400] as const,
+    ]);
+    for (const [kind, format, expected] of cases) {
       const ex = await ctx.call({
         op: "exportAudience",
         params: { audienceId: main },

@@ -221,7 +221,7 @@ export const RULES = {
   ],
   "exports/kinds": [
     "exportAudience,getExportStatus",
-    "formats by kind; validation report needs edit access and a scored validation (409, `unavailable`)",
+    "every format the description names per kind is offered (brief: pdf, md, docx, pptx; validation report: pdf, md, docx, xlsx), the other is 400; validation report needs edit access and a scored validation (409, `unavailable`)",
   ],
   "exports/job": [
     "exportAudience,getExportStatus,downloadExport",

@@ -196,6 +196,17 @@ export const DOMAIN_FAULTS: FaultCase[] = [
         ? editJson(withStatus(res, 200), () => ({ data: { status: "queued" } }))
         : res;
     },
+    "a brief is not offered as pptx (400), one of the formats the description names for it": async (
+      req,
+      next,
+    ) => {
+      if (!is(req, "POST", /\/export$/)) return next(req);
+      const { req: copy, json } = await bodyOf(req);
+      const b = (json ?? {}) as { kind?: string; format?: string };
+      return (b.kind ?? "brief") === "brief" && b.format === "pptx"
+        ? envelope(400, "Format pptx is not offered for kind brief", pathOf(req))
+        : next(copy);
+    },
   }),
   ...casesOf(updateRules, {
     "PUT does not trim the name": async (req, next) => {
