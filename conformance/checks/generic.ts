@@ -399,6 +399,24 @@ export const mediaTypes = check("generic/media-type", ["input/media-type-415"], 
             `${o.operationId}: a JSON body sent as ${type ?? "no Content-Type"}`,
           );
         }
+        // A JSON media type with parameters is still JSON: a body (here a wrong one, so that nothing
+        // changes) is judged as JSON, not refused as another type.
+        for (const type of ["application/json; charset=utf-8", "Application/JSON"]) {
+          const ex = await ctx.call({
+            op: o.operationId,
+            params,
+            as: ctx.as(caller),
+            body: "[]",
+            headers: { "content-type": type, ...acpHeaders(o, ctx.info.seed + 7) },
+          });
+          sent.push(ex);
+          ctx.expect(
+            ex.status !== 415,
+            "input/media-type-415",
+            `${o.operationId}: a body sent as ${type} was refused as another media type (415)`,
+            ex,
+          );
+        }
       },
     );
   },

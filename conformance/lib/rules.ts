@@ -25,7 +25,10 @@ export const RULES = {
     "unauthorized resource access is reported as 404 to avoid revealing existence",
   ],
   "input/invalid-400": [ALL, "invalid JSON, bodies and query values are 400 and change nothing"],
-  "input/media-type-415": [ALL, "a body that is not application/json is 415"],
+  "input/media-type-415": [
+    ALL,
+    "a body that is not application/json is 415; application/json with parameters, in any case, is JSON",
+  ],
   "input/body-size-413": [
     "createFormation,previewFormation,addMembers,recalibrateAudience",
     `${L.membersBody / 1024} KiB bodies (${L.recalibrateBody / 1024 / 1024} MiB on recalibrate); more is 413`,

@@ -230,6 +230,10 @@ export const CONTRACT_FAULTS: FaultCase[] = [
     },
   }),
   ...casesOf(mediaTypes, {
+    "application/json with a charset parameter refused as 415": async (req, next) =>
+      req.method !== "GET" && /;\s*charset/i.test(req.headers.get("content-type") ?? "")
+        ? envelope(415, "Content-Type must be application/json", pathOf(req))
+        : next(req),
     "a JSON body sent as text/plain or form data is taken as JSON": async (req, next) => {
       if (req.method === "GET" || req.method === "HEAD") return next(req);
       const headers = new Headers(req.headers);
