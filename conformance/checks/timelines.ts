@@ -120,5 +120,30 @@ export const researchStages = check("domain/research-stages", ["research/stages"
         `completed research reports phase ${final.phase}, progress ${final.progress}`,
         last,
       );
+    // A Go deeper asked while research runs waits behind it, and says so; one asked with none running does not.
+    const deepen = (topic: string) =>
+      ctx.call({
+        op: "recalibrateAudience",
+        params: { audienceId },
+        as,
+        json: { deepen: { topics: [topic] } },
+      });
+    const alone = await deepen("switching costs");
+    const behind = await deepen("procurement cycles");
+    if (ctx.expectStatus(alone, 202, "research/stages", "deepen with no research running")) {
+      ctx.expect(
+        alone.body?.data?.research?.queuedBehindRunningResearch !== true,
+        "research/stages",
+        "a deepen with no research running says it is queued behind running research",
+        alone,
+      );
+    }
+    if (ctx.expectStatus(behind, 202, "research/stages", "deepen while research runs"))
+      ctx.expect(
+        behind.body?.data?.research?.queuedBehindRunningResearch === true,
+        "research/stages",
+        `a deepen while research runs answered queuedBehindRunningResearch ${JSON.stringify(behind.body?.data?.research?.queuedBehindRunningResearch)}`,
+        behind,
+      );
   },
 });

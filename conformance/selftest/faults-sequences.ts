@@ -20,7 +20,7 @@ import { recalibrateOwnerOnly } from "../checks/recalibrate.ts";
 import { memberCapBoundary, previewSoftWarn } from "../checks/thresholds.ts";
 import { exportJob, researchStages } from "../checks/timelines.ts";
 import { world } from "../checks/world.ts";
-import { bodyOf, casesOf, type FaultCase, is, withBody } from "./fault-kit.ts";
+import { bodyOf, casesOf, editWhen, type FaultCase, is, on, withBody } from "./fault-kit.ts";
 import { as, editFormation, keyPerBody, remember, servedAsOwner } from "./faults-world.ts";
 import { answer, callerOf, editJson, envelope, keyOf, pathOf, withHeaders } from "./harness.ts";
 
@@ -261,6 +261,12 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
     },
   }),
   ...casesOf(researchStages, {
+    "a deepen asked while research runs does not say it is queued behind it": editWhen(
+      on("POST", /\/recalibrate$/, 202),
+      (b) => {
+        if (b?.data?.research) delete b.data.research.queuedBehindRunningResearch;
+      },
+    ),
     "research.stage goes back to researching after recalibrating": async (req, next, env) => {
       const res = await next(req);
       if (!is(req, "GET", /\/progress$/)) return res;
