@@ -18,6 +18,11 @@ export const exportJob = check("domain/export-job", ["exports/job"], {
     if (!ctx.expectStatus(started, 200, "exports/job", "a forced export")) return;
     const queued = started.body?.data?.status === "queued";
     ctx.coverage.transition("export", "∅", queued ? "queued" : "cached");
+    if (queued) {
+      // Nothing is downloadable before the job is done: the contract's 404 "no artifact is ready".
+      const early = await ctx.call({ op: "downloadExport", params, as, query });
+      ctx.expectStatus(early, 404, "exports/job", "downloading a forced export before it is ready");
+    }
     let download: Exchange = started;
     const done = await ctx.waitUntil(async () => {
       const status = await ctx.call({ op: "getExportStatus", params, as, query });

@@ -249,6 +249,13 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
     },
   }),
   ...casesOf(exportJob, {
+    "an export read before it is ready answers 200 with an empty artifact": async (req, next) => {
+      if (!is(req, "GET", /\/export-download$/)) return next(req);
+      const res = await next(req);
+      return res.status === 404
+        ? new Response("", { status: 200, headers: { "content-type": "text/markdown; charset=utf-8" } })
+        : res;
+    },
     "an export job never becomes downloadable": async (req, next, env) =>
       is(req, "GET", /\/export-download$/) && callerOf(req, env) !== null
         ? envelope(404, "Export not found", pathOf(req))
