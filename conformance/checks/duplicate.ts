@@ -219,6 +219,25 @@ export const duplicateContents = check("domain/duplicate-contents", ["duplicate/
         "the copy has no scored validation although the original has",
         null,
       );
+    // Running jobs are not copied: a copy made while a recalibration runs on its original is not calibrating.
+    const working = await ctx.call({
+      op: "recalibrateAudience",
+      params: { audienceId: copyId },
+      as,
+      json: { instruction: "Focus on buyers at mid-sized firms" },
+    });
+    if (!ctx.expectStatus(working, 202, "duplicate/contents", "a recalibration of the copy")) return;
+    const again = await duplicateAs(ctx, copyId, role, {}, fresh("busy"));
+    if (!ctx.expectStatus(again, 201, "duplicate/contents", "copying an Audience while it recalibrates"))
+      return;
+    const [busy, idle] = [(await read(copyId)).body?.data, (await read(again.body.data.id)).body?.data];
+    if (busy?.calibration?.active === true)
+      ctx.expect(
+        idle?.calibration?.active === false,
+        "duplicate/contents",
+        `a copy made while its original recalibrates has calibration.active ${JSON.stringify(idle?.calibration?.active)}: the running job was copied`,
+        again,
+      );
   },
 });
 

@@ -80,6 +80,24 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
     },
   }),
   ...casesOf(duplicateContents, {
+    "a copy made while a recalibration runs is calibrating too (the running job copied)": async (
+      req,
+      next,
+      env,
+    ) => {
+      const busy = remember(env, "recalibrating", () => new Set<string>());
+      const res = await next(req);
+      const path = pathOf(req);
+      const id = new RegExp(`/audiences/(${UUID})`).exec(path)?.[1];
+      if (is(req, "POST", /\/recalibrate$/) && res.status === 202 && id) busy.add(id);
+      if (is(req, "POST", /\/duplicate$/) && res.status === 201 && id && busy.has(id))
+        busy.add(((await res.clone().json()) as { data: { id: string } }).data.id);
+      if (req.method !== "GET" || !id || !busy.has(id) || !new RegExp(`/audiences/${UUID}$`).test(path))
+        return res;
+      return editJson(res, (b) => {
+        if (b?.data?.calibration) b.data.calibration.active = true;
+      });
+    },
     "a duplicate keeps team sharing and the public link": async (req, next, env) => {
       const copies = remember(env, "copies", () => new Set<string>());
       const res = await next(req);
