@@ -87,6 +87,24 @@ export function editFormation(edit: (data: Record<string, unknown>) => void): Fa
 
 export const WORLD_FAULTS: FaultCase[] = [
   ...casesOf(world, {
+    "the preview stream keeps counting the members it first saw": async (req, next, env) => {
+      const res = await next(req);
+      if (!is(req, "POST", /\/formations\/preview$/) || res.status !== 200) return res;
+      if (!(res.headers.get("content-type") ?? "").includes("ndjson")) return res;
+      const first = remember(env, "preview-counts", () => new Map<string, number>());
+      const text = await res.text();
+      const lines = text.split("\n").map((l) => {
+        if (!l.includes('"meta"')) return l;
+        const e = JSON.parse(l) as { data: { memberCount: number } };
+        const seen = first.get(pathOf(req));
+        if (seen === undefined) first.set(pathOf(req), e.data.memberCount);
+        else e.data.memberCount = seen;
+        return JSON.stringify(e);
+      });
+      const headers = new Headers(res.headers);
+      headers.delete("content-length");
+      return new Response(lines.join("\n"), { status: 200, headers });
+    },
     // Deleted for real, then served as the account that deleted it wherever it is used.
     "a deleted key keeps authenticating": deletedKeyAlive("/"),
     "a removed member stays in Formation subgroups": async (req, next, env) => {

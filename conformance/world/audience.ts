@@ -280,6 +280,33 @@ export async function observeMembers(c: CheckContext, w: World, removed?: string
       progress,
     );
   }
+  // The preview stream counts the members as they are now, not as they were.
+  const stream = await c.call({
+    op: "previewFormation",
+    params,
+    as: owner,
+    json: {},
+    headers: { accept: "application/x-ndjson" },
+    timeoutMs: 20_000,
+  });
+  if (stream.status === 200) {
+    const lines = stream.text.split("\n").filter((l) => l.trim() !== "");
+    const meta = lines
+      .map((l) => {
+        try {
+          return JSON.parse(l) as { type?: string; data?: { memberCount?: unknown } };
+        } catch {
+          return null;
+        }
+      })
+      .find((e) => e?.type === "meta");
+    c.expect(
+      meta?.data?.memberCount === w.members.size,
+      "members/counts-follow",
+      `the preview stream's meta counts ${JSON.stringify(meta?.data?.memberCount)} members; the model has ${w.members.size}`,
+      stream,
+    );
+  }
   await observeAssignments(c, w, removed);
 }
 
