@@ -79,6 +79,19 @@ export const facets = check("domain/filter-facets", ["filters/selection"], {
         if (!ctx.expectStatus(ex, 200, "filters/selection", "a selection of existing values")) return;
         checkShape(ctx, ex, "filters/selection");
         const d = ex.body.data;
+        // An attribute outside the selection is counted over the selection's matches: for one with a single
+        // value per Mind, its values and unknowns add up to matchCount.
+        for (const other of single.filter((f) => !(f.key in filters))) {
+          const facet = (d.facets as Facet[]).find((x) => x.key === other.key);
+          if (!facet || facet.values.length >= 200) continue;
+          const sum = facet.values.reduce((n, v) => n + v.count, 0) + facet.unknownCount;
+          ctx.expect(
+            sum === d.matchCount,
+            "filters/selection",
+            `facet ${other.key}, outside the selection, counts ${sum} Minds; matchCount is ${d.matchCount}`,
+            ex,
+          );
+        }
         for (const [f] of picks) {
           const sel = filters[f.key] as string[] | null;
           const facet = (d.facets as Facet[]).find((x) => x.key === f.key);

@@ -203,6 +203,16 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
     },
   }),
   ...casesOf(facets, {
+    "facets ignore the selection: every facet counts the whole Audience": async (req, next) => {
+      const url = new URL(req.url);
+      if (!is(req, "GET", /\/filter-attributes$/) || !url.searchParams.has("filters")) return next(req);
+      const all = new URL(url);
+      all.searchParams.delete("filters");
+      const whole = await (await next(new Request(all, { headers: req.headers }))).json();
+      return editJson(await next(req), (b) => {
+        if (b?.data && whole?.data?.facets) b.data.facets = whole.data.facets;
+      });
+    },
     "a null filter value selects the Minds with any value instead of those with none": async (req, next) => {
       const url = new URL(req.url);
       const raw = url.searchParams.get("filters");
