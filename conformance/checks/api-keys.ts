@@ -3,7 +3,7 @@
  * key refused at once, deleting the key in use.
  */
 import { check } from "../lib/context.ts";
-import { deleteKeyLater, newKey, ok } from "../lib/helpers.ts";
+import { deleteKeyLater, fresh, newKey, ok } from "../lib/helpers.ts";
 import type { Role } from "../lib/target.ts";
 import { sortedDesc } from "./ordering.ts";
 
@@ -145,6 +145,29 @@ export const selfDelete = check("domain/api-key-self-delete", ["keys/delete-imme
       as: ctx.as("owner"),
     });
     ctx.expectStatus(again, 404, "keys/delete-immediate", "deleting it again");
+
+    // Key rotation, as the description tells it: create a new key, switch over, delete the old one.
+    const old = await newKey(ctx, "owner", "rotate-old");
+    if (old.status !== 201) return;
+    const oldKey = { key: old.body.key as string, label: "old" };
+    const next = await ctx.call({ op: "createApiKey", as: oldKey, json: { name: fresh("rotate-new") } });
+    if (!ctx.expectStatus(next, 201, "keys/delete-immediate", "creating the new key with the old one")) {
+      deleteKeyLater(ctx, old.body.id);
+      return;
+    }
+    const newKeyCred = { key: next.body.key as string, label: "rotated" };
+    deleteKeyLater(ctx, next.body.id);
+    const retired = await ctx.call({ op: "deleteApiKey", params: { keyId: old.body.id }, as: newKeyCred });
+    if (!ctx.expectStatus(retired, 204, "keys/delete-immediate", "deleting the old key with the new one"))
+      deleteKeyLater(ctx, old.body.id);
+    ctx.expectStatus(
+      await ctx.call({ op: "getMe", as: oldKey }),
+      401,
+      "keys/delete-immediate",
+      "the old key",
+    );
+    const alive = await ctx.call({ op: "getMe", as: newKeyCred });
+    ctx.expectStatus(alive, 200, "keys/delete-immediate", "the new key after the rotation");
   },
 });
 

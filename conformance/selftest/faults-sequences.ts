@@ -5,7 +5,7 @@
  */
 
 import { LIMITS } from "../../src/contract/limits.ts";
-import { keySecrets } from "../checks/api-keys.ts";
+import { keySecrets, selfDelete } from "../checks/api-keys.ts";
 import { followRules, membersPreview } from "../checks/audiences.ts";
 import { checkout } from "../checks/checkout.ts";
 import { collaboratorRemoval } from "../checks/collaborators.ts";
@@ -53,6 +53,26 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
         : res;
     },
     "405 without Allow": async (req, next) => withHeaders(await next(req), (h) => h.delete("allow")),
+  }),
+  ...casesOf(selfDelete, {
+    "deleting another key also retires the key that asked (a rotation locks the account out)": async (
+      req,
+      next,
+      env,
+    ) => {
+      const retired = remember(env, "retired-callers", () => new Set<string>());
+      const caller = keyOf(req) ?? "";
+      if (retired.has(caller)) return envelope(401, "Unauthorized", pathOf(req));
+      const res = await next(req);
+      if (is(req, "DELETE", /\/api-keys\/c[a-z0-9]{24}$/) && res.status === 204) {
+        // Only when the key deleted is not the caller's own (the self-delete is right as it is).
+        const me = await next(
+          new Request(req.url.replace(/\/api-keys\/.*$/, "/auth/me"), { headers: req.headers }),
+        );
+        if (me.status === 200) retired.add(caller);
+      }
+      return res;
+    },
   }),
   ...casesOf(keySecrets, {
     "a key's use never shows in the listing (lastUsedAt stays null)": async (req, next) => {
