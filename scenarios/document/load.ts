@@ -10,6 +10,7 @@ import { createRng } from "../../src/core/prng.ts";
 import {
   type BuiltScenario,
   DEFAULT_START,
+  PLACEHOLDER_KINDS,
   type Scenario,
   ScenarioError,
   type ScenarioProblem,
@@ -91,8 +92,8 @@ function compile(doc: ScenarioDocument, builtIns: readonly CodeScenario[]): Scen
   return scenario;
 }
 
-const PLACEHOLDER = /\{([a-z]+)\.([^}]*)\}/g;
-const PLACEHOLDER_KINDS = ["users", "audiences", "minds", "formations", "prices"] as const;
+/** Any `{word.handle}`, to say which are no placeholder at all (the core's PLACEHOLDER takes known kinds). */
+const ANY_PLACEHOLDER = /\{([a-z]+)\.([^}]*)\}/g;
 
 /** Setup steps name users and handles that the built world has. */
 function checkSetup(doc: ScenarioDocument, built: BuiltScenario): ScenarioProblem[] {
@@ -102,7 +103,7 @@ function checkSetup(doc: ScenarioDocument, built: BuiltScenario): ScenarioProble
     if (!("as" in step)) return;
     if (!Object.hasOwn(manifest.users, step.as))
       problems.push({ path: `/setup/${i}/as`, message: "names no user of this scenario" });
-    for (const [, kind, handle] of step.path.matchAll(PLACEHOLDER)) {
+    for (const [, kind, handle] of step.path.matchAll(ANY_PLACEHOLDER)) {
       const section = (PLACEHOLDER_KINDS as readonly string[]).includes(kind as string)
         ? (manifest[kind as (typeof PLACEHOLDER_KINDS)[number]] as Record<string, unknown>)
         : undefined;

@@ -70,11 +70,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
   let latencyRng = createRng(options.seed ?? 1).fork("latency");
   let preferCount = 0;
   let world: World;
-  /**
-   * While a scenario's setup runs (setUp): its requests meet no faults, rate limits or latency and take no
-   * turn of their own; every other request waits for it (`setupDone`), since `world` is the one being set up.
-   */
-  let settingUp = false;
+  /** While a scenario's setup runs (setUp): what every other request waits for. */
   let setupDone: Promise<void> | null = null;
   const sink = options.changes;
   const recorder = new Recorder(sink);
@@ -315,7 +311,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     const { op, params, prefix } = match;
     const headers: Record<string, string> = op.isPrivate ? { "cache-control": "private, no-store" } : {};
     try {
-      const fault = settingUp ? undefined : faults.take(request.method, path);
+      const fault = faults.take(request.method, path);
       if (fault?.delayMs) await sleep(fault.delayMs);
       if (fault?.status) throw new ApiError(fault.status, `Injected fault (rule ${fault.id})`);
       const found = op.authenticated ? authenticate(world.state, request.headers.get("authorization")) : null;
@@ -329,7 +325,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       if (caller) {
         who.userId = caller.user.id;
         caller.key.lastUsedAt = world.clock.now();
-        if (op.rateLimited && !settingUp) applyRateLimit(caller.user.id, headers);
+        if (op.rateLimited) applyRateLimit(caller.user.id, headers);
       }
       const prefer = request.headers.get("prefer");
       if (prefer !== null) {
@@ -360,11 +356,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
         who.pure = true;
         return renderReply(await pureAnswer(ctx, op, spec), headers);
       }
-      // A scenario's setup runs inside the change that builds its world: it takes no turn of its own.
-      const made = settingUp
-        ? change(ctx, spec, raw, recorded, undefined)
-        : changing(() => change(ctx, spec, raw, recorded, undefined));
-      return renderReply(await made, headers);
+      return renderReply(await changing(() => change(ctx, spec, raw, recorded, undefined)), headers);
     } catch (error) {
       if (error instanceof ApiError) return renderError(error, path, headers);
       throw error;
@@ -450,7 +442,11 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     }
   }
 
-  async function replayRequest(c: RequestChange): Promise<void> {
+  /**
+   * Makes a recorded change again (or a scenario's setup step): no faults, rate limits or latency, no turn
+   * of its own. Answers the status it ended with, and the refusal's message.
+   */
+  async function replayRequest(c: RequestChange): Promise<{ status: number; message: string }> {
     const url = new URL(c.url);
     const request: SimRequest = {
       method: c.method,
@@ -467,7 +463,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       if (outcome === null) {
         const match = router.match(c.method, url.pathname);
         const spec = match.kind === "found" ? routes.get(match.op.operationId) : undefined;
-        if (match.kind !== "found" || !spec) return;
+        if (match.kind !== "found" || !spec) return { status: 404, message: "Not Found" };
         const key = c.keyId === null ? undefined : world.state.apiKeys.get(c.keyId);
         const user = key ? world.state.users.get(key.userId) : undefined;
         const caller = key && user ? { key, user } : null;
@@ -489,10 +485,13 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       }
     } catch (error) {
       // A refusal is part of what was recorded (it moved the world all the same); a bug is told, not fatal.
-      if (!(error instanceof ApiError)) options.onError?.(error, { method: c.method, path: url.pathname });
+      if (error instanceof ApiError) return { status: error.status, message: error.message };
+      options.onError?.(error, { method: c.method, path: url.pathname });
+      return { status: 500, message: "Internal Server Error" };
     }
     // A stream (a preview) is not read by anyone; stop it.
     if (outcome && isResponse(outcome)) await outcome.body?.cancel().catch(() => {});
+    return { status: outcome?.status ?? 404, message: "" };
   }
 
   /**
@@ -525,19 +524,19 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
   }
 
   /**
-   * Makes a scenario's setup steps on `next` before it becomes the world: requests through the API as the
-   * named users, and clock moves. Nothing of it is recorded (a replayed reset makes it again) nor counted
-   * against rate limits; a refused step refuses the scenario, and the world there was stays.
+   * Makes a scenario's setup steps on `next` before it becomes the world: its requests the way a replay
+   * makes recorded ones (not recorded again: a replayed reset makes them anew), and clock moves. A refused
+   * step refuses the scenario, and the world there was stays. Other requests wait meanwhile, since `world`
+   * is the one being set up.
    */
   async function setUp(next: World, steps: readonly SetupStep[]): Promise<void> {
     const before: World | undefined = world;
     const wasReplaying = recorder.replaying;
     world = next;
     recorder.replaying = true;
-    settingUp = true;
-    const made = runSetup(steps, next, (request) =>
-      serveApi(request, new URL(request.url), { userId: null, pure: false }),
-    );
+    const keyIdOf = async (apiKey: string) =>
+      ((await authenticate(next.state, `Bearer ${apiKey}`))?.key.id as string | undefined) ?? null;
+    const made = runSetup(steps, next, keyIdOf, replayRequest);
     setupDone = made.then(
       () => {},
       () => {},
@@ -548,13 +547,11 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       setupDone = null;
       world = before as World;
       recorder.replaying = wasReplaying;
-      settingUp = false;
       memo.touch();
     }
   }
 
   async function delay(): Promise<void> {
-    if (settingUp) return;
     const l = config.latencyMs;
     const ms = Array.isArray(l) ? l[0] + Math.floor(latencyRng.next() * (l[1] - l[0] + 1)) : l;
     if (ms > 0) await sleep(ms);

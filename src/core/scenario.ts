@@ -4,7 +4,7 @@
  * scenarios (code in `scenarios/`) and scenario documents (JSON, compiled by `scenarios/document/`) are the
  * same thing to it.
  */
-import { Answer, type Outcome, type SimRequest } from "./exchange.ts";
+import type { RequestChange } from "./changes.ts";
 import type { Manifest } from "./manifest.ts";
 import type { Rng } from "./prng.ts";
 import type { ApiKeyRecord, State } from "./state.ts";
@@ -121,46 +121,57 @@ export function scenarioResolver(
   };
 }
 
-const PLACEHOLDER = /\{(users|audiences|minds|formations|prices)\.([^}]*)\}/g;
+/** The manifest sections a setup step's path may name: `{kind.handle}` is that handle's ID. */
+export const PLACEHOLDER_KINDS = ["users", "audiences", "minds", "formations", "prices"] as const;
+const PLACEHOLDER = new RegExp(`\\{(${PLACEHOLDER_KINDS.join("|")})\\.([^}]*)\\}`, "g");
 
-/** A setup step as a request of the user it names, its `{kind.handle}` placeholders made IDs. */
-export function setupRequest(step: Extract<SetupStep, { as: string }>, manifest: Manifest): SimRequest {
+/** A setup step as the change a replay makes, by the API key of the user it names. */
+export function setupChange(
+  step: Extract<SetupStep, { as: string }>,
+  manifest: Manifest,
+  keyId: string | null,
+  at: number,
+): RequestChange {
   const path = step.path.replace(PLACEHOLDER, (whole, kind: string, handle: string) => {
     const section = manifest[kind as "users"] as Record<string, { id: string }>;
     return Object.hasOwn(section, handle) ? (section[handle] as { id: string }).id : whole;
   });
-  const headers = new Map<string, string>();
-  for (const [k, v] of Object.entries(step.headers ?? {})) headers.set(k.toLowerCase(), v);
-  const key = manifest.users[step.as]?.apiKey;
-  if (key !== undefined) headers.set("authorization", `Bearer ${key}`);
+  const headers: [string, string][] = Object.entries(step.headers ?? {}).map(([k, v]) => [
+    k.toLowerCase(),
+    v,
+  ]);
   const body = step.body === undefined ? null : JSON.stringify(step.body);
-  if (body !== null && !headers.has("content-type")) headers.set("content-type", "application/json");
+  if (body !== null && !headers.some(([k]) => k === "content-type"))
+    headers.push(["content-type", "application/json"]);
   return {
+    kind: "request",
+    at,
     method: step.method,
     url: `http://scenario.setup${path}`,
-    headers: { get: (n) => headers.get(n.toLowerCase()) ?? null, has: (n) => headers.has(n.toLowerCase()) },
-    body: body === null ? null : new Response(body).body,
-    signal: new AbortController().signal,
+    keyId,
+    headers,
+    body,
   };
 }
 
-/** Makes `steps` on a world that is not yet served: requests through `serve`, clock moves on its clock. */
+/** Makes `steps` on a world that is not yet served: requests through `replay`, clock moves on its clock. */
 export async function runSetup(
   steps: readonly SetupStep[],
-  world: { manifest: Manifest; clock: { advance(ms: number): void } },
-  serve: (request: SimRequest) => Promise<Outcome>,
+  world: { manifest: Manifest; clock: { advance(ms: number): void; now(): number } },
+  keyIdOf: (apiKey: string) => Promise<string | null>,
+  replay: (change: RequestChange) => Promise<{ status: number; message: string }>,
 ): Promise<void> {
   for (const [i, step] of steps.entries()) {
     if ("advanceMs" in step) {
       world.clock.advance(step.advanceMs);
       continue;
     }
-    const outcome = await serve(setupRequest(step, world.manifest));
-    const said = outcome instanceof Answer && typeof outcome.body === "string" ? ` ${outcome.body}` : "";
-    if (!(outcome instanceof Answer)) await outcome.body?.cancel().catch(() => {});
-    if (outcome.status >= 400)
+    const key = world.manifest.users[step.as]?.apiKey;
+    const keyId = key === undefined ? null : await keyIdOf(key);
+    const { status, message } = await replay(setupChange(step, world.manifest, keyId, world.clock.now()));
+    if (status >= 400)
       throw new ScenarioError([
-        { path: `/setup/${i}`, message: `${step.method} ${step.path} answered ${outcome.status}${said}` },
+        { path: `/setup/${i}`, message: `${step.method} ${step.path} answered ${status} ${message}`.trim() },
       ]);
   }
 }
