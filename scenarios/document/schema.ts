@@ -2,24 +2,16 @@
  * The structural check of a scenario document: ajv over `scenario.schema.json`, the same file editors read,
  * with every problem collected (not only the first) as a JSON pointer and what was expected there.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
+import { compileSchema } from "../../src/contract/validate.ts";
 import type { ScenarioProblem } from "../../src/core/scenario.ts";
 import schema from "./scenario.schema.json" with { type: "json" };
-
-// ajv-formats is CommonJS; its default export arrives wrapped under some loaders.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as typeof addFormatsModule.default;
 
 let validate: ValidateFunction | undefined;
 
 /** Compiled on first use: a host that never loads a document never pays for it. */
 function validator(): ValidateFunction {
-  if (!validate) {
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
-    addFormats(ajv);
-    validate = ajv.compile(schema);
-  }
+  validate ??= compileSchema(schema);
   return validate;
 }
 

@@ -111,6 +111,15 @@ export function toIssues(errors: readonly ErrorObject[] | null | undefined): Val
   }));
 }
 
+/**
+ * A validator for a schema of its own (a scenario document's), compiled on the same ajv as the contract's:
+ * formats and the contract's keywords included, built once.
+ */
+export function compileSchema(schema: object): ValidateFunction {
+  shared ??= createAjv();
+  return shared.compile(schema);
+}
+
 /** Validates `value` against the schema at `pointer`; an empty list means valid. */
 export function validate(pointer: string, value: unknown): ValidationIssue[] {
   const v = validatorFor(pointer);
