@@ -124,9 +124,8 @@ async function main(): Promise<void> {
     const name = options.scenarioFile ?? options.scenario;
     // A document may build at its own seed and not at another, or a step of its setup may be refused.
     if (error instanceof simulator.ScenarioError) {
-      const lines = error.problems.map((p) => `  ${p.path || "/"}: ${p.message}`).join("\n");
       process.stderr.write(
-        `error: scenario ${name} cannot be made at seed ${options.seed ?? "its own"}:\n${lines}\n`,
+        `error: scenario ${name} cannot be made at seed ${options.seed ?? "its own"}:\n${problemLines(error)}\n`,
       );
       process.exit(2);
     }
@@ -300,11 +299,14 @@ async function startingWorld(
     return { scenario: simulator.loadScenario(document), snapshot: null };
   } catch (error) {
     if (!(error instanceof simulator.ScenarioError)) throw error;
-    const lines = error.problems.map((p) => `  ${p.path || "/"}: ${p.message}`);
-    return fail(
-      `is not a valid scenario (${error.problems.length} problem${error.problems.length === 1 ? "" : "s"}):\n${lines.join("\n")}`,
-    );
+    const n = error.problems.length;
+    return fail(`is not a valid scenario (${n} problem${n === 1 ? "" : "s"}):\n${problemLines(error)}`);
   }
+}
+
+/** A scenario's problems as the terminal shows them: one a line, its JSON path first. */
+function problemLines(error: { problems: readonly { path: string; message: string }[] }): string {
+  return error.problems.map((p) => `  ${p.path || "/"}: ${p.message}`).join("\n");
 }
 
 function requestLogger(format: LogFormat): (entry: JournalEntry & { sandbox?: string }) => void {
