@@ -12,13 +12,7 @@ import type { Journal } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
 import { json, renderError } from "./render.ts";
 import type { SimConfig } from "./route.ts";
-import {
-  type Scenario,
-  type ScenarioChoice,
-  ScenarioError,
-  type ScenarioLoader,
-  UnknownScenarioError,
-} from "./scenario.ts";
+import { type Scenario, type ScenarioChoice, ScenarioError, UnknownScenarioError } from "./scenario.ts";
 import { SnapshotError } from "./snapshot.ts";
 
 /** What the control plane moves: the part of a simulator it needs (the engine passes itself). */
@@ -38,8 +32,10 @@ export interface ControlDeps {
   sim: Controlled;
   /** The built-in scenarios, listed and picked by name. */
   scenarios: readonly Scenario[];
-  /** Loads an inline scenario document (a ScenarioError lists its problems). */
-  load: ScenarioLoader | undefined;
+  /** A name or an inline scenario document made a Scenario (src/core/scenario.ts, scenarioResolver). */
+  resolve: (choice: ScenarioChoice) => Scenario;
+  /** Whether `resolve` loads documents (the simulator was handed a loader). */
+  documents: boolean;
   /** Tokens any one of which opens the control plane; none: it is open. */
   control: { tokens: readonly string[] };
 }
@@ -66,8 +62,8 @@ const handlers: Record<string, ControlHandler> = {
       200,
       scenarios.map((s) => ({ name: s.name, description: s.description })),
     ),
-  "POST /__sim/reset": async (body, _u, { sim, scenarios, load }) => {
-    await sim.reset(worldChoice(body, scenarios, load));
+  "POST /__sim/reset": async (body, _u, { sim, resolve, documents }) => {
+    await sim.reset(worldChoice(body, resolve, documents));
     return json(200, sim.manifest());
   },
   "GET /__sim/snapshot": (_b, _u, { sim }) =>
@@ -151,43 +147,32 @@ export function tokenList(token: string | readonly string[] | null | undefined):
 }
 
 /**
- * `{ scenario?, seed? }` of a reset or a new sandbox, checked: a name must be a built-in scenario's (400
- * naming the known ones), an object must be a valid scenario document (400 listing its problems), which is
- * loaded here, before anything is made from it.
+ * `{ scenario?, seed? }` of a reset or a new sandbox, checked: a name or a scenario document (when `resolve`
+ * loads documents), resolved here, before anything is made from it. An unknown name is a 400 naming the
+ * known ones, a document with problems a 400 listing them.
  */
 export function worldChoice(
   body: Record<string, unknown>,
-  scenarios: readonly Pick<Scenario, "name">[],
-  load: ScenarioLoader | undefined,
-): { scenario?: string | Scenario; seed?: number } {
+  resolve: (choice: ScenarioChoice) => Scenario,
+  documents: boolean,
+): { scenario?: Scenario; seed?: number } {
   const raw = body.scenario;
   const seed = optional(body, "seed", "integer");
   if (seed !== undefined && ((seed as number) < 0 || (seed as number) > 0xffffffff)) {
     throw badRequest("seed must be an integer from 0 to 4294967295");
   }
-  let scenario: string | Scenario | undefined;
-  if (raw === undefined) scenario = undefined;
-  else if (typeof raw === "string") {
-    if (!scenarios.some((s) => s.name === raw))
-      throw worldRefusal(
-        new UnknownScenarioError(
-          raw,
-          scenarios.map((s) => s.name),
-        ),
-      );
-    scenario = raw;
-  } else if (raw !== null && typeof raw === "object" && !Array.isArray(raw) && load) {
-    try {
-      scenario = load(raw);
-    } catch (error) {
-      throw worldRefusal(error) ?? error;
-    }
-  } else {
+  const isDocument = documents && raw !== null && typeof raw === "object" && !Array.isArray(raw);
+  if (raw !== undefined && typeof raw !== "string" && !isDocument)
     throw badRequest(
-      load
+      documents
         ? "scenario must be a built-in scenario's name or a scenario document (an object)"
         : "scenario must be a string",
     );
+  let scenario: Scenario | undefined;
+  try {
+    scenario = raw === undefined ? undefined : resolve(raw as ScenarioChoice);
+  } catch (error) {
+    throw worldRefusal(error) ?? error;
   }
   return {
     ...(scenario !== undefined ? { scenario } : {}),

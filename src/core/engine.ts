@@ -217,7 +217,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       const at = world.clock.runDue();
       if (world.clock.ran !== ran) record({ kind: "time", at }, false);
       if (url.pathname === "/__sim" || url.pathname.startsWith("/__sim/")) {
-        const deps = { sim, scenarios, control, load: options.loadScenario };
+        const deps = { sim, scenarios, control, resolve, documents: options.loadScenario !== undefined };
         response = !control.enabled
           ? renderError(new ApiError(404, "Not Found"), url.pathname, {})
           : reads

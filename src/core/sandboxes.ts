@@ -18,7 +18,7 @@ import { ApiError, methodNotAllowed } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest, toResponse } from "./exchange.ts";
 import type { Manifest } from "./manifest.ts";
 import { json, renderError } from "./render.ts";
-import type { Scenario, ScenarioChoice, ScenarioLoader } from "./scenario.ts";
+import { type Scenario, type ScenarioChoice, type ScenarioLoader, scenarioResolver } from "./scenario.ts";
 
 export const SANDBOX_KEY_PREFIX = "service_sbx_";
 /** `[instance-]` then 12 random characters of base32: short, unguessable enough, and path- and key-safe. */
@@ -91,7 +91,8 @@ export interface SandboxHostOptions {
    * answers anyone else 404 before the engine would say 401, so that a sandbox's existence stays hidden.
    */
   create(spec: SandboxSpec): SandboxEngine;
-  scenarios: readonly { name: string }[];
+  /** The built-in scenarios; the first is what a sandbox naming none is made of. */
+  scenarios: readonly Scenario[];
   /** Loads an inline scenario document of `POST /__sim/sandboxes`. */
   load?: ScenarioLoader;
   /** The control plane: off means no sandbox endpoint at all; `tokens` are the operator's (none: open). */
@@ -253,7 +254,11 @@ export class SandboxHost {
 
   private async create(body: Record<string, unknown>): Promise<Outcome> {
     const { options } = this;
-    const choice = worldChoice(body, options.scenarios, options.load);
+    const choice = worldChoice(
+      body,
+      scenarioResolver(options.scenarios, options.load),
+      options.load !== undefined,
+    );
     const max = options.maxSandboxes ?? 100;
     // Creations under way count too: two at once must not both pass the limit while their worlds build.
     if (this.live.size + this.creating >= max)
@@ -266,12 +271,13 @@ export class SandboxHost {
     }
   }
 
-  private async make(choice: { scenario?: string | Scenario; seed?: number }): Promise<Outcome> {
+  private async make(choice: { scenario?: Scenario; seed?: number }): Promise<Outcome> {
     const { options } = this;
     let id = newId(options.instance ?? null);
     while (this.live.has(id)) id = newId(options.instance ?? null);
-    const scenario = choice.scenario ?? options.scenarios[0]?.name ?? "default";
-    const seed = choice.seed ?? (typeof scenario === "string" ? undefined : scenario.seed) ?? 1;
+    const scenario = choice.scenario ?? options.scenarios[0];
+    if (!scenario) throw new ApiError(400, "This simulator has no scenario to make a sandbox of");
+    const seed = choice.seed ?? scenario.seed ?? 1;
     const controlToken = `sbt_${randomChars(32, TOKEN_ALPHABET)}`;
     const sim = options.create(sandboxSpec({ id, controlToken, scenario, seed }));
     try {
@@ -281,11 +287,11 @@ export class SandboxHost {
       throw worldRefusal(error) ?? error;
     }
     const now = options.wall();
-    const document = typeof scenario === "string" ? undefined : scenario.document;
+    const document = scenario.document;
     const record: SandboxRecord = {
       id,
       controlToken,
-      scenario: typeof scenario === "string" ? scenario : scenario.name,
+      scenario: scenario.name,
       ...(document !== undefined ? { document } : {}),
       seed,
       createdAt: now,
