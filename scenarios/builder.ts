@@ -61,6 +61,9 @@ export type PriceRecord = Manifest["prices"][string];
 const KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const CUID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
+/** A link-sharing ID: `shr_` and 12 characters. */
+const shareId = (rng: Rng): string => `shr_${rng.chars(12, CUID_ALPHABET)}`;
+
 export class ScenarioBuilder {
   readonly pendingKeys: PendingKey[] = [];
   readonly manifest: Manifest;
@@ -255,7 +258,7 @@ export class ScenarioBuilder {
       isPublic: opts.isPublic ?? false,
       isSharedWithTeam: opts.isSharedWithTeam ?? false,
       isLinkSharingEnabled: opts.linkSharing ?? false,
-      publicShareId: opts.linkSharing ? `shr_${rng.chars(12, CUID_ALPHABET)}` : null,
+      publicShareId: opts.linkSharing ? shareId(rng) : null,
       memberIds: (opts.members ?? []).map((m) => m.id),
       collaborators: [],
       grounding: null,
@@ -367,6 +370,20 @@ export class ScenarioBuilder {
     this.state.formations.set(f.id, f);
     if (handle) this.manifest.formations[handle] = { id: f.id, audience: this.audienceHandle(audience) };
     return f;
+  }
+
+  /** Turns link sharing of an Audience on (keeping a share ID it has) or off. */
+  linkSharing(audience: AudienceRecord, handle: string, on: boolean): void {
+    audience.isLinkSharingEnabled = on;
+    audience.publicShareId = on
+      ? (audience.publicShareId ?? shareId(this.rng.fork(`share:${handle}`)))
+      : null;
+  }
+
+  /** Empties the hosted-checkout catalogue (a scenario document that gives its own). */
+  clearPrices(): void {
+    table<PriceRecord>(this.state, "prices").clear();
+    for (const h of Object.keys(this.manifest.prices)) delete this.manifest.prices[h];
   }
 
   /** A price of the hosted-checkout catalogue. */

@@ -47,13 +47,7 @@ function applyAudience(w: Applying, h: string, a: Audience): void {
     if (a.name !== undefined) existing.name = a.name;
     if (a.public !== undefined) existing.isPublic = a.public;
     if (a.sharedWithTeam !== undefined) existing.isSharedWithTeam = a.sharedWithTeam;
-    if (a.linkSharing !== undefined) {
-      existing.isLinkSharingEnabled = a.linkSharing;
-      existing.publicShareId = a.linkSharing
-        ? (existing.publicShareId ??
-          `shr_${b.rng.fork(`share:${h}`).chars(12, "abcdefghijklmnopqrstuvwxyz0123456789")}`)
-        : null;
-    }
+    if (a.linkSharing !== undefined) b.linkSharing(existing, h, a.linkSharing);
     if (members) existing.memberIds = members.map((m) => m.id);
     if (a.grounding === false) {
       existing.grounding = null;

@@ -168,8 +168,7 @@ function applyFollows(w: Applying, h: string, u: User): void {
 function applyPrices(w: Applying, doc: ScenarioDocument): void {
   const { b } = w;
   // The prices given are the whole catalogue: an extended scenario's are dropped.
-  b.state.extra.get("prices")?.clear();
-  for (const h of Object.keys(b.manifest.prices)) delete b.manifest.prices[h];
+  b.clearPrices();
   const ids = new Map<string, string>();
   for (const [h, p] of entries(doc.prices)) {
     const path = `/prices/${h}`;

@@ -197,9 +197,10 @@ describe("scenario documents", () => {
       extends: "new-free-account",
       users: { newbie: { plan: "premium" }, extra: { plan: "team" } },
       audiences: {
-        public: { name: "Renamed pharmacists" },
+        public: { name: "Renamed pharmacists", linkSharing: true },
         mine: { owner: "newbie", members: ["publicMind"] },
       },
+      prices: { euros: { kind: "credits", currency: "eur", unitAmount: 900, name: "Credits (EUR)" } },
     };
     const h = await harness({ scenario: doc });
     const m = h.sim.manifest();
@@ -207,6 +208,12 @@ describe("scenario documents", () => {
     expect(Object.keys(m.users)).toEqual(["newbie", "publisher", "extra"]);
     expect(m.users.newbie).toMatchObject({ plan: "premium", subscriptionActive: true });
     expect(h.audience("public").name).toBe("Renamed pharmacists");
+    expect(h.audience("public")).toMatchObject({
+      isLinkSharingEnabled: true,
+      publicShareId: expect.stringMatching(/^shr_/),
+    });
+    // The prices given are the whole catalogue: the extended scenario's are gone.
+    expect(Object.keys(m.prices)).toEqual(["euros"]);
     expect(h.audience("mine").memberIds).toEqual([h.id("minds", "publicMind")]);
     // The plan change shows in the API: a premium account may list its keys now.
     expect((await h.call("GET", "/api/v1/api-keys", { as: "newbie" })).status).toBe(200);
