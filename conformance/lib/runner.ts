@@ -82,9 +82,10 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<numb
   print(
     `\n${chosen.length} checks: ${passed} passed, ${failed.length} failed, ${skipped} skipped (seed ${info.seed})`,
   );
+  // One account of the checks for the JSON and HTML reports alike.
+  const report = jsonOf(outcomes, info);
   for (const r of reporters) if (r.file && r.name === "junit") save(r.file, junit(outcomes));
-  for (const r of reporters)
-    if (r.file && r.name === "json") save(r.file, JSON.stringify(jsonOf(outcomes, info), null, 2));
+  for (const r of reporters) if (r.file && r.name === "json") save(r.file, JSON.stringify(report, null, 2));
   const coverageReport = await finishRun(info, results, print);
   for (const r of reporters)
     if (r.file && r.name === "html")
@@ -95,7 +96,7 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<numb
           kind: info.kind,
           seed: info.seed,
           finishedAt: new Date().toISOString(),
-          checks: jsonOf(outcomes, info).checks,
+          checks: report.checks,
           violations: dedupe(results.violations),
           coverage: coverageReport,
         }),
