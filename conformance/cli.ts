@@ -37,6 +37,9 @@ Options:
   --seed N               fast-check seed (default: random, printed); the same seed replays a run
   --runs N               numRuns of every property (default: each property's own, tuned for < 60 s)
   --read-only            skip every check that changes state (they are reported as skipped)
+  --deep                 against a deployment, run every check in full however many rate-limit windows
+                         it takes (by default the run is planned to one window per account: checks that
+                         do not fit are listed as left for --deep)
   --budget N             start no further check once the run has sent N requests (the rest are
                          reported as skipped, with the budget); each check's line says what it spent
   --time-budget DURATION start no further check once the run has taken DURATION (60s, 5m, 1h)
@@ -100,6 +103,7 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
         seed: { type: "string" },
         runs: { type: "string" },
         "read-only": { type: "boolean" },
+        deep: { type: "boolean" },
         budget: { type: "string" },
         "time-budget": { type: "string" },
         "no-reset": { type: "boolean" },
@@ -165,6 +169,7 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
       Math.floor(Math.random() * 2 ** 31),
     runs: integer("runs", values.runs as string | undefined, 1),
     readOnly: Boolean(values["read-only"]),
+    deep: Boolean(values.deep),
     budget: { requests: integer("budget", values.budget as string | undefined, 1), ms: timeBudget(values) },
     noReset: Boolean(values["no-reset"]),
     scenario: scenarioOf(values.scenario as string | undefined),
@@ -306,7 +311,7 @@ async function main(): Promise<number> {
     throw e;
   }
   process.stdout.write(
-    `conformance: target ${where}; seed ${o.seed}${o.runs ? `; runs ${o.runs}` : ""}${o.readOnly ? "; read-only" : ""}${o.replay ? `; replaying ${o.replay}` : ""}\n`,
+    `conformance: target ${where}; seed ${o.seed}${o.runs ? `; runs ${o.runs}` : ""}${o.readOnly ? "; read-only" : ""}${o.deep ? "; deep" : ""}${o.replay ? `; replaying ${o.replay}` : ""}\n`,
   );
   // The world model reads a replayed sequence from here (checks/world.ts).
   if (o.replay) process.env.CONFORMANCE_REPLAY = o.replay;

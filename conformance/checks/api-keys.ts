@@ -40,7 +40,7 @@ export const keySecrets = check(
         )
       )
         return;
-      const me = await ctx.call({ op: "getMe", as: { key, label: "new" } });
+      const me = await ctx.call({ op: "getMe", as: { key, label: "owner_new" } });
       ctx.expectStatus(me, 200, "keys/secret-once", "the new key");
       for (const role of ["owner", "teammate"] as Role[]) {
         if (!ctx.target.has(role)) continue;
@@ -112,7 +112,7 @@ export const keyAccess = check("domain/api-key-access", ["keys/subscription-sso"
       as: ctx.as("owner"),
     });
     ctx.expectStatus(del, 404, "keys/own-account-only", "deleting another account's key");
-    const still = await ctx.call({ op: "getMe", as: { key: theirs.body.key, label: "teammate-new" } });
+    const still = await ctx.call({ op: "getMe", as: { key: theirs.body.key, label: "teammate_new" } });
     ctx.expect(
       still.status === 200,
       "keys/own-account-only",
@@ -128,7 +128,7 @@ export const selfDelete = check("domain/api-key-self-delete", ["keys/delete-imme
   async run(ctx) {
     const created = await newKey(ctx, "owner", "self-delete");
     if (created.status !== 201) return;
-    const self = { key: created.body.key as string, label: "new" };
+    const self = { key: created.body.key as string, label: "owner_new" };
     const del = await ctx.call({ op: "deleteApiKey", params: { keyId: created.body.id }, as: self });
     if (!ok(del)) deleteKeyLater(ctx, created.body.id);
     ctx.expect(
@@ -149,13 +149,13 @@ export const selfDelete = check("domain/api-key-self-delete", ["keys/delete-imme
     // Key rotation, as the description tells it: create a new key, switch over, delete the old one.
     const old = await newKey(ctx, "owner", "rotate-old");
     if (old.status !== 201) return;
-    const oldKey = { key: old.body.key as string, label: "old" };
+    const oldKey = { key: old.body.key as string, label: "owner_old" };
     const next = await ctx.call({ op: "createApiKey", as: oldKey, json: { name: fresh("rotate-new") } });
     if (!ctx.expectStatus(next, 201, "keys/delete-immediate", "creating the new key with the old one")) {
       deleteKeyLater(ctx, old.body.id);
       return;
     }
-    const newKeyCred = { key: next.body.key as string, label: "rotated" };
+    const newKeyCred = { key: next.body.key as string, label: "owner_rotated" };
     deleteKeyLater(ctx, next.body.id);
     const retired = await ctx.call({ op: "deleteApiKey", params: { keyId: old.body.id }, as: newKeyCred });
     if (!ctx.expectStatus(retired, 204, "keys/delete-immediate", "deleting the old key with the new one"))

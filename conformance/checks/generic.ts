@@ -32,12 +32,18 @@ function acpHeaders(o: Operation, seed: number): Record<string, string> {
     : {};
 }
 
-/** Calls `o` as the owner with these path parameters and a valid body, so only the parameters can be wrong. */
+/**
+ * Calls `o` with these path parameters and a valid body, so only the parameters can be wrong, as someone
+ * it would otherwise serve: for reads a reader of main other than the owner where the target has one (the
+ * owner's rate-limit window is the one every check wants), for writes who the refused bodies come from.
+ */
 const callWith = (ctx: CheckContext, o: Operation, params: PathParams): Promise<Exchange> =>
   ctx.call({
     op: o.operationId,
     params,
-    as: ctx.as("owner"),
+    as: ctx.as(
+      isRead(o) ? (ctx.target.has("admin") ? "admin" : "owner") : (bodyCaller(ctx, o.operationId) ?? "owner"),
+    ),
     json: sampleBody(o, ctx.info.seed),
     headers: acpHeaders(o, ctx.info.seed),
   });
@@ -283,20 +289,44 @@ function probesFor(o: Operation): Operation[] {
   );
 }
 
-async function probe(ctx: CheckContext, probes: Operation[], params: PathParams): Promise<string> {
+/** The state `probes` read, as `caller` sees it (its own keys, sessions and Audiences). */
+async function probe(
+  ctx: CheckContext,
+  probes: Operation[],
+  params: PathParams,
+  caller: Role,
+): Promise<string> {
   const parts: string[] = [];
   for (const g of probes) {
-    const ex = await ctx.call({ op: g.operationId, params, as: ctx.as("owner") });
+    const ex = await ctx.call({ op: g.operationId, params, as: ctx.as(caller) });
     parts.push(`${g.operationId}:${ex.status}:${fingerprint(ex.json)}`);
   }
   return parts.join("\n");
 }
 
 /**
- * Who sends the invalid bodies: someone the operation would otherwise serve, so that nothing but the
+ * Who sends the refused bodies: someone the operation would otherwise serve, so that nothing but the
  * body is wrong (the owner is at the premium Mind cap, so a duplicate could be refused for the plan).
+ * Besides the owner where only the owner is served, they are spread over the accounts: against a
+ * deployment each account has its own rate-limit window, and the owner's is the one every check wants.
  */
-const BODY_CALLER: Record<string, Role> = { duplicateAudience: "teammate" };
+const BODY_CALLERS: Record<string, Role[]> = {
+  createApiKey: ["solo"],
+  updateAudience: ["admin"],
+  duplicateAudience: ["teammate"],
+  createFormation: ["member"],
+  previewFormation: ["admin"],
+  createCheckoutSession: ["sso"],
+};
+
+function bodyCaller(ctx: CheckContext, operationId: string): Role | null {
+  const callers = BODY_CALLERS[operationId];
+  const found = callers?.find((r) => ctx.target.has(r));
+  if (found) return found;
+  // A duplicate by the owner could be refused for the plan's Mind cap, not for its body.
+  if (operationId === "duplicateAudience") return null;
+  return ctx.target.has("owner") ? "owner" : null;
+}
 
 export const invalidBodies = check("generic/invalid-bodies", ["input/invalid-400"], {
   title: "bodies not JSON, not an object, or breaking one schema constraint: 400, and nothing changes",
@@ -349,13 +379,13 @@ async function refusedBodies(
   for (const o of operations.filter((x) => x.bodySchemaRef && x.authenticated)) {
     const params = realParams(o, ctx.target);
     if (typeof params === "string") continue;
-    const caller = BODY_CALLER[o.operationId] ?? "owner";
-    if (!ctx.target.has(caller)) continue;
+    const caller = bodyCaller(ctx, o.operationId);
+    if (!caller) continue;
     const probes = probesFor(o);
-    const before = await probe(ctx, probes, params);
+    const before = await probe(ctx, probes, params, caller);
     const sent: Exchange[] = [];
     await send(o, params, caller, sent);
-    const after = await probe(ctx, probes, params);
+    const after = await probe(ctx, probes, params, caller);
     if (before !== after) {
       ctx.report({
         rule,

@@ -37,11 +37,13 @@ export const wrongMethod = check("generic/wrong-method", ["http/wrong-method", "
   // Refused writes, by design; a target that wrongly takes one changes, so read-only runs skip it.
   mutates: true,
   async run(ctx) {
-    const owner = ctx.as("owner");
+    // An editor of main with keys of its own: a wrong method taken as a right one shows in what it reads.
+    // The admin where the target has one, so that the owner's rate-limit window goes to other checks.
+    const caller = ctx.as(ctx.target.has("admin") ? "admin" : "owner");
     const audienceId = ctx.target.audience("main");
     const snapshot = async () => {
-      const d = await ctx.call({ op: "getAudience", params: { audienceId }, as: owner });
-      const k = await ctx.call({ op: "listApiKeys", as: owner });
+      const d = await ctx.call({ op: "getAudience", params: { audienceId }, as: caller });
+      const k = await ctx.call({ op: "listApiKeys", as: caller });
       const { name, mindCount, isSharedWithTeam } = d.body?.data ?? {};
       return JSON.stringify({
         name,
@@ -62,7 +64,7 @@ export const wrongMethod = check("generic/wrong-method", ["http/wrong-method", "
         const ex = await ctx.call({
           method,
           path,
-          as: owner,
+          as: caller,
           ...(withBody ? { json: { name: "wrong-method probe", mindId: ctx.info.minds.ownLoose } } : {}),
           headers: { "idempotency-key": "wrongmethodprobe" },
         });

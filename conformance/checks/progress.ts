@@ -49,6 +49,7 @@ export function readinessDisagreements(data: {
 export const progressRules = check("domain/progress", ["progress/readiness"], {
   needs: { roles: ["owner", "teammate"], audiences: ["main"] },
   mutates: true,
+  concurrent: true,
   async run(ctx) {
     const audienceId = ctx.target.audience("main");
     const ex = await ctx.call({ op: "getAudienceProgress", params: { audienceId }, as: ctx.as("owner") });
@@ -63,6 +64,9 @@ export const progressRules = check("domain/progress", ["progress/readiness"], {
     const copy = await duplicateAs(ctx, audienceId, "teammate", name, fresh("readiness"));
     if (!ctx.expectStatus(copy, 201, "progress/readiness", "duplicating the sandbox")) return;
     const copyId = copy.body.data.id as string;
+    // The copy's own count: main may change while this check waits beside others.
+    const start = await ctx.call({ op: "getAudienceProgress", params: { audienceId: copyId }, as });
+    const before = Number(start.body?.data?.readiness?.total ?? 0);
     const grow = await ctx.call({
       op: "recalibrateAudience",
       params: { audienceId: copyId },
@@ -70,7 +74,6 @@ export const progressRules = check("domain/progress", ["progress/readiness"], {
       json: { instruction: "Add 5 more hospital procurement leads" },
     });
     if (!ctx.expectStatus(grow, 202, "progress/readiness", "an additive recalibration")) return;
-    const before = Number(d.readiness?.total ?? 0);
     let last: Exchange = grow;
     let trained = false;
     const settled = await ctx.waitUntil(async () => {

@@ -25,6 +25,7 @@ export function sandboxCheck<const R extends RuleId>(
   return check(name, rules, {
     needs: { roles: ["teammate"], audiences: ["main"] },
     mutates: true,
+    concurrent: true,
     async run(ctx) {
       const tag = name.replace(/\W+/g, "-");
       const copy = await duplicateAs(ctx, ctx.target.audience("main"), "teammate", {

@@ -69,6 +69,7 @@ const STAGES = ["researching", "waiting_for_runs", "recalibrating", "done"];
 export const researchStages = check("domain/research-stages", ["research/stages"], {
   needs: { roles: ["teammate"], audiences: ["main"] },
   mutates: true,
+  concurrent: true,
   async run(ctx) {
     // A private copy owned by a team-plan caller is the sandbox: research changes grounding and members.
     const as = ctx.as("teammate");

@@ -3,7 +3,9 @@
  * its members, Formations and checkout sessions, changed in any order and re-read wherever each change
  * shows. `--replay FILE` runs a saved failing sequence instead of drawing new ones.
  */
+import { LIMITS } from "../../src/contract/limits.ts";
 import { type CheckContext, check } from "../lib/context.ts";
+import { accountOf } from "../lib/http.ts";
 import type { Role } from "../lib/target.ts";
 import { loadSequence, WorldRunner } from "../world/run.ts";
 import type { Cast, Step } from "../world/steps.ts";
@@ -103,6 +105,27 @@ function script(cast: Cast, sessions: boolean): Step[] {
   return steps.filter((s) => !("as" in s) || known.has(s.as));
 }
 
+const RANDOM_SEQUENCES = 50;
+const MAX_STEPS = 14;
+
+/**
+ * A quick run's share of random sequences: as many as every account's window still holds, each costed
+ * at the scripted sequence's requests per step times the longest sequence.
+ */
+function sequencesWithin(ctx: CheckContext, scriptSteps: number): number {
+  const limit = ctx.info.rateLimitPerMinute ?? LIMITS.rateLimitPerMinute;
+  const spent = new Map<string, number>();
+  for (const [label, n] of ctx.client.sent)
+    if (label !== "none") spent.set(accountOf(label), (spent.get(accountOf(label)) ?? 0) + n);
+  let runs = RANDOM_SEQUENCES;
+  for (const [account, n] of spent) {
+    const perSequence = (n / scriptSteps) * MAX_STEPS;
+    const left = (ctx.client.remaining(account) ?? limit) - Math.ceil(limit / 10);
+    runs = Math.min(runs, Math.floor(left / perSequence));
+  }
+  return Math.max(1, runs);
+}
+
 /** How long a failure may be shrunk: every try re-runs a sequence, so a deployment gets longer. */
 function shrinkBudget(ctx: CheckContext): number {
   const set = Number(process.env.CONFORMANCE_SHRINK_MS);
@@ -156,9 +179,17 @@ export const world = check(
         const outcome = await runner.runSequence(loadSequence(replay));
         if (outcome.found.length) runner.report(outcome, null, false);
       } else {
-        const scripted = await runner.runSequence(script(cast, sessions));
+        const steps = script(cast, sessions);
+        const scripted = await runner.runSequence(steps);
         if (scripted.found.length) runner.report(await runner.shrink(scripted, shrinkBudget(ctx)), null);
-        else await runner.explore("world sequences", ctx.numRuns(50), 14, shrinkBudget(ctx));
+        else {
+          const runs = ctx.info.quick ? sequencesWithin(ctx, steps.length) : ctx.numRuns(RANDOM_SEQUENCES);
+          if (runs < RANDOM_SEQUENCES)
+            ctx.partly(
+              `${runs} random sequences of ${RANDOM_SEQUENCES}, what the accounts' windows had left after the scripted one`,
+            );
+          await runner.explore("world sequences", runs, MAX_STEPS, shrinkBudget(ctx));
+        }
       }
       await runner.verify();
     },

@@ -40,6 +40,11 @@ export interface CheckDef {
   needs?: Needs;
   /** Changes state on the target (skipped by --read-only). */
   mutates?: boolean;
+  /**
+   * Works only on what it makes itself (a private copy), so against a deployment it may run beside the
+   * other checks while it waits for background work in real time.
+   */
+  concurrent?: boolean;
   run(ctx: CheckContext): Promise<void>;
 }
 
@@ -211,6 +216,8 @@ export interface RunOptions {
   onSkip?: (reason: string) => void;
   /** Told what the check could not clean up. */
   onLeftovers?: (what: string[]) => void;
+  /** Told what the check left unjudged to stay within a quick run's budget. */
+  onPartial?: (what: string[]) => void;
 }
 
 export interface PropertyOptions {
@@ -231,6 +238,13 @@ export class CheckContext<R extends RuleId = RuleId> {
 
   leftover(what: string): void {
     this.leftovers.push(what);
+  }
+
+  /** What the check judged less of than a deep run would (a quick run's budget), said in the summary. */
+  readonly partial: string[] = [];
+
+  partly(what: string): void {
+    this.partial.push(what);
   }
 
   /** Why the check could not see all it should (a deployment's time budget ran out), or null. */
@@ -338,8 +352,9 @@ export class CheckContext<R extends RuleId = RuleId> {
     this.found.push(...found);
   }
 
+  /** A property's runs: `--runs`, else its default, halved in a quick run (one window per account). */
   numRuns(defaultRuns: number): number {
-    return this.info.runs ?? defaultRuns;
+    return this.info.runs ?? (this.info.quick ? Math.ceil(defaultRuns / 2) : defaultRuns);
   }
 
   /**
@@ -439,6 +454,7 @@ export async function runCheck(
   options.onRequests?.(ctx.client.sent);
   if (ctx.skipped) options.onSkip?.(ctx.skipped);
   if (ctx.leftovers.length) options.onLeftovers?.(ctx.leftovers);
+  if (ctx.partial.length) options.onPartial?.(ctx.partial);
   if (failure) {
     // A check that could not finish (the target hung up, or answered something it could not read) still
     // hands over what it found before that.

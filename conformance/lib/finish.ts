@@ -14,6 +14,8 @@ export interface RunResults {
   coverage: CoverageFragment[];
   skipped: { check: string; reason: string }[];
   leftovers: { check: string; what: string }[];
+  /** What checks left unjudged to fit a quick run (`--deep` judges it). */
+  partial: { check: string; what: string }[];
 }
 
 export async function finishRun(
@@ -31,7 +33,7 @@ export async function finishRun(
   }
   const violations = dedupe(results.violations);
   const coverage = mergeCoverage(results.coverage);
-  const { skipped, leftovers } = results;
+  const { skipped, leftovers, partial } = results;
   mkdirSync(reportsDir(), { recursive: true });
   const meta = {
     target: info.baseUrl,
@@ -41,7 +43,7 @@ export async function finishRun(
   };
   writeFileSync(
     join(reportsDir(), "conformance-violations.json"),
-    JSON.stringify({ ...meta, violations, skipped, leftovers }, null, 2),
+    JSON.stringify({ ...meta, violations, skipped, partial, leftovers }, null, 2),
   );
   writeFileSync(
     join(reportsDir(), "conformance-coverage.json"),
@@ -51,6 +53,10 @@ export async function finishRun(
   if (skipped.length) {
     print(`  skipped checks (${skipped.length}):`);
     for (const s of skipped) print(`    ${s.check}: ${s.reason}`);
+  }
+  if (partial.length) {
+    print(`  judged in part, to fit one rate-limit window (--deep judges the rest):`);
+    for (const p of partial) print(`    ${p.check}: ${p.what}`);
   }
   if (leftovers.length) {
     print(`  not cleaned up (${leftovers.length}): the target keeps what these checks made`);

@@ -131,7 +131,15 @@ export interface Pace {
 const agent = new Agent({ keepAliveTimeout: 10_000, connections: 16, pipelining: 1 });
 
 /**
- * What the run knows of each key's rate-limit window, shared by every check's client: a check that starts
+ * The account a key label names: keys a check makes are labelled after their account (`owner_new`,
+ * `solo_second`), and the rate limit is the account's.
+ */
+export function accountOf(label: string): string {
+  return label.split("_")[0] as string;
+}
+
+/**
+ * What the run knows of each account's rate-limit window, shared by every check's client: a check that starts
  * on a key the previous one used up waits for the window instead of meeting 429s.
  */
 export type PaceMemory = Map<string, Pace>;
@@ -204,8 +212,16 @@ export class HttpClient {
     }
   }
 
+  /** The budget is the account's: every key of it (`owner`, `owner_new`) paces as one. */
   private paceKey(spec: CallSpec): string | null {
-    return spec.as?.key ?? null;
+    return spec.as ? accountOf(spec.as.label) : null;
+  }
+
+  /** What is left of `label`'s account in its current window, as far as the run has seen; null if unknown. */
+  remaining(label: string): number | null {
+    const p = this.pace.get(accountOf(label));
+    if (!p) return null;
+    return Date.now() - p.windowStart >= 61_000 ? null : p.remaining;
   }
 
   private async paceBefore(spec: CallSpec): Promise<void> {

@@ -12,6 +12,7 @@ import { Coverage } from "./coverage.ts";
 import { finishRun, type RunResults } from "./finish.ts";
 import { renderHtmlReport } from "./html-report.ts";
 import type { PaceMemory } from "./http.ts";
+import { planRun } from "./plan.ts";
 import { dedupe, formatViolations, type Violation } from "./report.ts";
 import type { TargetInfo } from "./target.ts";
 
@@ -56,14 +57,12 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<numb
     .filter((c) => !o.pattern || o.pattern.test(`${c.name}: ${c.title}`))
     .filter((_c, i) => !shard || i % shard.count === shard.index - 1);
   const coverage = new Coverage();
-  const results: RunResults = { violations: [], coverage: [], skipped: [], leftovers: [] };
+  const results: RunResults = { violations: [], coverage: [], skipped: [], leftovers: [], partial: [] };
   const outcomes: Outcome[] = [];
   const pace: PaceMemory = new Map();
   const startedAt = Date.now();
   let spentRequests = 0;
-  for (const def of chosen) {
-    const over = overBudget(o.budget, spentRequests, Date.now() - startedAt);
-    const outcome = over ? skippedFor(def, over, results) : await runOne(def, info, coverage, results, pace);
+  const done = (outcome: Outcome) => {
     spentRequests += Object.values(outcome.requests).reduce((a, b) => a + b, 0);
     outcomes.push(outcome);
     if (dots)
@@ -71,7 +70,24 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<numb
         outcome.error || outcome.violations.length ? c.bad("x") : outcome.skipped ? c.skip("-") : c.ok("."),
       );
     else print(lineOf(outcome, c));
+  };
+  const plan = planRun(chosen, info);
+  if (plan.budget !== null)
+    print(
+      `plan: ${plan.sequential.length + plan.concurrent.length} checks within ${plan.budget} requests per account (one rate-limit window); ${plan.deferred.length} left for --deep`,
+    );
+  // Waits in real time on copies of their own: they run beside the rest.
+  const beside = Promise.all(
+    plan.concurrent.map((def) => runOne(def, info, coverage, results, pace).then(done)),
+  );
+  for (const def of plan.sequential) {
+    const over = overBudget(o.budget, spentRequests, Date.now() - startedAt);
+    done(over ? skippedFor(def, over, results) : await runOne(def, info, coverage, results, pace));
   }
+  await beside;
+  for (const d of plan.deferred) done(skippedFor(d.def, d.reason, results));
+  // Reports list the checks in the kit's order, however the plan ran them.
+  outcomes.sort((a, b) => chosen.indexOf(a.def) - chosen.indexOf(b.def));
   if (dots) print("");
   results.coverage.push(coverage.fragment());
   const failed = outcomes.filter((x) => x.error || x.violations.length);
@@ -126,6 +142,7 @@ async function runOne(
     onSkip: (r: string) => (outOfTime = r),
     onLeftovers: (what: string[]) =>
       results.leftovers.push(...what.map((w) => ({ check: def.name, what: w }))),
+    onPartial: (what: string[]) => results.partial.push(...what.map((w) => ({ check: def.name, what: w }))),
   };
   try {
     const violations = dedupe(await runCheck(def, info, coverage, options)).map((v) => ({

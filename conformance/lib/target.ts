@@ -64,6 +64,12 @@ export interface TargetInfo {
   seed: number;
   /** numRuns for every property (`--runs`); null keeps each property's default. */
   runs: number | null;
+  /**
+   * A deployment run planned to fit one rate-limit window per account (the default; `--deep` lifts it):
+   * checks that would not fit are left for `--deep`, and the world model draws as many sequences as the
+   * budget left allows.
+   */
+  quick: boolean;
   pollTimeoutMs: number;
   runId: string;
   /** The simulator's rate limit before the run raised it (restored at the end). */
@@ -169,6 +175,8 @@ export interface RunSettings {
   sandbox?: string | null;
   /** The simulator's world for the run: a built-in scenario's name or a scenario document (default `default`). */
   scenario?: string | object | null;
+  /** Against a deployment, run everything, however many rate-limit windows it takes (`--deep`). */
+  deep?: boolean;
   runId: string;
 }
 
@@ -188,6 +196,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettin
     noReset: flag(env.CONFORMANCE_NO_RESET),
     controlToken: env.CONFORMANCE_CONTROL_TOKEN || null,
     sandbox: env.CONFORMANCE_SANDBOX || null,
+    deep: flag(env.CONFORMANCE_DEEP),
     runId: env.CONFORMANCE_RUN_ID || `${process.pid}-${Date.now()}`,
   };
 }
@@ -271,13 +280,18 @@ export async function discover(settings: RunSettings): Promise<TargetInfo> {
     runs: settings.runs,
     runId: settings.runId,
     controlToken: settings.controlToken,
+    quick: false,
   };
   if (settings.config) {
     const c = loadConfig(settings.config);
     const baseUrl = (settings.target ?? c.baseUrl).replace(/\/$/, "");
     const prefix = c.prefix ?? "/api/v1";
     await probeDeployment(baseUrl, prefix);
-    return fromConfig(c, baseUrl, prefix, common);
+    // Asked for a depth, with --runs, a run keeps it; otherwise it is planned to the account's window.
+    return fromConfig(c, baseUrl, prefix, {
+      ...common,
+      quick: !settings.deep && settings.runs === null,
+    });
   }
   if (!settings.target) throw new ConfigError("no target: give --target URL or --config FILE");
   const baseUrl = settings.target.replace(/\/$/, "");
@@ -377,7 +391,7 @@ export async function setSimRateLimit(
 
 type Common = Pick<
   TargetInfo,
-  "readOnly" | "mayReset" | "seed" | "runs" | "runId" | "controlToken" | "world"
+  "readOnly" | "mayReset" | "seed" | "runs" | "runId" | "controlToken" | "world" | "quick"
 >;
 
 function fromManifest(

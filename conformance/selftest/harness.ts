@@ -2,8 +2,11 @@
  * Deliberately broken servers for the kit's self-test: the real simulator behind a fetch wrapper that
  * breaks one thing. A fault sees each request and the simulator's answer and may change either.
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startServer } from "../../src/node/server.ts";
 import { createSimulator, type Simulator } from "../../src/simulator.ts";
 import { type CheckDef, type RunOptions, runCheck } from "../lib/context.ts";
@@ -63,6 +66,89 @@ export async function brokenServer(
     runId: `selftest-${process.pid}`,
   });
   return { info, sim, close: server.close };
+}
+
+/** The operator's control token of a deployment-mode server: the kit is never given it. */
+const OPERATOR = "selftest-operator";
+
+/**
+ * The same broken simulator seen as a deployment: its clock runs in real time (`speed` times faster, so
+ * that builds, exports and recalibrations finish within a test), its control plane is closed behind a
+ * token, and the kit reaches it through a config file written as a team would write one, with the
+ * resources the checks change marked changeable. The rate limit is lifted: a window is a real minute.
+ */
+export async function deploymentServer(
+  fault: Fault | null,
+  layer: HttpLayer = "host",
+  { speed = 10, seed = 7 }: { speed?: number; seed?: number } = {},
+): Promise<BrokenServer & { config: string }> {
+  const start = Date.now();
+  const sim = createSimulator({
+    clock: "real",
+    wallClock: () => start + (Date.now() - start) * speed,
+    controlToken: OPERATOR,
+    rateLimitPerMinute: 1_000_000,
+  });
+  const env: FaultEnv = { sim, memory: new Map() };
+  const handler = {
+    fetch: (req: Request) => {
+      const control = new URL(req.url).pathname.startsWith("/__sim");
+      return fault && !control ? fault(req, (r) => sim.fetch(r), env) : sim.fetch(req);
+    },
+  };
+  const server =
+    layer === "host"
+      ? await startServer(handler, { port: 0, host: "127.0.0.1", onError: () => {} })
+      : await plainServer(handler.fetch);
+  await sim.ready;
+  const m = sim.manifest();
+  const audiences = Object.fromEntries(Object.entries(m.audiences).map(([h, a]) => [h, a.id]));
+  const config = {
+    baseUrl: server.url,
+    keys: Object.fromEntries(Object.entries(m.users).map(([h, u]) => [h, u.apiKey])),
+    users: Object.fromEntries(Object.entries(m.users).map(([h, u]) => [h, u.id])),
+    plans: Object.fromEntries(Object.entries(m.users).map(([h, u]) => [h, u.plan])),
+    readable: {
+      audiences,
+      minds: Object.fromEntries(Object.entries(m.minds).map(([h, x]) => [h, x.id])),
+      formations: m.formations,
+    },
+    changeable: {
+      audiences: Object.fromEntries(
+        ["main", "private", "atCap", "empty"].filter((h) => audiences[h]).map((h) => [h, audiences[h]]),
+      ),
+    },
+    prices: Object.fromEntries(
+      Object.entries(m.prices).map(([h, p]) => [
+        h,
+        { id: p.id, kind: p.kind, currency: p.currency, unitAmount: p.unitAmount, name: p.name },
+      ]),
+    ),
+    pollTimeoutMs: 15_000,
+  };
+  const dir = mkdtempSync(join(tmpdir(), "kit-deployment-"));
+  const file = join(dir, "config.json");
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  const info = await discover({
+    target: null,
+    config: file,
+    seed,
+    runs: null,
+    readOnly: false,
+    noReset: true,
+    controlToken: null,
+    deep: true,
+    runId: `selftest-deployment-${process.pid}`,
+  });
+  return {
+    info,
+    sim,
+    config: file,
+    close: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** node:http as it comes, forwarding every request to `fetch`. */

@@ -1,0 +1,99 @@
+/**
+ * The plan of a quick deployment run: within one rate-limit window per account, with the world model and
+ * the 429 check last, real-time waits beside the rest, and what does not fit said, never dropped.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LIMITS } from "../../src/contract/limits.ts";
+import { allChecks } from "../checks/index.ts";
+import { skipReason } from "../lib/context.ts";
+import { accountOf } from "../lib/http.ts";
+import { costOf, isMeasured, planRun } from "../lib/plan.ts";
+import type { TargetInfo } from "../lib/target.ts";
+import { type BrokenServer, brokenServer } from "./harness.ts";
+
+let server: BrokenServer;
+let deployment: TargetInfo;
+beforeAll(async () => {
+  server = await brokenServer(null);
+  deployment = {
+    ...server.info,
+    kind: "deployment",
+    controlToken: null,
+    quick: true,
+    rateLimitPerMinute: 300,
+    changeableAudiences: ["main"],
+  };
+});
+afterAll(() => server.close());
+
+describe("planRun", () => {
+  it("plans nothing on the simulator: every check, in the kit's order, one after another", () => {
+    const plan = planRun(allChecks, server.info);
+    expect(plan.sequential).toEqual(allChecks);
+    expect(plan.concurrent).toEqual([]);
+    expect(plan.deferred).toEqual([]);
+    expect(plan.budget).toBeNull();
+  });
+
+  it("keeps a quick deployment run within one window per account", () => {
+    const plan = planRun(allChecks, deployment);
+    expect(plan.budget).toBe(270);
+    const spent = new Map<string, number>();
+    for (const def of [...plan.concurrent, ...plan.sequential]) {
+      if (def.name === "stateful/world" || def.needs?.rateLimit || skipReason(def, deployment)) continue;
+      for (const [label, n] of Object.entries(costOf(def)))
+        spent.set(accountOf(label), (spent.get(accountOf(label)) ?? 0) + n);
+    }
+    for (const [account, n] of spent) expect(n, account).toBeLessThanOrEqual(plan.budget as number);
+    // Every check is somewhere, once.
+    const all = [...plan.sequential, ...plan.concurrent, ...plan.deferred.map((d) => d.def)];
+    expect(new Set(all).size).toBe(allChecks.length);
+    for (const d of plan.deferred) expect(d.reason).toMatch(/^left for --deep: \w+ \d+ requests, \d+ left/);
+  });
+
+  it("runs the world model on what is left, then the check that spends a window", () => {
+    const names = planRun(allChecks, deployment).sequential.map((d) => d.name);
+    expect(names.slice(-2)).toEqual(["stateful/world", "ratelimit/429"]);
+  });
+
+  it("takes first what reaches most rules per request", () => {
+    const plan = planRun(allChecks, deployment);
+    const first = plan.sequential[0];
+    const cost = (d: (typeof allChecks)[number]) => Object.values(costOf(d)).reduce((a, b) => a + b, 0);
+    expect(first).toBeDefined();
+    for (const d of plan.sequential.slice(1))
+      if (d.name !== "stateful/world" && !d.needs?.rateLimit && !skipReason(d, deployment))
+        expect(d.rules.length / (cost(d) + 1)).toBeLessThanOrEqual(
+          (first?.rules.length ?? 0) / (cost(first as (typeof allChecks)[number]) + 1),
+        );
+  });
+
+  it("runs the checks that wait on copies of their own beside the rest, also in a deep run", () => {
+    const deep = planRun(allChecks, { ...deployment, quick: false });
+    expect(deep.deferred).toEqual([]);
+    expect(deep.budget).toBeNull();
+    expect(deep.concurrent.map((d) => d.name).sort()).toEqual(
+      allChecks
+        .filter((d) => d.concurrent)
+        .map((d) => d.name)
+        .sort(),
+    );
+    expect(deep.concurrent.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("has a measured cost for every check a deployment can run", () => {
+    const everything: TargetInfo = {
+      ...deployment,
+      changeableAudiences: Object.keys(deployment.audiences),
+    };
+    const unmeasured = allChecks.filter(
+      (d) =>
+        !skipReason(d, everything) &&
+        !d.needs?.rateLimit &&
+        d.name !== "stateful/world" &&
+        !isMeasured(d),
+    );
+    expect(unmeasured.map((d) => d.name)).toEqual([]);
+    expect(LIMITS.rateLimitPerMinute).toBe(300);
+  });
+});
