@@ -38,6 +38,8 @@ export default defineConfig({
         test: {
           name: "conformance-selftest",
           include: ["conformance/selftest/**/*.test.ts"],
+          // The deployment harness mostly waits in real time (polls, backoff): more cases at once.
+          maxConcurrency: 12,
           testTimeout: 180_000,
           hookTimeout: 60_000,
         },

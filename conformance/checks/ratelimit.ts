@@ -15,10 +15,17 @@ export const rateLimit = check("ratelimit/429", ["limits/rate-limit"], {
     const role: Role = "member";
     const me = (r: Role = role) => ctx.call({ op: "getMe", as: ctx.as(r), retry: false, pace: false });
     // A second key of the same account, made before the window under test: the budget is the account's.
-    const second = ctx.target.isSimulator && !ctx.info.readOnly ? await secondKey(ctx, role) : null;
+    // Its deletion waits for the window to end, so a quick run (shorter than a window) leaves it out.
+    const second = !ctx.info.readOnly && !ctx.info.quick ? await secondKey(ctx, role) : null;
     const limit = ctx.target.isSimulator
       ? await simulatorLimit(ctx)
       : (ctx.info.rateLimitPerMinute as number);
+    // Against a deployment another account's window is wherever the run left it: what it has left before
+    // and after the first account's spending shows whether that spending was counted against it too.
+    const bystander: Role | null = ctx.target.isSimulator
+      ? null
+      : ((["outsider", "solo", "sso", "publisher"] as Role[]).find((r) => ctx.target.has(r)) ?? null);
+    const before = bystander ? await me(bystander) : null;
     const seen: Exchange[] = [];
     let refused: Exchange | null = null;
     for (let i = 0; i < limit + 5 && !refused; i++) {
@@ -28,9 +35,9 @@ export const rateLimit = check("ratelimit/429", ["limits/rate-limit"], {
     }
     if (ctx.target.isSimulator) checkCounting(ctx, seen, limit);
     if (!refused) {
-      // A deployment may enforce per instance or fail open; only the simulator must refuse.
+      // The limit is the contract's, or the one the config declares for the deployment.
       ctx.expect(
-        !ctx.target.isSimulator,
+        false,
         "limits/rate-limit",
         `${limit + 5} requests within one window were all served (limit ${limit})`,
         seen.at(-1),
@@ -38,6 +45,25 @@ export const rateLimit = check("ratelimit/429", ["limits/rate-limit"], {
       return;
     }
     checkRefusal(ctx, refused);
+    if (bystander && before) {
+      const after = await me(bystander);
+      const was = Number(before.header("ratelimit-remaining"));
+      const now = Number(after.header("ratelimit-remaining"));
+      ctx.expect(
+        after.status !== 429,
+        "limits/rate-limit",
+        `${bystander}, another account, was refused: the window is per account`,
+        after,
+      );
+      // One request of its own in between; more means it paid for the other account's (a new window
+      // would show more left, not less).
+      ctx.expect(
+        !(Number.isFinite(was) && Number.isFinite(now)) || now >= was - 1,
+        "limits/rate-limit",
+        `${bystander}'s RateLimit-Remaining went from ${was} to ${now} while only ${role} spent: its budget counts another account's requests`,
+        after,
+      );
+    }
     if (ctx.target.has("owner") && ctx.target.isSimulator) {
       // The window started fresh for every account, so the owner's first request spends only its own budget.
       const other = await me("owner");
@@ -65,7 +91,9 @@ export const rateLimit = check("ratelimit/429", ["limits/rate-limit"], {
     }
     if (ctx.info.quick) {
       // The window ends up to a minute later: longer than a quick run takes.
-      ctx.partly("the window's recovery after Retry-After (a wait of up to a minute)");
+      ctx.partly(
+        "the window's recovery after Retry-After, and another key of the refused account (each a wait of up to a minute)",
+      );
       return;
     }
     const wait = Number(refused.header("retry-after") ?? 60);

@@ -50,15 +50,36 @@ export function sandboxCheck<const R extends RuleId>(
 export const recalibrateReplay = sandboxCheck(
   "domain/recalibrate-replay",
   ["recalibrate/replay"],
-  async (ctx, { send }) => {
+  async (ctx, { audienceId, send }) => {
     const first = await send();
     if (!ctx.expectStatus(first, 202, "recalibrate/replay", "a recalibration")) return;
     const opId = first.body?.data?.operation?.id;
     let last: Exchange = first;
+    let finished: string | null = null;
     const done = await ctx.waitUntil(async () => {
       last = await send();
-      return last.status === 200;
+      if (last.status === 200) return true;
+      // The operation's own status is the oracle a deployment has: once it has finished, a replay of the
+      // key must say so instead of accepting the work again.
+      if (finished) return true;
+      const status = await ctx.call({
+        op: "getRecalibrationOperation",
+        params: { audienceId, operationId: String(opId) },
+        as: ctx.as("teammate"),
+      });
+      const now = status.body?.data?.operation?.status;
+      if (now === "completed" || now === "failed") finished = now;
+      return false;
     }, 3_000);
+    if (finished && last.status !== 200) {
+      ctx.expect(
+        false,
+        "recalibrate/replay",
+        `the operation is ${finished}, yet a replay of its key still answers ${last.status}`,
+        last,
+      );
+      return;
+    }
     if (!done)
       return ctx.outOfTime("recalibrate/replay", `the replay never answered 200 (last ${last.status})`, last);
     const op = last.body?.data?.operation ?? {};

@@ -176,7 +176,9 @@ export function skipReason(def: CheckDef, info: TargetInfo): string | null {
   if (absent.length) return `the contract has no operation ${absent.join(", ")}`;
   const n = def.needs ?? {};
   if ((def.mutates || n.changeable?.length) && info.readOnly) return "read-only run (--read-only)";
-  if ((n.simulator || n.reset) && info.kind !== "simulator") return "needs the simulator's control plane";
+  if (n.reset && info.kind !== "simulator")
+    return "needs the simulator's control plane: the API cannot undo what it changes, so only a simulator, reset afterwards, may have it done";
+  if (n.simulator && info.kind !== "simulator") return "needs the simulator's control plane";
   if (n.reset && !info.mayReset) return "changes the API cannot undo, and the run may not reset (--no-reset)";
   if (n.rateLimit && info.kind !== "simulator" && info.rateLimitPerMinute === null)
     return "the config gives no rateLimitPerMinute";
@@ -398,14 +400,16 @@ export class CheckContext<R extends RuleId = RuleId> {
 
   /**
    * Waits until `done()` holds: on the simulator by moving its clock in steps, against a deployment by
-   * polling with a bounded wait. Returns whether it held in time.
+   * polling with backoff (from `stepMs`, a quarter longer each time, at most 3 s: states that pass are
+   * still seen) within
+   * `pollTimeoutMs`. Returns whether it held in time.
    */
   async waitUntil(done: () => Promise<boolean>, stepMs = 1_000): Promise<boolean> {
     const deadline = Date.now() + this.info.pollTimeoutMs;
     for (let i = 0; ; i++) {
       if (await done()) return true;
       if (Date.now() > deadline || (this.target.isSimulator && i > 120)) return false;
-      await this.target.advance(this.target.isSimulator ? stepMs : Math.min(stepMs * 2, 5_000));
+      await this.target.advance(this.target.isSimulator ? stepMs : Math.min(stepMs * 1.25 ** i, 3_000));
     }
   }
 

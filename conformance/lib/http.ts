@@ -2,8 +2,9 @@
  * The kit's HTTP client (undici). Every exchange is recorded and handed to the observers (contract
  * validation, coverage); API keys are redacted in what is recorded. It paces itself by
  * `RateLimit-Remaining` (waits for the window once it reaches 0) and `Retry-After`, and retries only 429
- * and 5xx, with exponential backoff and a bounded number of attempts. A retried 5xx is still observed,
- * so it is still reported.
+ * and 5xx, with exponential backoff and a bounded number of attempts; once two requests met a 5xx on every
+ * attempt, a check's client stops retrying 5xx (the target answers so, it is not a blip). A retried 5xx is
+ * still observed, so it is still reported.
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -147,6 +148,8 @@ export type PaceMemory = Map<string, Pace>;
 export class HttpClient {
   private readonly observers: Observer[] = [];
   private readonly pace: PaceMemory;
+  /** Requests whose every attempt answered 5xx: past two, a 5xx is taken as it is. */
+  private steady5xx = 0;
   /** Requests sent (retries included) per key label (`owner`, …; `none` without credentials). */
   readonly sent = new Map<string, number>();
   constructor(readonly options: ClientOptions) {
@@ -202,11 +205,13 @@ export class HttpClient {
         attempts.push(ex);
         continue;
       }
-      if (!last && ex.status >= 500) {
+      // A 5xx that no retry cured is the target's answer, not a blip: later ones are not retried.
+      if (!last && ex.status >= 500 && this.steady5xx < 2) {
         await sleep(this.options.backoffBaseMs * 2 ** (attempt - 1));
         attempts.push(ex);
         continue;
       }
+      if (ex.status >= 500 && attempts.length > 0 && attempts.every((a) => a.status >= 500)) this.steady5xx++;
       ex.attempts = attempts;
       return ex;
     }

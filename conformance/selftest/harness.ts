@@ -75,19 +75,25 @@ const OPERATOR = "selftest-operator";
  * The same broken simulator seen as a deployment: its clock runs in real time (`speed` times faster, so
  * that builds, exports and recalibrations finish within a test), its control plane is closed behind a
  * token, and the kit reaches it through a config file written as a team would write one, with the
- * resources the checks change marked changeable. The rate limit is lifted: a window is a real minute.
+ * resources the checks change marked changeable. The rate limit is lifted unless one is given (then the
+ * config declares it too).
  */
 export async function deploymentServer(
   fault: Fault | null,
   layer: HttpLayer = "host",
-  { speed = 10, seed = 7 }: { speed?: number; seed?: number } = {},
+  {
+    speed = 10,
+    seed = 7,
+    rateLimitPerMinute = null,
+    deep = true,
+  }: { speed?: number; seed?: number; rateLimitPerMinute?: number | null; deep?: boolean } = {},
 ): Promise<BrokenServer & { config: string }> {
   const start = Date.now();
   const sim = createSimulator({
     clock: "real",
     wallClock: () => start + (Date.now() - start) * speed,
     controlToken: OPERATOR,
-    rateLimitPerMinute: 1_000_000,
+    rateLimitPerMinute: rateLimitPerMinute ?? 1_000_000,
   });
   const env: FaultEnv = { sim, memory: new Map() };
   const handler = {
@@ -105,6 +111,8 @@ export async function deploymentServer(
   const audiences = Object.fromEntries(Object.entries(m.audiences).map(([h, a]) => [h, a.id]));
   const config = {
     baseUrl: server.url,
+    // The simulator serves the API host's prefix on the same origin.
+    extraPrefixes: ["/v1"],
     keys: Object.fromEntries(Object.entries(m.users).map(([h, u]) => [h, u.apiKey])),
     users: Object.fromEntries(Object.entries(m.users).map(([h, u]) => [h, u.id])),
     plans: Object.fromEntries(Object.entries(m.users).map(([h, u]) => [h, u.plan])),
@@ -125,6 +133,7 @@ export async function deploymentServer(
       ]),
     ),
     pollTimeoutMs: 15_000,
+    ...(rateLimitPerMinute ? { rateLimitPerMinute } : {}),
   };
   const dir = mkdtempSync(join(tmpdir(), "kit-deployment-"));
   const file = join(dir, "config.json");
@@ -137,7 +146,7 @@ export async function deploymentServer(
     readOnly: false,
     noReset: true,
     controlToken: null,
-    deep: true,
+    deep,
     runId: `selftest-deployment-${process.pid}`,
   });
   return {

@@ -88,10 +88,7 @@ describe("planRun", () => {
     };
     const unmeasured = allChecks.filter(
       (d) =>
-        !skipReason(d, everything) &&
-        !d.needs?.rateLimit &&
-        d.name !== "stateful/world" &&
-        !isMeasured(d),
+        !skipReason(d, everything) && !d.needs?.rateLimit && d.name !== "stateful/world" && !isMeasured(d),
     );
     expect(unmeasured.map((d) => d.name)).toEqual([]);
     expect(LIMITS.rateLimitPerMinute).toBe(300);

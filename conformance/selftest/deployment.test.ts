@@ -1,0 +1,71 @@
+/**
+ * The kit against deployments: every fault of the self-test behind a simulator seen as a deployment (real
+ * time, the control plane closed, the kit given only a config). What the kit reports in simulator mode it
+ * must report here too, except the faults below that a deployment cannot show, each with the reason
+ * (README, "Against a deployment").
+ */
+import { describe, expect, it } from "vitest";
+import { skipReason, UNDECLARED_RULE } from "../lib/context.ts";
+import { FAULTS } from "./faults.ts";
+import { deploymentServer, runAll } from "./harness.ts";
+
+process.env.CONFORMANCE_SHRINK_MS ??= "1500";
+
+/** Faults only the simulator's control plane shows, and why. */
+export const SIMULATOR_ONLY: Record<string, string> = {
+  "a removed collaborator keeps access":
+    "the API cannot undo a collaborator's removal (invitations have no endpoints), so a run against a deployment removes no one",
+  "a removed collaborator keeps access to the Audience's Formations":
+    "the API cannot undo a collaborator's removal, so the world model removes no one against a deployment",
+  "Formation builds never finish":
+    "the description sets no deadline for a build: against a deployment the kit waits pollTimeoutMs and reports the wait skipped, never passed",
+  "an export job never becomes downloadable":
+    "the description sets no deadline for an export: the kit waits pollTimeoutMs and reports the check skipped, never passed",
+};
+
+/**
+ * A state that lasts a few seconds of the simulator's time: its clock runs at real speed for these,
+ * so that polling sees the state as it would on a deployment.
+ */
+const TRANSIENT = new Set([
+  "readiness leaves training members that can chat out of ready, isReady and learning",
+  "research.stage goes back to researching after recalibrating",
+]);
+
+/** Seen only by a second key of the refused account, which a deep run makes (and deletes after the window). */
+const WHOLE_WINDOW = new Set(["the rate-limit budget is per key, not per account"]);
+
+describe("each deliberate fault is reported against a deployment too", () => {
+  it("names only faults the self-test has", () => {
+    const names = new Set(FAULTS.map((f) => f.name));
+    for (const n of [...Object.keys(SIMULATOR_ONLY), ...TRANSIENT, ...WHOLE_WINDOW])
+      expect(names.has(n), n).toBe(true);
+  });
+  for (const c of FAULTS.filter((f) => !SIMULATOR_ONLY[f.name])) {
+    it.concurrent(`${c.name} → ${c.reportedBy}`, async () => {
+      // The 429 check needs a limit it can reach: the deployment's is small, and the config says so. Its
+      // quick form leaves out what waits a real minute for the window to end, unless the fault needs it.
+      const limited = c.checks.some((d) => d.needs?.rateLimit);
+      const server = await deploymentServer(c.fault, c.layer, {
+        speed: TRANSIENT.has(c.name) ? 1 : 10,
+        ...(limited ? { rateLimitPerMinute: 20, deep: WHOLE_WINDOW.has(c.name) } : {}),
+      });
+      try {
+        const runnable = c.checks.filter((d) => skipReason(d, server.info) === null);
+        expect(
+          runnable.map((d) => d.name),
+          "every check of the case can run against the deployment",
+        ).toEqual(c.checks.map((d) => d.name));
+        const found = await runAll(runnable, server.info);
+        expect(found.filter((v) => v.rule.includes(UNDECLARED_RULE))).toEqual([]);
+        const hit = found.filter((v) => v.check.startsWith(c.reportedBy));
+        expect(
+          hit.length,
+          `not reported by ${c.reportedBy}; reported: ${[...new Set(found.map((v) => `${v.check}: ${v.message}`))].slice(0, 5).join(" | ") || "nothing"}`,
+        ).toBeGreaterThan(0);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});
