@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { benchDeployment } from "./deployment.ts";
 import { median, runLoad, type Sample } from "./lib/load.ts";
 import { rssBytes } from "./lib/proc.ts";
 import { printReport, type Report, type Result, type TargetCheck } from "./lib/report.ts";
@@ -48,6 +49,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --sandboxes LIST      sandbox counts to create in a fresh simulator each, timing creation and RSS
                         (default 100,1000; 0 to skip)
   --sandboxes-only      run only the sandbox measurement (and the worlds')
+  --deployment-only     run only the kit against a deployment (the simulator as staging: --clock real,
+                        300 requests a minute, control plane closed) beside the kit against the simulator
   --worlds-only         run only the worlds measurement: a 5,000-Mind scenario document's build and
                         100 sandboxes from it inline, beside the default scenario's
   --profile             run the simulator with --cpu-prof (into reports/cpu/) and print its top functions
@@ -70,6 +73,7 @@ const { values: flags } = parseArgs({
     sandboxes: { type: "string", default: "100,1000" },
     "sandboxes-only": { type: "boolean", default: false },
     "worlds-only": { type: "boolean", default: false },
+    "deployment-only": { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
     "sim-node-flags": { type: "string", default: "" },
     json: { type: "string", default: "reports/bench.json" },
@@ -106,7 +110,8 @@ const rounds = num("rounds", flags.rounds, 1);
 const warmup = num("warmup", flags.warmup, 0);
 const connections = num("connections", flags.connections, 1);
 const worldsOnly = flags["worlds-only"];
-const sandboxesOnly = flags["sandboxes-only"] || worldsOnly;
+const deploymentOnly = flags["deployment-only"];
+const sandboxesOnly = flags["sandboxes-only"] || worldsOnly || deploymentOnly;
 const startupSamples = sandboxesOnly ? 1 : num("startup-samples", flags["startup-samples"], 1);
 const soakRequests = sandboxesOnly ? 0 : num("soak", flags.soak, 0);
 const soakOnly = flags["soak-only"];
@@ -115,7 +120,7 @@ const targets: TargetName[] = simulatorOnly ? ["simulator"] : list("targets", fl
 if (!targets.includes("simulator")) targets.unshift("simulator");
 const endpoints: EndpointId[] = simulatorOnly ? [] : list("endpoints", flags.endpoints, ENDPOINT_IDS);
 const sandboxCounts =
-  soakOnly || worldsOnly || flags.sandboxes === "0"
+  soakOnly || worldsOnly || deploymentOnly || flags.sandboxes === "0"
     ? []
     : flags.sandboxes.split(",").map((c) => num("sandboxes", c.trim(), 1));
 const simNodeFlags = flags["sim-node-flags"].split(" ").filter((f) => f !== "");
@@ -337,7 +342,9 @@ async function main(): Promise<void> {
       log(`sandboxes: ${count} in a fresh simulator`);
       report.sandboxes.push(await benchSandboxes(count, log));
     }
-    if (!soakOnly && (sandboxCounts.length > 0 || worldsOnly)) report.worlds = await benchWorlds(log);
+    if (!soakOnly && !deploymentOnly && (sandboxCounts.length > 0 || worldsOnly))
+      report.worlds = await benchWorlds(log);
+    if (deploymentOnly || (!soakOnly && !sandboxesOnly)) report.deployment = await benchDeployment(log);
     report.checks = checks(report);
 
     printReport(report);
@@ -521,6 +528,14 @@ function checks(r: Report): TargetCheck[] {
     add("world from a 5,000-Mind document ÷ the default's build", w.fileOverDefault, "<", 1.5, "x", note);
     add("inline-scenario sandbox creation p95 ÷ the default's", w.inlineP95OverDefault, "<", 1.5, "x");
     add("RSS per inline-scenario sandbox ÷ the default's", w.inlineRssOverDefault, "<", 1.5, "x");
+  }
+  if (r.deployment) {
+    const d = r.deployment.deployment;
+    const base = r.deployment.simulator;
+    const note = `${r.deployment.deploymentOverSimulator.toFixed(2)}x the kit against the simulator (${(base.wallMs / 1000).toFixed(1)} s); busiest account ${d.busiestAccount.label} ${d.busiestAccount.requests} requests`;
+    add("kit against a deployment at 300/min: wall time", d.wallMs / 1000, "<", 60, "s", note);
+    add("kit against a deployment: violations", d.violations, "<", 1, "");
+    add("kit against a deployment: leftovers", d.leftovers, "<", 1, "");
   }
   for (const sb of r.sandboxes) {
     const note = `full world build ${sb.fullBuildMs.toFixed(1)} ms; p95 is ${sb.p95OverFullBuild.toFixed(2)}x it`;

@@ -1,4 +1,6 @@
 /** The benchmark's results: their shape (also written as reports/bench.json) and the printed tables. */
+
+import type { DeploymentResult } from "../deployment.ts";
 import { printSandboxes, type SandboxResult } from "../sandboxes.ts";
 import { printWorlds, type WorldsResult } from "../worlds.ts";
 import type { Sample } from "./load.ts";
@@ -47,6 +49,7 @@ export interface Report {
   results: Result[];
   sandboxes: SandboxResult[];
   worlds?: WorldsResult;
+  deployment?: DeploymentResult;
   soak: {
     requests: number;
     seconds: number;
@@ -170,6 +173,16 @@ export function printReport(r: Report): void {
 
   if (r.sandboxes.length > 0) out.push(printSandboxes(r.sandboxes).trimEnd());
   if (r.worlds) out.push(printWorlds(r.worlds).trimEnd());
+  if (r.deployment) {
+    const line = (name: string, k: DeploymentResult["deployment"]) =>
+      `  ${name}: ${(k.wallMs / 1000).toFixed(1)} s, exit ${k.exitCode}; checks ${k.checks.passed} passed, ${k.checks.failed} failed, ${k.checks.skipped} skipped; ${k.violations} violations, ${k.leftovers} leftovers; busiest account ${k.busiestAccount.label} ${k.busiestAccount.requests} requests`;
+    out.push(
+      "",
+      "The conformance kit",
+      line("against a deployment (--config; --clock real, 300 requests a minute)", r.deployment.deployment),
+      line("against the simulator (--target; baseline)", r.deployment.simulator),
+    );
+  }
 
   out.push(
     "",

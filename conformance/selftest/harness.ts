@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer } from "../../src/node/server.ts";
 import { createSimulator, type Simulator } from "../../src/simulator.ts";
+import { configOf } from "../lib/config-of.ts";
 import { type CheckDef, type RunOptions, runCheck } from "../lib/context.ts";
 import type { Violation } from "../lib/report.ts";
 import { discover, type TargetInfo } from "../lib/target.ts";
@@ -107,34 +108,7 @@ export async function deploymentServer(
       ? await startServer(handler, { port: 0, host: "127.0.0.1", onError: () => {} })
       : await plainServer(handler.fetch);
   await sim.ready;
-  const m = sim.manifest();
-  const audiences = Object.fromEntries(Object.entries(m.audiences).map(([h, a]) => [h, a.id]));
-  const config = {
-    baseUrl: server.url,
-    // The simulator serves the API host's prefix on the same origin.
-    extraPrefixes: ["/v1"],
-    keys: Object.fromEntries(Object.entries(m.users).map(([h, u]) => [h, u.apiKey])),
-    users: Object.fromEntries(Object.entries(m.users).map(([h, u]) => [h, u.id])),
-    plans: Object.fromEntries(Object.entries(m.users).map(([h, u]) => [h, u.plan])),
-    readable: {
-      audiences,
-      minds: Object.fromEntries(Object.entries(m.minds).map(([h, x]) => [h, x.id])),
-      formations: m.formations,
-    },
-    changeable: {
-      audiences: Object.fromEntries(
-        ["main", "private", "atCap", "empty"].filter((h) => audiences[h]).map((h) => [h, audiences[h]]),
-      ),
-    },
-    prices: Object.fromEntries(
-      Object.entries(m.prices).map(([h, p]) => [
-        h,
-        { id: p.id, kind: p.kind, currency: p.currency, unitAmount: p.unitAmount, name: p.name },
-      ]),
-    ),
-    pollTimeoutMs: 15_000,
-    ...(rateLimitPerMinute ? { rateLimitPerMinute } : {}),
-  };
+  const config = configOf(sim.manifest(), server.url, { pollTimeoutMs: 15_000, rateLimitPerMinute });
   const dir = mkdtempSync(join(tmpdir(), "kit-deployment-"));
   const file = join(dir, "config.json");
   writeFileSync(file, JSON.stringify(config, null, 2));
