@@ -25,6 +25,7 @@ import {
   largePreview,
   previewStream,
 } from "./formations.ts";
+import { listCalls } from "./list-calls.ts";
 import { membersRules, planLimit } from "./members.ts";
 import { progressRules } from "./progress.ts";
 import { pendingRecalibrations, recalibrateOwnerOnly, recalibrateReplay } from "./recalibrate.ts";
@@ -41,6 +42,7 @@ export const domainChecks: CheckDef[] = [
   keySecrets,
   keyAccess,
   selfDelete,
+  listCalls,
   visibility,
   membersPreview,
   fileRedaction,

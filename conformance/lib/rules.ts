@@ -50,6 +50,10 @@ export const RULES = {
     "the raw key is returned once, in the creation response; listings never return it",
   ],
   "keys/listing-order": ["listApiKeys", "keys are listed by createdAt descending"],
+  "reads/safe": [
+    "listApiKeys,listFormations,listCollaborators",
+    "a list call changes nothing: listed again, a listing is the same and the Audience keeps its updatedAt; it may move only its own key's lastUsedAt, and a key never used stays null",
+  ],
   "keys/last-used": [
     "listApiKeys",
     "a key used for a request is listed with lastUsedAt: set, and not before the key was created",
@@ -266,6 +270,7 @@ const FAMILY_SECTIONS: Record<string, string> = {
   versioning: "Versioning",
   limits: "Limits",
   keys: "Endpoints › Identity and API keys",
+  reads: "Resources and their fields",
   audience: "Endpoints › Audiences: read, update, delete",
   duplicate: "Endpoints › Audiences: duplicate, follow",
   collaborators: "Endpoints › Audiences: collaborators",

@@ -12,7 +12,7 @@ import { deploymentServer, runAll } from "./harness.ts";
 process.env.CONFORMANCE_SHRINK_MS ??= "1500";
 
 /** Faults only the simulator's control plane shows, and why. */
-export const SIMULATOR_ONLY: Record<string, string> = {
+const SIMULATOR_ONLY: Record<string, string> = {
   "a removed collaborator keeps access":
     "the API cannot undo a collaborator's removal (invitations have no endpoints), so a run against a deployment removes no one",
   "a removed collaborator keeps access to the Audience's Formations":
