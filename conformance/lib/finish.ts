@@ -51,8 +51,11 @@ export async function finishRun(
   );
   print(`\n${formatCoverage(coverage)}`);
   if (skipped.length) {
+    // One line per reason, so that what the config lacks, or what needs the simulator, is said once.
+    const byReason = new Map<string, string[]>();
+    for (const s of skipped) byReason.set(s.reason, [...(byReason.get(s.reason) ?? []), s.check]);
     print(`  skipped checks (${skipped.length}):`);
-    for (const s of skipped) print(`    ${s.check}: ${s.reason}`);
+    for (const [reason, checks] of byReason) print(`    ${checks.join(", ")}: ${reason}`);
   }
   if (partial.length) {
     print(`  judged in part, to fit one rate-limit window (--deep judges the rest):`);

@@ -103,10 +103,10 @@ export function planRun(checks: readonly CheckDef[], info: TargetInfo): Plan {
   return { sequential, concurrent, deferred, budget };
 }
 
+/** The accounts whose planned window `cost` would overrun, named for the reason a check is left out. */
 function overrun(cost: Cost, spent: ReadonlyMap<string, number>, cap: number): string {
   const over = Object.entries(cost)
-    .map(([label, n]) => ({ account: accountOf(label), n, left: cap - (spent.get(accountOf(label)) ?? 0) }))
-    .filter((o) => o.n > o.left)
-    .map((o) => `${o.account} ${o.n} requests, ${Math.max(0, o.left)} left of its planned window`);
-  return over.join("; ");
+    .filter(([label, n]) => (spent.get(accountOf(label)) ?? 0) + n > cap)
+    .map(([label]) => accountOf(label));
+  return `the ${[...new Set(over)].join(" and ")} account's window (${cap} requests in a quick run) is planned full`;
 }
