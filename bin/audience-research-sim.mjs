@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// audience-research-sim: one program for the simulator (`serve`) and the conformance kit (`conformance`).
+// audience-research-sim: one program for the simulator (`serve`), the conformance kit (`conformance`) and
+// the validating proxy (`proxy`).
 // Plain JavaScript on purpose: it only picks the bundle to run (dist/, built by scripts/build.ts), so it
 // needs no TypeScript loader and no test framework.
 import { existsSync, readFileSync } from "node:fs";
@@ -10,6 +11,11 @@ const COMMANDS = {
   conformance: {
     bundle: "../dist/conformance.mjs",
     about: "check a simulator or a deployment against the contract",
+  },
+  // The validating proxy shares the kit's bundle: it judges exchanges with the kit's own checks.
+  proxy: {
+    bundle: "../dist/conformance.mjs",
+    about: "forward live traffic to an API and check every exchange against the contract",
   },
 };
 

@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { parseDuration } from "../src/cli/duration.ts";
 import { useContract } from "../src/contract/document.ts";
 import type { CoverageReport } from "./lib/coverage.ts";
+import { loadContract } from "./lib/load-contract.ts";
 import { reportsDir, userDir } from "./lib/paths.ts";
 import type { Reporter } from "./lib/runner.ts";
 import {
@@ -209,16 +210,6 @@ function scenarioOf(raw: string | undefined): string | object | null {
   }
 }
 
-/** A contract from a file (relative to where the user runs the kit) or a URL, parsed as JSON. */
-async function loadContract(source: string): Promise<unknown> {
-  if (/^https?:\/\//.test(source)) {
-    const res = await fetch(source, { signal: AbortSignal.timeout(10_000) });
-    if (!res.ok) throw new Error(`answered ${res.status}`);
-    return res.json();
-  }
-  return JSON.parse(readFileSync(resolve(userDir(), source), "utf8"));
-}
-
 /** A sequence file saved by a failing model run: which check, which seed, which steps. */
 function readReplay(file: string): { file: string; check: string; seed: number | null } {
   let parsed: { check?: unknown; seed?: unknown; steps?: unknown };
@@ -340,7 +331,10 @@ async function main(): Promise<number> {
   return failed > 0 ? 1 : 0;
 }
 
-main().then(
+// The package's `proxy` command runs from this bundle too (bin/audience-research-sim.mjs names it so).
+const run =
+  process.argv[1] === "audience-research-sim proxy" ? import("./proxy/cli.ts").then((m) => m.main()) : main();
+run.then(
   (code) => process.exit(code),
   (e) => {
     process.stderr.write(`conformance: ${(e as Error).stack ?? e}\n`);

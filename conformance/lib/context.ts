@@ -301,7 +301,10 @@ export class CheckContext<R extends RuleId = RuleId> {
     const undeclared =
       Object.hasOwn(RULES, input.rule) && this.rules.length > 0 && !this.rules.includes(input.rule as RuleId);
     const rule = `${ruleText(input.rule)}${undeclared ? ` ${UNDECLARED_RULE}` : ""}`;
-    this.push(violation({ ...input, check: input.check ?? this.checkName, rule }));
+    const ruleId = Object.hasOwn(RULES, input.rule) ? input.rule : undefined;
+    this.push(
+      violation({ ...input, check: input.check ?? this.checkName, rule, ...(ruleId ? { ruleId } : {}) }),
+    );
   }
 
   /** Reports `message` under this check and one of its rules unless `ok`. Returns ok, so callers can stop early. */

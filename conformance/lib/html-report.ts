@@ -29,7 +29,7 @@ export interface HtmlReportInput {
   coverage: CoverageReport;
 }
 
-const CSS = `
+export const CSS = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
 header{background:#1d2330;color:#fff;padding:18px 28px}header h1{margin:0 0 4px;font-size:20px}
 header p{margin:0;color:#c9d1e0}main{padding:20px 28px;max-width:1200px}
@@ -48,17 +48,17 @@ pre{background:#f2f4f7;padding:8px;border-radius:6px;white-space:pre-wrap;word-b
 details summary{cursor:pointer}.muted{color:#5b6477}
 `;
 
-function bar(done: number, total: number): string {
+export function bar(done: number, total: number): string {
   const pct = total === 0 ? 100 : Math.round((done / total) * 100);
   return `<span class="bar" title="${pct}%"><i style="width:${pct}%"></i></span> ${done}/${total} (${pct}%)`;
 }
 
-function card(label: string, id: string, value: number, of?: number, tone = ""): string {
+export function card(label: string, id: string, value: number, of?: number, tone = ""): string {
   const shown = of === undefined ? `${value}` : `${value}/${of}`;
   return `<div class="card ${tone}"><b data-count="${id}" data-value="${value}">${shown}</b><span>${esc(label)}</span></div>`;
 }
 
-function violationRows(violations: readonly Violation[]): string {
+export function violationRows(violations: readonly Violation[]): string {
   if (violations.length === 0) return `<p class="passed">No violation.</p>`;
   const byRule = new Map<string, Violation[]>();
   for (const v of violations) byRule.set(v.rule, [...(byRule.get(v.rule) ?? []), v]);

@@ -10,6 +10,8 @@ export interface Violation {
   operation: { operationId: string; method: string; path: string } | null;
   /** The contract rule, quoted from openapi.json or the API description. */
   rule: string;
+  /** The rule's ID: the catalogue's (`keys/delete-immediate`, lib/rules.ts), or the check's for a rule of the contract's schemas. */
+  ruleId?: string;
   /** What was observed, in one or two sentences. */
   message: string;
   request: { method: string; url: string; headers: Record<string, string>; body: string } | null;
@@ -26,6 +28,7 @@ export interface Violation {
 export interface ViolationInput {
   check: string;
   rule: string;
+  ruleId?: string;
   message: string;
   exchange?: Exchange | null;
   operation?: { operationId: string; method: string; path: string } | null;
@@ -49,6 +52,7 @@ export function violation(input: ViolationInput): Violation {
     check: input.check,
     operation: input.operation ?? ex?.operation ?? null,
     rule: input.rule,
+    ruleId: input.ruleId ?? input.check,
     message: redactSecrets(input.message),
     request: ex
       ? {

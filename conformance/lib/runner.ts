@@ -213,7 +213,7 @@ function save(file: string, text: string): void {
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 
 /** Text as XML 1.0 can carry it: escaped, and without the control characters it has no place for. */
-function xml(s: string): string {
+export function xml(s: string): string {
   let out = "";
   for (const ch of s) {
     const code = ch.codePointAt(0) as number;

@@ -1,0 +1,150 @@
+/**
+ * The rules a request must satisfy on its own: the client's half of an exchange, from openapi.json (path,
+ * parameters, key, Content-Type, body schema and size). The kit makes its own requests and needs none of
+ * this; the validating proxy judges a client's requests with it, beside the response rules (contract.ts)
+ * it shares with the kit.
+ */
+import { isJsonType } from "../../src/core/body.ts";
+import { Router } from "../../src/core/router.ts";
+import { ruleText } from "./context.ts";
+import { operations, validate } from "./contract.ts";
+import type { Exchange, OperationRef } from "./http.ts";
+import { type Violation, violation } from "./report.ts";
+import { RULES, type RuleId } from "./rules.ts";
+
+const router = new Router(operations);
+
+export type Match =
+  | { kind: "found"; operation: OperationRef; params: Record<string, string> }
+  | { kind: "method-not-allowed"; allowed: string[] }
+  | { kind: "not-found" };
+
+/** The contract's operation a request names, if any. */
+export function matchOperation(method: string, pathname: string): Match {
+  const m = router.match(method, pathname);
+  if (m.kind === "found")
+    return {
+      kind: "found",
+      operation: { operationId: m.op.operationId, method: m.op.method, path: m.op.path },
+      params: m.params,
+    };
+  if (m.kind === "method-not-allowed") return { kind: "method-not-allowed", allowed: m.allowed };
+  return { kind: "not-found" };
+}
+
+function coerce(value: string, schema: Record<string, unknown>): unknown {
+  if (schema.type === "integer" || schema.type === "number")
+    return value.trim() === "" ? Number.NaN : Number(value);
+  if (schema.type === "boolean") return value === "true" ? true : value === "false" ? false : value;
+  return value;
+}
+
+/** What is wrong with the request of `ex` by the contract alone (nothing, for a well-formed one). */
+export function requestViolations(ex: Exchange): Violation[] {
+  const out: Violation[] = [];
+  const url = new URL(ex.url);
+  // A catalogue rule is quoted with its line and section; a contract rule as written.
+  const add = (check: string, rule: RuleId | (string & {}), message: string) =>
+    out.push(
+      violation({
+        check,
+        rule: ruleText(rule),
+        ruleId: Object.hasOwn(RULES, rule) ? rule : check,
+        message,
+        exchange: ex,
+      }),
+    );
+  const m = matchOperation(ex.method, url.pathname);
+  if (m.kind === "not-found") {
+    add(
+      "request/unknown-path",
+      "openapi.json: the paths the contract serves",
+      `no operation serves ${url.pathname}`,
+    );
+    return out;
+  }
+  if (m.kind === "method-not-allowed") {
+    add(
+      "request/wrong-method",
+      "http/wrong-method",
+      `${ex.method} ${url.pathname}: the path serves ${m.allowed.join(", ")}`,
+    );
+    return out;
+  }
+  const op = operations.find((o) => o.operationId === m.operation.operationId);
+  if (!op) return out;
+  // A key the recorder redacted is named by its label.
+  const auth = ex.requestHeaders.authorization;
+  if (op.authenticated && ex.keyLabel === null && !(auth && /^Bearer \S+$/.test(auth)))
+    add(
+      "request/no-key",
+      "auth/401",
+      `${op.operationId} needs an API key (Authorization: Bearer service_…); none was sent`,
+    );
+  const headers = new Headers(ex.requestHeaders);
+  for (const p of op.parameters) {
+    if (p.in === "path") {
+      const v = m.params[p.name] ?? "";
+      if (validate(p.schemaRef, v).length > 0)
+        add(
+          "request/path-parameter",
+          "ids/malformed-400",
+          `path parameter ${p.name}=${JSON.stringify(v)} is not of its schema`,
+        );
+      continue;
+    }
+    const raw =
+      p.in === "query" ? url.searchParams.get(p.name) : p.in === "header" ? headers.get(p.name) : null;
+    if (raw === null) {
+      if (p.required)
+        add("request/parameter", "input/invalid-400", `the ${p.in} parameter ${p.name} is required`);
+      continue;
+    }
+    if (validate(p.schemaRef, coerce(raw, p.schema)).length > 0)
+      add(
+        "request/parameter",
+        "input/invalid-400",
+        `the ${p.in} parameter ${p.name}=${JSON.stringify(raw)} is not of its schema`,
+      );
+  }
+  const body = ex.requestBodyText;
+  const hasBody = body !== null && body !== "";
+  if (!op.bodySchemaRef) return out;
+  if (!hasBody) {
+    if (op.bodyRequired)
+      add("request/body", "input/invalid-400", `${op.operationId} needs a JSON body; none was sent`);
+    return out;
+  }
+  const size = Buffer.byteLength(body);
+  if (op.maxBodyBytes !== null && size > op.maxBodyBytes)
+    add(
+      "request/body-size",
+      "input/body-size-413",
+      `a body of ${size} bytes, past the ${op.maxBodyBytes} the contract allows`,
+    );
+  const type = headers.get("content-type");
+  if (!isJsonType(type))
+    add(
+      "request/content-type",
+      "input/media-type-415",
+      `a body sent as ${type ?? "no Content-Type"}, not application/json`,
+    );
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    add("request/body", "input/invalid-400", "the body is not JSON");
+    return out;
+  }
+  const issues = validate(op.bodySchemaRef, json);
+  if (issues.length > 0)
+    add(
+      "request/body",
+      "input/invalid-400",
+      `the body is not of ${op.bodySchemaRef.split("/").at(-1)}: ${issues
+        .slice(0, 3)
+        .map((i) => `${i.path || "(root)"} ${i.message}`)
+        .join("; ")}`,
+    );
+  return out;
+}

@@ -1,0 +1,150 @@
+/**
+ * What the validating proxy makes of each exchange it forwards, with the kit's own code: the request's
+ * rules (lib/requests.ts), the response's (lib/contract.ts, the same every exchange of a kit run is held
+ * to) and the rules a key's sequence shows (sequences.ts). It keeps the run's account for the reports:
+ * operations used, statuses met, violations by rule, and how the client behaved. Bodies are kept only as
+ * the violations' excerpts, with keys redacted.
+ */
+import { responseViolations } from "../lib/contract.ts";
+import { Exchange } from "../lib/http.ts";
+import { type Violation, violation } from "../lib/report.ts";
+import { matchOperation, requestViolations } from "../lib/requests.ts";
+import { type IntegrationTally, type Party, Sequences } from "./sequences.ts";
+
+/** One exchange as the proxy saw it. */
+export interface Observed {
+  method: string;
+  /** The URL the client asked for, on the proxy's origin. */
+  url: string;
+  requestHeaders: Record<string, string>;
+  requestBody: string | null;
+  status: number;
+  responseHeaders: Record<string, string>;
+  /** The response body as read (null when it was too large to judge). */
+  responseBody: string | null;
+  ms: number;
+  at: number;
+}
+
+export interface Finding extends Violation {
+  /** `request` and `client`: the client's doing; `response` and `server`: the upstream's. */
+  who: "request" | "response" | "client" | "server";
+  at: string;
+}
+
+export interface ProxyReport {
+  upstream: string;
+  startedAt: string;
+  exchanges: number;
+  operations: Record<string, { calls: number; statuses: Record<string, number> }>;
+  /** Requests to paths the contract does not have, by method and path. */
+  unknown: Record<string, number>;
+  violations: Finding[];
+  byRule: Record<string, number>;
+  integration: IntegrationTally;
+}
+
+export class Judge {
+  private readonly sequences = new Sequences();
+  private readonly labels = new Map<string, string>();
+  readonly report: ProxyReport;
+
+  constructor(upstream: string, now = Date.now()) {
+    this.report = {
+      upstream,
+      startedAt: new Date(now).toISOString(),
+      exchanges: 0,
+      operations: {},
+      unknown: {},
+      violations: [],
+      byRule: {},
+      integration: this.sequences.tally,
+    };
+  }
+
+  /** Judges one exchange; returns what it found (also added to the report). */
+  judge(o: Observed): Finding[] {
+    const pathname = new URL(o.url).pathname;
+    const match = matchOperation(o.method, pathname);
+    const operation = match.kind === "found" ? match.operation : null;
+    const secret = /^Bearer (\S+)$/.exec(o.requestHeaders.authorization ?? "")?.[1] ?? null;
+    const label = secret ? this.labelOf(secret) : null;
+    // What curl sets by itself stays out of the replay command.
+    const headers = Object.fromEntries(
+      Object.entries(o.requestHeaders).filter(([k]) => !["host", "content-length", "connection"].includes(k)),
+    );
+    if (headers.authorization !== undefined)
+      headers.authorization = label ? `Bearer <${label} key>` : "<redacted>";
+    const ex = new Exchange(
+      o.method,
+      o.url,
+      operation,
+      headers,
+      label,
+      o.requestBody,
+      o.status,
+      o.responseHeaders,
+      o.responseBody ?? "",
+      o.ms,
+    );
+    const at = new Date(o.at).toISOString();
+    const found: Finding[] = [
+      ...requestViolations(ex).map((v) => ({ ...v, who: "request" as const, at })),
+      // A body too large to keep is judged by its status and headers only.
+      ...(o.responseBody === null ? [] : responseViolations(ex)).map((v) => ({
+        ...v,
+        who: "response" as const,
+        at,
+      })),
+      ...this.sequences.observe(ex, secret, o.at).map((f) => ({ ...f.violation, who: whoOf(f.party), at })),
+    ];
+    this.count(o, operation?.operationId ?? null, pathname);
+    for (const f of found) {
+      this.report.violations.push(f);
+      const id = f.ruleId ?? f.check;
+      this.report.byRule[id] = (this.report.byRule[id] ?? 0) + 1;
+    }
+    return found;
+  }
+
+  /** The upstream did not answer: a report entry, as the client got a 502 for it. */
+  unreachable(path: string, reason: string, at: number): void {
+    this.report.exchanges++;
+    const f: Finding = {
+      ...violation({
+        check: "proxy/upstream-unreachable",
+        rule: `the proxy forwards every request to its upstream (${this.report.upstream})`,
+        message: `${path}: the upstream could not be reached (${reason}); the client was answered 502`,
+      }),
+      who: "server",
+      at: new Date(at).toISOString(),
+    };
+    this.report.violations.push(f);
+    this.report.byRule[f.check] = (this.report.byRule[f.check] ?? 0) + 1;
+  }
+
+  /** A stable name per key for curl commands (`${KEY_CLIENT_2}`), never the key. */
+  private labelOf(secret: string): string {
+    let label = this.labels.get(secret);
+    if (!label) {
+      label = this.labels.size === 0 ? "client" : `client_${this.labels.size + 1}`;
+      this.labels.set(secret, label);
+    }
+    return label;
+  }
+
+  private count(o: Observed, operationId: string | null, pathname: string): void {
+    this.report.exchanges++;
+    if (!operationId) {
+      const k = `${o.method} ${pathname}`;
+      this.report.unknown[k] = (this.report.unknown[k] ?? 0) + 1;
+      return;
+    }
+    this.report.operations[operationId] ??= { calls: 0, statuses: {} };
+    const op = this.report.operations[operationId];
+    op.calls++;
+    op.statuses[o.status] = (op.statuses[o.status] ?? 0) + 1;
+  }
+}
+
+const whoOf = (party: Party): Finding["who"] => (party === "client" ? "client" : "server");

@@ -1,0 +1,258 @@
+/**
+ * The validating proxy in front of the simulator: real clients (undici, and Node's own fetch) through it.
+ * A clean session is judged clean; faulty upstreams (the self-test's servers) are reported under the rule
+ * they break, by single exchanges and by a key's sequence; a misbehaving client is reported as the
+ * client's doing while the simulator's answers stay clean; an unreachable upstream is a 502, not a crash.
+ */
+import { request } from "undici";
+import { afterEach, describe, expect, it } from "vitest";
+import { startServer } from "../../src/node/server.ts";
+import { runCheck } from "../lib/context.ts";
+import type { Finding } from "../proxy/judge.ts";
+import { createProxy } from "../proxy/proxy.ts";
+import { FAULTS } from "./faults.ts";
+import { type BrokenServer, brokenServer, type Fault } from "./harness.ts";
+
+interface Rig {
+  server: BrokenServer;
+  proxy: ReturnType<typeof createProxy>;
+  url: string;
+  close(): Promise<void>;
+}
+
+const rigs: Rig[] = [];
+afterEach(async () => {
+  for (const r of rigs.splice(0)) await r.close();
+});
+
+async function rig(fault: Fault | null, options: { errors?: boolean } = {}): Promise<Rig> {
+  const server = await brokenServer(fault);
+  const proxy = createProxy({ upstream: server.info.baseUrl, ...options });
+  const front = await startServer(proxy, { port: 0, host: "127.0.0.1", onError: () => {} });
+  const r = {
+    server,
+    proxy,
+    url: front.url,
+    close: async () => {
+      await front.close();
+      await server.close();
+    },
+  };
+  rigs.push(r);
+  return r;
+}
+
+/** A client session that touches most of the API the way an integration would, through `base`. */
+async function session(base: string, key: string, ids: { audience: string; mind: string }): Promise<void> {
+  const auth = { authorization: `Bearer ${key}` };
+  const json = { ...auth, "content-type": "application/json" };
+  const get = async (path: string, headers: Record<string, string> = auth) => {
+    const res = await request(`${base}${path}`, { headers });
+    await res.body.text();
+    return res.statusCode;
+  };
+  expect(await get("/api/v1/auth/me")).toBe(200);
+  expect(await get("/v1/auth/me")).toBe(200);
+  expect(await get(`/api/v1/audiences/${ids.audience}`)).toBe(200);
+  expect(await get(`/api/v1/audiences/${ids.audience}/formations?limit=2`)).toBe(200);
+  expect(await get(`/api/v1/audiences/${ids.audience}/filter-attributes`)).toBe(200);
+  expect(await get(`/api/v1/audiences/${ids.audience}/progress`)).toBe(200);
+  expect(await get(`/api/v1/audiences/${ids.audience}/collaborators`)).toBe(200);
+  expect(await get("/api/v1/audiences/00000000-0000-4000-8000-000000000000")).toBe(404);
+  // Node's own fetch: a key made, listed, used and deleted.
+  const made = await fetch(`${base}/api/v1/api-keys`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ name: "through the proxy" }),
+  });
+  expect(made.status).toBe(201);
+  const key2 = (await made.json()) as { id: string; key: string };
+  expect((await fetch(`${base}/api/v1/api-keys`, { headers: auth })).status).toBe(200);
+  expect(
+    (await fetch(`${base}/api/v1/auth/me`, { headers: { authorization: `Bearer ${key2.key}` } })).status,
+  ).toBe(200);
+  const del = await fetch(`${base}/api/v1/api-keys/${key2.id}`, { method: "DELETE", headers: auth });
+  expect(del.status).toBe(204);
+  expect(
+    (await fetch(`${base}/api/v1/auth/me`, { headers: { authorization: `Bearer ${key2.key}` } })).status,
+  ).toBe(401);
+  // The NDJSON preview, streamed through.
+  const preview = await fetch(`${base}/api/v1/audiences/${ids.audience}/formations/preview`, {
+    method: "POST",
+    headers: { ...json, accept: "application/x-ndjson" },
+    body: JSON.stringify({
+      hypothesis: {
+        intent: "split",
+        subgroups: [
+          { id: "a", label: "A" },
+          { id: "b", label: "B" },
+        ],
+      },
+    }),
+  });
+  const text = await preview.text();
+  expect(preview.status, text.slice(0, 300)).toBe(200);
+}
+
+const idsOf = (s: BrokenServer) => ({
+  audience: s.info.audiences.main as string,
+  mind: s.info.minds.ownLoose as string,
+});
+
+describe("the validating proxy", () => {
+  it("judges a clean session against the simulator clean, and counts what it saw", async () => {
+    const r = await rig(null);
+    await session(r.url, r.server.info.keys.owner as string, idsOf(r.server));
+    const report = r.proxy.judge.report;
+    expect(report.violations.map((v) => `${v.who} ${v.ruleId}: ${v.message}`)).toEqual([]);
+    expect(report.exchanges).toBeGreaterThanOrEqual(14);
+    expect(report.operations.getMe?.statuses).toEqual({ 200: 3, 401: 1 });
+    expect(report.integration.notFound).toBe(1);
+  });
+
+  // Faults a single answer shows, met by the kit's own check sent through the proxy as its client.
+  const single = FAULTS.filter((f) => f.reportedBy.startsWith("response/") && !f.layer);
+  for (const c of single) {
+    it(`reports a faulty upstream: ${c.name} → ${c.reportedBy}`, async () => {
+      const r = await rig(c.fault);
+      const info = { ...r.server.info, baseUrl: r.url };
+      for (const d of c.checks) await runCheck(d, info).catch(() => []);
+      const checks = new Set(r.proxy.judge.report.violations.map((v) => v.check));
+      expect([...checks]).toContain(c.reportedBy);
+    });
+  }
+
+  it("reports what a key's sequence shows: a deleted key still working", async () => {
+    const fault = FAULTS.find((f) => f.name === "a deleted key keeps working under /v1");
+    const r = await rig(fault?.fault ?? null);
+    const auth = { authorization: `Bearer ${r.server.info.keys.owner}`, "content-type": "application/json" };
+    const made = (await (
+      await fetch(`${r.url}/api/v1/api-keys`, { method: "POST", headers: auth, body: "{}" })
+    ).json()) as {
+      id: string;
+      key: string;
+    };
+    await fetch(`${r.url}/api/v1/api-keys/${made.id}`, { method: "DELETE", headers: auth });
+    const still = await fetch(`${r.url}/v1/auth/me`, { headers: { authorization: `Bearer ${made.key}` } });
+    expect(still.status).toBe(200);
+    const found = r.proxy.judge.report.violations.filter((v) => v.ruleId === "keys/delete-immediate");
+    expect(found.map((v) => v.who)).toEqual(["server"]);
+  });
+
+  it("reports an idempotency key replayed with another body that made a second copy", async () => {
+    const fault = FAULTS.find(
+      (f) => f.name === "duplicate with the same key and another name makes a second copy",
+    );
+    const r = await rig(fault?.fault ?? null);
+    const headers = {
+      authorization: `Bearer ${r.server.info.keys.teammate}`,
+      "content-type": "application/json",
+      "x-service-idempotency-key": "proxy-replay-1",
+    };
+    // The same key, first without a name and then with one: another body, which must not make more work.
+    for (const body of [{}, { name: "copy two" }]) {
+      const res = await fetch(`${r.url}/api/v1/audiences/${idsOf(r.server).audience}/duplicate`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBeLessThan(300);
+    }
+    const found = r.proxy.judge.report.violations.filter((v) => v.ruleId === "duplicate/replay");
+    expect(found.map((v) => `${v.who} ${v.check}`)).toEqual(["server sequence/idempotency-replay"]);
+  });
+
+  it("reports a misbehaving client, and the simulator's answers to it as clean", async () => {
+    const r = await rig(null);
+    await r.server.sim.fetch(
+      new Request("http://sim/__sim/config", {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ rateLimitPerMinute: 3 }),
+      }),
+    );
+    const auth = { authorization: `Bearer ${r.server.info.keys.teammate}` };
+    const main = idsOf(r.server).audience;
+    // An invalid body, and a write retried without an idempotency key.
+    await fetch(`${r.url}/api/v1/api-keys`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: "{",
+    });
+    for (let i = 0; i < 2; i++)
+      await fetch(`${r.url}/api/v1/audiences/${main}/duplicate`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ name: "retried" }),
+      });
+    // Past the limit, and straight back in spite of Retry-After.
+    let refused = 0;
+    for (let i = 0; i < 3; i++)
+      if ((await fetch(`${r.url}/api/v1/auth/me`, { headers: auth })).status === 429) refused++;
+    expect(refused).toBeGreaterThan(0);
+    const by = (who: Finding["who"]) => r.proxy.judge.report.violations.filter((v) => v.who === who);
+    expect(
+      by("response")
+        .concat(by("server"))
+        .map((v) => v.message),
+    ).toEqual([]);
+    const client = [...by("request"), ...by("client")].map((v) => v.check);
+    expect(client).toContain("request/body");
+    expect(client).toContain("client/retry-without-idempotency-key");
+    expect(client).toContain("client/retry-after");
+    expect(r.proxy.judge.report.integration.rateLimited).toBeGreaterThan(0);
+  });
+
+  it("answers 502 in the envelope for an unreachable upstream, reports it, and keeps serving", async () => {
+    const proxy = createProxy({ upstream: "http://127.0.0.1:9" });
+    const front = await startServer(proxy, { port: 0, host: "127.0.0.1", onError: () => {} });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${front.url}/api/v1/auth/me`);
+        expect(res.status).toBe(502);
+        const body = (await res.json()) as {
+          statusCode: number;
+          url: string;
+          error: boolean;
+          data: { code: string };
+        };
+        expect(body).toMatchObject({
+          statusCode: 502,
+          url: "/api/v1/auth/me",
+          error: true,
+          data: { code: "UPSTREAM_UNREACHABLE" },
+        });
+      }
+      expect(proxy.judge.report.violations.map((v) => v.check)).toEqual([
+        "proxy/upstream-unreachable",
+        "proxy/upstream-unreachable",
+      ]);
+      expect((await fetch(`${front.url}/__proxy/report`)).status).toBe(200);
+    } finally {
+      await front.close();
+    }
+  });
+
+  it("with --errors, turns an answer that breaks a rule into a 502 naming it", async () => {
+    const fault = FAULTS.find((f) => f.name === "Cache-Control missing on private Audience answers");
+    const r = await rig(fault?.fault ?? null, { errors: true });
+    const res = await fetch(`${r.url}/api/v1/audiences/${idsOf(r.server).audience}`, {
+      headers: { authorization: `Bearer ${r.server.info.keys.owner}` },
+    });
+    expect(res.status).toBe(502);
+    const body = (await res.json()) as {
+      statusCode: number;
+      data: { code: string; violations: { check: string }[] };
+    };
+    expect(body.statusCode).toBe(502);
+    expect(body.data.code).toBe("CONTRACT_VIOLATION");
+    expect(body.data.violations.map((v) => v.check)).toContain("response/non-cacheable");
+    // A right answer passes unchanged.
+    const clean = await rig(null, { errors: true });
+    const ok = await fetch(`${clean.url}/api/v1/audiences/${idsOf(clean.server).audience}`, {
+      headers: { authorization: `Bearer ${clean.server.info.keys.owner}` },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("cache-control")).toMatch(/no-store|private/);
+  });
+});
