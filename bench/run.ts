@@ -31,6 +31,7 @@ import {
   SIMULATOR_ONLY,
 } from "./lib/workloads.ts";
 import { summarizeProfile } from "./profile.ts";
+import { benchProxy } from "./proxy.ts";
 import { benchSandboxes } from "./sandboxes.ts";
 import { benchWorlds } from "./worlds.ts";
 
@@ -49,6 +50,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --sandboxes LIST      sandbox counts to create in a fresh simulator each, timing creation and RSS
                         (default 100,1000; 0 to skip)
   --sandboxes-only      run only the sandbox measurement (and the worlds')
+  --proxy-only          run only the validating proxy's added latency and CPU (auth/me, beside the
+                        simulator alone)
   --deployment-only     run only the kit against a deployment (the simulator as staging: --clock real,
                         300 requests a minute, control plane closed) beside the kit against the simulator
   --worlds-only         run only the worlds measurement: a 5,000-Mind scenario document's build and
@@ -74,6 +77,7 @@ const { values: flags } = parseArgs({
     "sandboxes-only": { type: "boolean", default: false },
     "worlds-only": { type: "boolean", default: false },
     "deployment-only": { type: "boolean", default: false },
+    "proxy-only": { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
     "sim-node-flags": { type: "string", default: "" },
     json: { type: "string", default: "reports/bench.json" },
@@ -111,7 +115,8 @@ const warmup = num("warmup", flags.warmup, 0);
 const connections = num("connections", flags.connections, 1);
 const worldsOnly = flags["worlds-only"];
 const deploymentOnly = flags["deployment-only"];
-const sandboxesOnly = flags["sandboxes-only"] || worldsOnly || deploymentOnly;
+const proxyOnly = flags["proxy-only"];
+const sandboxesOnly = flags["sandboxes-only"] || worldsOnly || deploymentOnly || proxyOnly;
 const startupSamples = sandboxesOnly ? 1 : num("startup-samples", flags["startup-samples"], 1);
 const soakRequests = sandboxesOnly ? 0 : num("soak", flags.soak, 0);
 const soakOnly = flags["soak-only"];
@@ -120,7 +125,7 @@ const targets: TargetName[] = simulatorOnly ? ["simulator"] : list("targets", fl
 if (!targets.includes("simulator")) targets.unshift("simulator");
 const endpoints: EndpointId[] = simulatorOnly ? [] : list("endpoints", flags.endpoints, ENDPOINT_IDS);
 const sandboxCounts =
-  soakOnly || worldsOnly || deploymentOnly || flags.sandboxes === "0"
+  soakOnly || worldsOnly || deploymentOnly || proxyOnly || flags.sandboxes === "0"
     ? []
     : flags.sandboxes.split(",").map((c) => num("sandboxes", c.trim(), 1));
 const simNodeFlags = flags["sim-node-flags"].split(" ").filter((f) => f !== "");
@@ -342,9 +347,10 @@ async function main(): Promise<void> {
       log(`sandboxes: ${count} in a fresh simulator`);
       report.sandboxes.push(await benchSandboxes(count, log));
     }
-    if (!soakOnly && !deploymentOnly && (sandboxCounts.length > 0 || worldsOnly))
+    if (!soakOnly && !deploymentOnly && !proxyOnly && (sandboxCounts.length > 0 || worldsOnly))
       report.worlds = await benchWorlds(log);
     if (deploymentOnly || (!soakOnly && !sandboxesOnly)) report.deployment = await benchDeployment(log);
+    if (proxyOnly || (!soakOnly && !sandboxesOnly)) report.proxy = await benchProxy(log);
     report.checks = checks(report);
 
     printReport(report);
@@ -528,6 +534,12 @@ function checks(r: Report): TargetCheck[] {
     add("world from a 5,000-Mind document ÷ the default's build", w.fileOverDefault, "<", 1.5, "x", note);
     add("inline-scenario sandbox creation p95 ÷ the default's", w.inlineP95OverDefault, "<", 1.5, "x");
     add("RSS per inline-scenario sandbox ÷ the default's", w.inlineRssOverDefault, "<", 1.5, "x");
+  }
+  if (r.proxy) {
+    const p = r.proxy;
+    const note = `p50 ${p.direct.p50Ms.toFixed(3)} → ${p.proxied.p50Ms.toFixed(3)} ms over ${p.requests} requests`;
+    add("proxy: p50 it adds to auth/me", p.addedP50Ms, "<", 1, "ms", note);
+    add("proxy: violations on the simulator's answers", p.violations, "<", 1, "");
   }
   if (r.deployment) {
     const d = r.deployment.deployment;

@@ -1,6 +1,7 @@
 /** The benchmark's results: their shape (also written as reports/bench.json) and the printed tables. */
 
 import type { DeploymentResult } from "../deployment.ts";
+import type { ProxyResult } from "../proxy.ts";
 import { printSandboxes, type SandboxResult } from "../sandboxes.ts";
 import { printWorlds, type WorldsResult } from "../worlds.ts";
 import type { Sample } from "./load.ts";
@@ -50,6 +51,7 @@ export interface Report {
   sandboxes: SandboxResult[];
   worlds?: WorldsResult;
   deployment?: DeploymentResult;
+  proxy?: ProxyResult;
   soak: {
     requests: number;
     seconds: number;
@@ -173,6 +175,16 @@ export function printReport(r: Report): void {
 
   if (r.sandboxes.length > 0) out.push(printSandboxes(r.sandboxes).trimEnd());
   if (r.worlds) out.push(printWorlds(r.worlds).trimEnd());
+  if (r.proxy) {
+    const p = r.proxy;
+    out.push(
+      "",
+      "The validating proxy (auth/me one at a time, kept-alive, alternating rounds)",
+      `  simulator alone: p50 ${p.direct.p50Ms.toFixed(3)} ms, p99 ${p.direct.p99Ms.toFixed(3)} ms`,
+      `  through the proxy: p50 ${p.proxied.p50Ms.toFixed(3)} ms, p99 ${p.proxied.p99Ms.toFixed(3)} ms (added p50 ${p.addedP50Ms.toFixed(3)} ms, p99 ${p.addedP99Ms.toFixed(3)} ms)`,
+      `  proxy CPU per exchange: ${p.proxyCpuUsPerExchange.toFixed(0)} µs; violations reported: ${p.violations}`,
+    );
+  }
   if (r.deployment) {
     const line = (name: string, k: DeploymentResult["deployment"]) =>
       `  ${name}: ${(k.wallMs / 1000).toFixed(1)} s, exit ${k.exitCode}; checks ${k.checks.passed} passed, ${k.checks.failed} failed, ${k.checks.skipped} skipped; ${k.violations} violations, ${k.leftovers} leftovers; busiest account ${k.busiestAccount.label} ${k.busiestAccount.requests} requests`;

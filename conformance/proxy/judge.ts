@@ -44,6 +44,9 @@ export interface ProxyReport {
   integration: IntegrationTally;
 }
 
+/** Request headers that carry credentials besides the API key: never kept. */
+const SECRET_HEADERS = new Set(["cookie", "x-sim-control-token", "proxy-authorization"]);
+
 export class Judge {
   private readonly sequences = new Sequences();
   private readonly labels = new Map<string, string>();
@@ -69,9 +72,11 @@ export class Judge {
     const operation = match.kind === "found" ? match.operation : null;
     const secret = /^Bearer (\S+)$/.exec(o.requestHeaders.authorization ?? "")?.[1] ?? null;
     const label = secret ? this.labelOf(secret) : null;
-    // What curl sets by itself stays out of the replay command.
+    // What curl sets by itself stays out of the replay command; tokens other than the key are redacted.
     const headers = Object.fromEntries(
-      Object.entries(o.requestHeaders).filter(([k]) => !["host", "content-length", "connection"].includes(k)),
+      Object.entries(o.requestHeaders)
+        .filter(([k]) => !["host", "content-length", "connection"].includes(k))
+        .map(([k, v]) => [k, SECRET_HEADERS.has(k) ? "<redacted>" : v]),
     );
     if (headers.authorization !== undefined)
       headers.authorization = label ? `Bearer <${label} key>` : "<redacted>";

@@ -3,7 +3,8 @@
  * a partner reads to see how their integration behaves. Operations used and statuses met, the
  * integration checks (did the client meet a 429 and wait, a 404, did it retry writes with idempotency
  * keys), and every violation by rule with its exchange and curl. Served live, it reloads itself every few
- * seconds; the numbers are the JSON report's (each figure carries a `data-count`).
+ * seconds; the numbers are the JSON report's (each figure carries a `data-count`). It names an empty icon, so
+ * that the browser's request for one is not forwarded to the upstream and counted as traffic.
  */
 import { escapeHtml as esc } from "../../src/core/html.ts";
 import { operations } from "../lib/contract.ts";
@@ -40,7 +41,7 @@ export function renderProxyPage(r: ProxyReport, live = true): string {
   const writes = i.idempotentWrites.withKey + i.idempotentWrites.withoutKey;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Proxy report: ${esc(r.upstream)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">${live ? `<meta http-equiv="refresh" content="3">` : ""}
+<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">${live ? `<meta http-equiv="refresh" content="3">` : ""}
 <style>${CSS}</style></head><body>
 <header><h1>Validating proxy: how the integration behaves</h1>
 <p>upstream ${esc(r.upstream)} · since ${esc(r.startedAt)}${live ? " · updates every 3 s" : ""}</p></header>
