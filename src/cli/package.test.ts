@@ -166,6 +166,26 @@ describe("the installed package", () => {
         headers: { authorization: `Bearer ${manifest.users.owner.apiKey}`, prefer: "dynamic=true" },
       });
       expect(dynamic.headers.get("x-sim-prefer-fallback")).toMatch(/prism-http is not installed/);
+      // The validating proxy in front of it: a clean exchange, then on SIGTERM exit 0 and the reports.
+      const proxy = spawn(runtime, [bin, "proxy", "--upstream", origin, "--port", "0", "--report", "proxy"], {
+        cwd: dir,
+      });
+      children.push(proxy);
+      let said = "";
+      proxy.stdout.on("data", (b) => (said += b));
+      while (!/proxy: http:\/\/\S+/.test(said) && Date.now() < deadline + 30_000)
+        await new Promise((r) => setTimeout(r, 50));
+      const front = /proxy: (http:\/\/\S+)/.exec(said)?.[1];
+      expect(front, said).toBeDefined();
+      const through = await fetch(`${front}/api/v1/auth/me`, {
+        headers: { authorization: `Bearer ${manifest.users.owner.apiKey}` },
+      });
+      expect(through.status).toBe(200);
+      const stopped = new Promise((done) => proxy.on("close", done));
+      proxy.kill("SIGTERM");
+      expect(await stopped, said).toBe(0);
+      const judged = JSON.parse(readFileSync(join(dir, "proxy", "proxy-report.json"), "utf8"));
+      expect([judged.exchanges, judged.violations.length]).toEqual([1, 0]);
       server.kill("SIGTERM");
     },
     120_000,
