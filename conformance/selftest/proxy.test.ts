@@ -8,6 +8,7 @@ import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer } from "../../src/node/server.ts";
 import { runCheck } from "../lib/context.ts";
+import { hypothesis } from "../lib/helpers.ts";
 import type { Finding } from "../proxy/judge.ts";
 import { createProxy } from "../proxy/proxy.ts";
 import { FAULTS } from "./faults.ts";
@@ -80,15 +81,7 @@ async function session(base: string, key: string, ids: { audience: string; mind:
   const preview = await fetch(`${base}/api/v1/audiences/${ids.audience}/formations/preview`, {
     method: "POST",
     headers: { ...json, accept: "application/x-ndjson" },
-    body: JSON.stringify({
-      hypothesis: {
-        intent: "split",
-        subgroups: [
-          { id: "a", label: "A" },
-          { id: "b", label: "B" },
-        ],
-      },
-    }),
+    body: JSON.stringify({ hypothesis: hypothesis(2) }),
   });
   const text = await preview.text();
   expect(preview.status, text.slice(0, 300)).toBe(200);
@@ -137,6 +130,37 @@ describe("the validating proxy", () => {
     expect(still.status).toBe(200);
     const found = r.proxy.judge.report.violations.filter((v) => v.ruleId === "keys/delete-immediate");
     expect(found.map((v) => v.who)).toEqual(["server"]);
+  });
+
+  it("reports a deleted Formation read back, and a page after hasMore that holds nothing", async () => {
+    const deleted = FAULTS.find((f) => f.name === "a deleted Formation is still readable");
+    const phantom = FAULTS.find(
+      (f) => f.name === "hasMore true on a last page that ends at a multiple of limit",
+    );
+    const both: Fault = (req, next, env) =>
+      (deleted?.fault as Fault)(req, (r) => (phantom?.fault as Fault)(r, next, env), env);
+    const r = await rig(both);
+    const auth = { authorization: `Bearer ${r.server.info.keys.owner}`, "content-type": "application/json" };
+    const list = `${r.url}/api/v1/audiences/${idsOf(r.server).audience}/formations`;
+    const made = await fetch(list, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ hypothesis: hypothesis(2) }),
+    });
+    expect(made.status).toBeLessThan(300);
+    const id = ((await made.json()) as { data: { id: string } }).data.id;
+    expect((await fetch(`${list}/${id}`, { method: "DELETE", headers: auth })).status).toBe(204);
+    expect((await fetch(`${list}/${id}`, { headers: auth })).status).toBe(200);
+    // Every Formation on one page, then the page its hasMore promised.
+    const first = (await (await fetch(`${list}?limit=100`, { headers: auth })).json()) as {
+      pagination: { total: number };
+    };
+    const total = first.pagination.total;
+    await fetch(`${list}?limit=${total}&offset=0`, { headers: auth });
+    await fetch(`${list}?limit=${total}&offset=${total}`, { headers: auth });
+    const rules = r.proxy.judge.report.violations.map((v) => `${v.who} ${v.ruleId} ${v.check}`);
+    expect(rules).toContain("server formations/lifecycle sequence/read-after-delete");
+    expect(rules).toContain("server formations/pagination sequence/phantom-page");
   });
 
   it("reports an idempotency key replayed with another body that made a second copy", async () => {
