@@ -9,7 +9,7 @@ import { responseViolations } from "../lib/contract.ts";
 import { Exchange } from "../lib/http.ts";
 import { type Violation, violation } from "../lib/report.ts";
 import { matchOperation, requestViolations } from "../lib/requests.ts";
-import { type IntegrationTally, type Party, Sequences } from "./sequences.ts";
+import { hash, type IntegrationTally, type Party, Sequences } from "./sequences.ts";
 
 /** One exchange as the proxy saw it. */
 export interface Observed {
@@ -130,10 +130,11 @@ export class Judge {
 
   /** A stable name per key for curl commands (`${KEY_CLIENT_2}`), never the key. */
   private labelOf(secret: string): string {
-    let label = this.labels.get(secret);
+    const key = hash(secret);
+    let label = this.labels.get(key);
     if (!label) {
       label = this.labels.size === 0 ? "client" : `client_${this.labels.size + 1}`;
-      this.labels.set(secret, label);
+      this.labels.set(key, label);
     }
     return label;
   }

@@ -38,7 +38,7 @@ const RETRY_WINDOW_MS = 60_000;
 
 interface KeyState {
   retryAfterUntil: number | null;
-  /** Idempotency key → the body it was first sent with and the resource the first 2xx made. */
+  /** Idempotency key → a digest of the body it was first sent with, and the resource the first 2xx made. */
   replays: Map<string, { body: string; made: string | null }>;
   /** Recent writes of operations in IDEMPOTENT without a key: op+path+body → when. */
   unkeyedWrites: Map<string, number>;
@@ -58,7 +58,10 @@ export interface IntegrationTally {
 
 export class Sequences {
   private readonly keys = new Map<string, KeyState>();
-  /** Secrets of keys whose creation the proxy saw, by key ID; and the IDs deleted since. */
+  /**
+   * Keys whose creation the proxy saw, by key ID, and the keys deleted since: digests only, so that no
+   * secret is kept (nor any body: replays keep a digest of theirs).
+   */
   private readonly secretOf = new Map<string, string>();
   private readonly deletedSecrets = new Set<string>();
   readonly tally: IntegrationTally = {
@@ -77,14 +80,15 @@ export class Sequences {
         violation: violation({ check, rule: ruleText(rule), ruleId: rule, message, exchange: ex }),
       });
     if (ex.status === 404) this.tally.notFound++;
-    if (secret && this.deletedSecrets.has(secret) && ex.status !== 401)
+    const digest = secret ? hash(secret) : null;
+    if (digest && this.deletedSecrets.has(digest) && ex.status !== 401)
       find(
         "server",
         "keys/delete-immediate",
         "sequence/deleted-key",
         `a deleted key was answered ${ex.status}, not 401`,
       );
-    const state = secret ? this.state(secret) : null;
+    const state = digest ? this.state(digest) : null;
     const opId = ex.operation?.operationId ?? null;
     if (state) {
       if (state.retryAfterUntil !== null) {
@@ -118,7 +122,7 @@ export class Sequences {
       typeof ex.body?.id === "string" &&
       typeof ex.body?.key === "string"
     )
-      this.secretOf.set(ex.body.id, ex.body.key);
+      this.secretOf.set(ex.body.id, hash(ex.body.key));
     if (opId === "deleteApiKey" && ex.status === 204) {
       const id = new URL(ex.url).pathname.split("/").at(-1) ?? "";
       const gone = this.secretOf.get(decodeURIComponent(id));
@@ -127,8 +131,8 @@ export class Sequences {
     return out;
   }
 
-  private state(secret: string): KeyState {
-    let s = this.keys.get(secret);
+  private state(key: string): KeyState {
+    let s = this.keys.get(key);
     if (!s) {
       s = {
         retryAfterUntil: null,
@@ -137,7 +141,7 @@ export class Sequences {
         deleted: new Map(),
         pages: new Map(),
       };
-      this.keys.set(secret, s);
+      this.keys.set(key, s);
     }
     return s;
   }
@@ -152,11 +156,11 @@ export class Sequences {
     const spec = IDEMPOTENT[opId];
     if (!spec) return;
     const key = ex.requestHeaders[spec.header] ?? null;
-    const body = ex.requestBodyText ?? "";
+    const body = hash(ex.requestBodyText ?? "");
     const made = madeId(ex);
     if (key === null) {
       this.tally.idempotentWrites.withoutKey++;
-      const write = `${opId} ${new URL(ex.url).pathname} ${hash(body)}`;
+      const write = `${opId} ${new URL(ex.url).pathname} ${body}`;
       const before = state.unkeyedWrites.get(write);
       if (before !== undefined && at - before < RETRY_WINDOW_MS)
         find(
@@ -213,6 +217,7 @@ function madeId(ex: Exchange): string | null {
   return b?.id ?? b?.data?.id ?? b?.data?.operation?.id ?? null;
 }
 
-function hash(text: string): string {
+/** A digest that stands for a secret or a body in what the proxy keeps. */
+export function hash(text: string): string {
   return createHash("sha1").update(text).digest("hex");
 }
