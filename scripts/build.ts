@@ -12,7 +12,7 @@
  *
  * Usage: node scripts/build.ts [--if-stale]
  */
-import { copyFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +28,15 @@ const META = path.join(DIST, "cli.meta.json");
 const KIT_BUNDLE = path.join(DIST, "conformance.mjs");
 const KIT_META = path.join(DIST, "conformance.meta.json");
 const SCALAR = path.join(DIST, "scalar.js");
+/**
+ * pdf-lib, bundled and minified on its own and loaded by the export writers on the first PDF export: the
+ * package ships this file (about 440 KB) instead of depending on pdf-lib, whose published package
+ * holds four builds of itself (24 MB in every consumer's node_modules). Its licence and those of what it
+ * bundles go beside it.
+ */
+const PDF_LIB = path.join(DIST, "vendor/pdf-lib.mjs");
+const PDF_LIB_LICENSES = path.join(DIST, "vendor/pdf-lib.LICENSES.txt");
+const PDF_LIB_PACKAGES = ["pdf-lib", "@pdf-lib/standard-fonts", "@pdf-lib/upng", "pako", "tslib"];
 
 /**
  * V8 keeps the code it compiled for the bundle (and for the packages loaded later) in dist/.compile-cache
@@ -52,14 +61,22 @@ setTimeout(flushCompileCache, 2000).unref();
  * its browser bundle with `createRequire(import.meta.url)`, which from dist/ resolves in node_modules as
  * it does from src/node/.
  */
-const EXTERNAL = ["pdf-lib", "pptxgenjs", "jszip", "@stoplight/*", "@scalar/*"];
+const EXTERNAL = ["pptxgenjs", "jszip", "@stoplight/*", "@scalar/*"];
+
+/** `import("pdf-lib")` in the bundles loads the vendored build beside them (PDF_LIB). */
+const vendoredPdfLib: Plugin = {
+  name: "vendored-pdf-lib",
+  setup(b) {
+    b.onResolve({ filter: /^pdf-lib$/ }, () => ({ path: "./vendor/pdf-lib.mjs", external: true }));
+  },
+};
 
 /** Files whose change can change the bundle without being one of its inputs. */
 const BUILD_INPUTS = ["scripts/build.ts", "package-lock.json", "tsconfig.json"];
 
 /** True when both bundles exist and no input of their last build (nor the build itself) is newer. */
 function isFresh(): boolean {
-  return isFreshBundle(BUNDLE, META, [ENTRY, SCALAR]) && isFreshBundle(KIT_BUNDLE, KIT_META, []);
+  return isFreshBundle(BUNDLE, META, [ENTRY, SCALAR, PDF_LIB]) && isFreshBundle(KIT_BUNDLE, KIT_META, []);
 }
 
 function isFreshBundle(bundle: string, metaFile: string, also: string[]): boolean {
@@ -138,7 +155,7 @@ export async function build(): Promise<void> {
       // Stack traces name dist/*.mjs; with `node --enable-source-maps` they name the sources (it costs
       // about 20 ms of start-up, so npm start goes without).
       sourcemap: true,
-      plugins: [builtinsByRequire],
+      plugins: [builtinsByRequire, vendoredPdfLib],
       metafile: true,
       logLevel: "warning",
     });
@@ -146,7 +163,29 @@ export async function build(): Promise<void> {
     bundle("src/cli/main.ts", BUNDLE, EXTERNAL),
     // The kit checks HTTP answers; it never renders a document or starts Prism, so it keeps nothing out.
     bundle("conformance/cli.ts", KIT_BUNDLE, []),
+    esbuild({
+      absWorkingDir: ROOT,
+      entryPoints: ["pdf-lib"],
+      outfile: PDF_LIB,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node22",
+      mainFields: ["module", "main"],
+      minify: true,
+      legalComments: "none",
+      logLevel: "warning",
+    }),
   ]);
+  const require = createRequire(import.meta.url);
+  writeFileSync(
+    PDF_LIB_LICENSES,
+    PDF_LIB_PACKAGES.map((name) => {
+      const dir = path.dirname(require.resolve(`${name}/package.json`));
+      const file = readdirSync(dir).find((f) => /^licen[cs]e/i.test(f));
+      return `${name}\n\n${file ? readFileSync(path.join(dir, file), "utf8") : "(no licence file)"}`;
+    }).join(`\n${"-".repeat(72)}\n`),
+  );
   // The API reference page's browser bundle, copied beside the server so that an installed package needs
   // only this file, not @scalar/api-reference and its dependency tree (src/node/docs.ts looks here first).
   copyFileSync(createRequire(import.meta.url).resolve("@scalar/api-reference/browser/standalone.js"), SCALAR);
