@@ -7,10 +7,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "vitest";
 import { startServer } from "../../src/node/server.ts";
 import { createSimulator, type Simulator } from "../../src/simulator.ts";
 import { configOf } from "../lib/config-of.ts";
-import { type CheckDef, type RunOptions, runCheck } from "../lib/context.ts";
+import { type CheckDef, type RunOptions, runCheck, UNDECLARED_RULE } from "../lib/context.ts";
 import type { Violation } from "../lib/report.ts";
 import { discover, type TargetInfo } from "../lib/target.ts";
 
@@ -45,17 +46,7 @@ export async function brokenServer(
   layer: HttpLayer = "host",
 ): Promise<BrokenServer> {
   const sim = createSimulator({ clock: "manual", wallClock: Date.now });
-  const env: FaultEnv = { sim, memory: new Map() };
-  const handler = {
-    fetch: (req: Request) => {
-      const control = new URL(req.url).pathname.startsWith("/__sim");
-      return fault && !control ? fault(req, (r) => sim.fetch(r), env) : sim.fetch(req);
-    },
-  };
-  const server =
-    layer === "host"
-      ? await startServer(handler, { port: 0, host: "127.0.0.1", onError: () => {} })
-      : await plainServer(handler.fetch);
+  const server = await serveBroken(sim, fault, layer);
   const info = await discover({
     target: server.url,
     config: null,
@@ -67,6 +58,24 @@ export async function brokenServer(
     runId: `selftest-${process.pid}`,
   });
   return { info, sim, close: server.close };
+}
+
+/** `sim` behind `fault` (the control plane passes untouched), served over `layer` on a free port. */
+async function serveBroken(
+  sim: Simulator,
+  fault: Fault | null,
+  layer: HttpLayer,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const env: FaultEnv = { sim, memory: new Map() };
+  const handler = {
+    fetch: (req: Request) => {
+      const control = new URL(req.url).pathname.startsWith("/__sim");
+      return fault && !control ? fault(req, (r) => sim.fetch(r), env) : sim.fetch(req);
+    },
+  };
+  return layer === "host"
+    ? await startServer(handler, { port: 0, host: "127.0.0.1", onError: () => {} })
+    : await plainServer(handler.fetch);
 }
 
 /** The operator's control token of a deployment-mode server: the kit is never given it. */
@@ -96,17 +105,7 @@ export async function deploymentServer(
     controlToken: OPERATOR,
     rateLimitPerMinute: rateLimitPerMinute ?? 1_000_000,
   });
-  const env: FaultEnv = { sim, memory: new Map() };
-  const handler = {
-    fetch: (req: Request) => {
-      const control = new URL(req.url).pathname.startsWith("/__sim");
-      return fault && !control ? fault(req, (r) => sim.fetch(r), env) : sim.fetch(req);
-    },
-  };
-  const server =
-    layer === "host"
-      ? await startServer(handler, { port: 0, host: "127.0.0.1", onError: () => {} })
-      : await plainServer(handler.fetch);
+  const server = await serveBroken(sim, fault, layer);
   await sim.ready;
   const config = configOf(sim.manifest(), server.url, { pollTimeoutMs: 15_000, rateLimitPerMinute });
   const dir = mkdtempSync(join(tmpdir(), "kit-deployment-"));
@@ -165,6 +164,19 @@ async function plainServer(
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Asserts that `found` holds a report of `c`'s check and no finding under a rule its check does not
+ * declare; on failure, says what was reported instead.
+ */
+export function expectReported(found: readonly Violation[], c: { reportedBy: string }): void {
+  expect(found.filter((v) => v.rule.includes(UNDECLARED_RULE)).map((v) => `${v.check}: ${v.rule}`)).toEqual(
+    [],
+  );
+  const hit = found.filter((v) => v.check.startsWith(c.reportedBy));
+  const seen = [...new Set(found.map((v) => `${v.check}: ${v.message}`))].slice(0, 5).join(" | ");
+  expect(hit.length, `not reported by ${c.reportedBy}; reported: ${seen || "nothing"}`).toBeGreaterThan(0);
 }
 
 /** Runs checks and returns every violation (a check that could not finish contributes what it found). */
