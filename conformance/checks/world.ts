@@ -184,9 +184,9 @@ export const world = check(
         if (scripted.found.length) runner.report(await runner.shrink(scripted, shrinkBudget(ctx)), null);
         else {
           const runs = ctx.info.quick ? sequencesWithin(ctx, steps.length) : ctx.numRuns(RANDOM_SEQUENCES);
-          if (runs < RANDOM_SEQUENCES)
+          if (ctx.info.quick && runs < RANDOM_SEQUENCES)
             ctx.partly(
-              `${runs} random sequences of ${RANDOM_SEQUENCES}, what the accounts' windows had left after the scripted one`,
+              `${runs} random sequence${runs === 1 ? "" : "s"} of ${RANDOM_SEQUENCES}, what the accounts' windows had left after the scripted one`,
             );
           await runner.explore("world sequences", runs, MAX_STEPS, shrinkBudget(ctx));
         }
