@@ -114,6 +114,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   const proxy = createProxy({
     upstream: o.upstream,
     errors: o.errors,
+    onError: (e) => process.stderr.write(`proxy: an exchange could not be judged: ${(e as Error).message}\n`),
     onFinding: (f) => {
       if (options.quiet) return;
       const where = f.operation ? `${f.operation.operationId} ` : "";

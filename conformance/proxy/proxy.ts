@@ -16,6 +16,8 @@ export interface ProxyOptions {
   errors?: boolean;
   /** Told every finding as it is made (the terminal log). */
   onFinding?: (f: Finding) => void;
+  /** Told when an exchange could not be judged (a fault of the proxy, not of the traffic). */
+  onError?: (error: unknown) => void;
   /** How the upstream is reached (global fetch by default). */
   fetch?: typeof globalThis.fetch;
   now?: () => number;
@@ -49,8 +51,15 @@ export function createProxy(options: ProxyOptions): Proxy {
   const send = options.fetch ?? globalThis.fetch;
   const now = options.now ?? Date.now;
   const judge = new Judge(upstream, now());
+  // Judging never stands in the way of forwarding: an exchange the judge cannot read is passed on as is.
   const record = (o: Observed): Finding[] => {
-    const found = judge.judge(o);
+    let found: Finding[];
+    try {
+      found = judge.judge(o);
+    } catch (e) {
+      options.onError?.(e);
+      return [];
+    }
     for (const f of found) options.onFinding?.(f);
     return found;
   };

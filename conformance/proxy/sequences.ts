@@ -125,7 +125,7 @@ export class Sequences {
       this.secretOf.set(ex.body.id, hash(ex.body.key));
     if (opId === "deleteApiKey" && ex.status === 204) {
       const id = new URL(ex.url).pathname.split("/").at(-1) ?? "";
-      const gone = this.secretOf.get(decodeURIComponent(id));
+      const gone = this.secretOf.get(id) ?? this.secretOf.get(safeDecode(id));
       if (gone) this.deletedSecrets.add(gone);
     }
     return out;
@@ -215,6 +215,14 @@ function madeId(ex: Exchange): string | null {
   if (ex.status < 200 || ex.status >= 300) return null;
   const b = ex.body;
   return b?.id ?? b?.data?.id ?? b?.data?.operation?.id ?? null;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 /** A digest that stands for a secret or a body in what the proxy keeps. */

@@ -4,6 +4,7 @@
  * they break, by single exchanges and by a key's sequence; a misbehaving client is reported as the
  * client's doing while the simulator's answers stay clean; an unreachable upstream is a 502, not a crash.
  */
+import { connect } from "node:net";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer } from "../../src/node/server.ts";
@@ -225,6 +226,40 @@ describe("the validating proxy", () => {
     expect(client).toContain("client/retry-without-idempotency-key");
     expect(client).toContain("client/retry-after");
     expect(r.proxy.judge.report.integration.rateLimited).toBeGreaterThan(0);
+  });
+
+  it("forwards hostile requests for the upstream to answer, reports them, and keeps serving", async () => {
+    const r = await rig(null);
+    const auth = `Bearer ${r.server.info.keys.owner}`;
+    const { port } = new URL(r.url);
+    const raw = (text: string) =>
+      new Promise<string>((done) => {
+        // Written, not half-closed: a client that waits for its answer (`Connection: close` ends it).
+        const socket = connect(Number(port), "127.0.0.1", () => socket.write(text));
+        let got = "";
+        socket.on("data", (b) => (got += b));
+        socket.on("close", () => done(got));
+        socket.on("error", () => done(got));
+      });
+    const answers = [
+      await raw(
+        `GET /api/v1/audiences/%E0%A4%A HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nConnection: close\r\n\r\n`,
+      ),
+      await raw(
+        `DELETE /api/v1/api-keys/%ZZ HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nConnection: close\r\n\r\n`,
+      ),
+      await raw(`PROPFIND /api/v1/auth/me HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+      await raw(
+        `POST /api/v1/api-keys HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nContent-Type: application/json\r\nContent-Length: 4\r\nConnection: close\r\n\r\n\u00ff\u00fe{[`,
+      ),
+      await raw("NOT HTTP AT ALL\r\n\r\n"),
+    ];
+    for (const [i, a] of answers.entries()) expect(a, String(i)).toMatch(/^HTTP\/1\.1 4\d\d /);
+    expect((await fetch(`${r.url}/__proxy/report`)).status).toBe(200);
+    expect(r.proxy.judge.report.violations.some((v) => v.who === "request")).toBe(true);
+    expect(r.proxy.judge.report.violations.filter((v) => v.who === "response" || v.who === "server")).toEqual(
+      [],
+    );
   });
 
   it("answers 502 in the envelope for an unreachable upstream, reports it, and keeps serving", async () => {

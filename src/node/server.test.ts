@@ -472,3 +472,35 @@ describe("node:http host, light path (a Handler, no web Request)", () => {
     expect(body).toBe("");
   });
 });
+
+describe("node:http host, a client that half-closes", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    // A handler that takes its time, as a proxy waiting on its upstream does.
+    const slow: FetchHandler = {
+      fetch: async () => {
+        await sleep(50);
+        return new Response("late but sure", { headers: { "content-type": "text/plain" } });
+      },
+    };
+    server = await startServer(slow, { port: 0, host: "127.0.0.1" });
+  });
+  afterAll(() => server.close());
+
+  it("still gets the answer to a request it sent before ending its side of the connection", async () => {
+    const wire = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(server.port, "127.0.0.1", () =>
+        socket.end("GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+      );
+      let out = "";
+      socket.setEncoding("latin1");
+      socket.on("data", (d: string) => {
+        out += d;
+      });
+      socket.on("close", () => resolve(out));
+      socket.on("error", reject);
+    });
+    expect(wire).toMatch(/^HTTP\/1\.1 200 /);
+    expect(splitResponse(wire).body).toContain("late but sure");
+  });
+});

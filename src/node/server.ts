@@ -96,6 +96,9 @@ export function startServer(served: Handler | FetchHandler, options: ServerOptio
     writeEnvelope(res, 417, "Expectation Failed", pathOf(req.url), { connection: "close" });
   });
   server.on("clientError", onClientError);
+  // A client may half-close its socket once its request is sent (HTTP/1.1 allows it): it still gets its
+  // answer, however long the answer takes (Node otherwise drops a request whose answer was not yet started).
+  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 
   return new Promise((resolve, reject) => {
     const onListenError = (error: Error): void => reject(error);
