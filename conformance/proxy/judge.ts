@@ -5,7 +5,9 @@
  * operations used, statuses met, violations by rule, and how the client behaved. Bodies are kept only as
  * the violations' excerpts, with keys redacted.
  */
-import { responseViolations } from "../lib/contract.ts";
+
+import { ruleText } from "../lib/context.ts";
+import { envelopeProblems, operationsById, responseViolations } from "../lib/contract.ts";
 import { Exchange } from "../lib/http.ts";
 import { type Violation, violation } from "../lib/report.ts";
 import { matchOperation, requestViolations } from "../lib/requests.ts";
@@ -93,8 +95,10 @@ export class Judge {
       o.ms,
     );
     const at = new Date(o.at).toISOString();
+    const refused = requestViolations(ex);
     const found: Finding[] = [
-      ...requestViolations(ex).map((v) => ({ ...v, who: "request" as const, at })),
+      ...refused.map((v) => ({ ...v, who: "request" as const, at })),
+      ...refusals(ex, refused).map((v) => ({ ...v, who: "server" as const, at })),
       // A body too large to keep is judged by its status and headers only.
       ...(o.responseBody === null ? [] : responseViolations(ex)).map((v) => ({
         ...v,
@@ -154,3 +158,93 @@ export class Judge {
 }
 
 const whoOf = (party: Party): Finding["who"] => (party === "client" ? "client" : "server");
+
+/** What the contract answers a request that breaks one of these rules, when it breaks that one alone. */
+const ANSWER: Record<string, number> = {
+  "auth/401": 401,
+  "input/media-type-415": 415,
+  "input/body-size-413": 413,
+  "input/invalid-400": 400,
+  "ids/malformed-400": 400,
+};
+
+/**
+ * The upstream's part in a request the contract refuses: a missing key is 401 whatever else is wrong;
+ * a request with one kind of problem gets that problem's status; any refused request gets a 4xx, never
+ * a success (the kit's generic checks hold a server to the same).
+ */
+function refusals(ex: Exchange, refused: readonly Violation[]): Violation[] {
+  const say = (rule: string, message: string) => [
+    violation({ check: "response/refusal", rule: ruleText(rule), ruleId: rule, message, exchange: ex }),
+  ];
+  const media = (ex.requestHeaders["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  // A JSON media type with parameters, in any case, is still JSON.
+  if (ex.status === 415 && (media === "application/json" || media.endsWith("+json")))
+    return say(
+      "input/media-type-415",
+      `a body sent as ${ex.requestHeaders["content-type"]} was refused as another media type`,
+    );
+  if (refused.some((v) => v.check === "request/wrong-method")) return wrongMethod(ex, say);
+  const op = ex.operation ? operationsById.get(ex.operation.operationId) : undefined;
+  if (!op) return [];
+  // A malformed ID is 400 only where the operation documents 400; elsewhere it names nothing: 404. An
+  // operation that documents no 400 reads a bad query value as none, so it sets no expectation.
+  const want = (rule: string): number | null =>
+    rule === "ids/malformed-400" && !op.statuses.includes(400)
+      ? 404
+      : op.statuses.includes(ANSWER[rule] as number)
+        ? (ANSWER[rule] as number)
+        : null;
+  const rules = [
+    ...new Set(
+      refused
+        .map((v) => v.ruleId)
+        .filter((r): r is string => r !== undefined && r in ANSWER && want(r) !== null),
+    ),
+  ];
+  if (rules.length === 0) return [];
+  if (rules.includes("auth/401"))
+    return ex.status === 401
+      ? []
+      : say("auth/401", `a request without an API key was answered ${ex.status}, not 401`);
+  if (rules.length === 1) {
+    const rule = rules[0] as string;
+    const status = want(rule) as number;
+    return ex.status === status
+      ? []
+      : say(rule, `a request that ${describe(refused, rule)} was answered ${ex.status}, not ${status}`);
+  }
+  return ex.status >= 400 && ex.status < 500
+    ? []
+    : say(
+        rules[0] as string,
+        `a request the contract refuses (${rules.join(", ")}) was answered ${ex.status}, not a 4xx`,
+      );
+}
+
+/** A method the path does not serve: a 4xx in the envelope; a 405 names what the path serves in Allow. */
+function wrongMethod(ex: Exchange, say: (rule: string, message: string) => Violation[]): Violation[] {
+  const pathname = new URL(ex.url).pathname;
+  const m = matchOperation(ex.method, pathname);
+  if (m.kind !== "method-not-allowed") return [];
+  if (ex.status < 400 || ex.status >= 500)
+    return say(
+      "http/wrong-method",
+      `${ex.method} ${pathname}, which the path does not serve, was answered ${ex.status}`,
+    );
+  const problems = envelopeProblems(ex.json, ex.status, [pathname, pathname + new URL(ex.url).search]);
+  if (problems.length) return say("errors/envelope", `${ex.method} ${pathname}: ${problems.join("; ")}`);
+  const allow = (ex.header("allow") ?? "").split(",").map((x) => x.trim().toUpperCase());
+  const missing = m.allowed.filter((x) => !allow.includes(x));
+  return ex.status === 405 && missing.length
+    ? say(
+        "http/wrong-method",
+        `405 for ${ex.method} ${pathname} with Allow ${JSON.stringify(ex.header("allow"))}, which leaves out ${missing.join(", ")}`,
+      )
+    : [];
+}
+
+function describe(refused: readonly Violation[], rule: string): string {
+  const first = refused.find((v) => v.ruleId === rule);
+  return first ? `broke it (${first.message})` : "broke it";
+}

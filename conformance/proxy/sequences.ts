@@ -7,6 +7,7 @@
  * ID only if its creation went through it.
  */
 import { createHash } from "node:crypto";
+import { LIMITS } from "../../src/contract/limits.ts";
 import { ruleText } from "../lib/context.ts";
 import type { Exchange } from "../lib/http.ts";
 import { type Violation, violation } from "../lib/report.ts";
@@ -155,7 +156,9 @@ export class Sequences {
   ): void {
     const spec = IDEMPOTENT[opId];
     if (!spec) return;
-    const key = ex.requestHeaders[spec.header] ?? null;
+    // A key past the contract's length is ignored by the server (`x-ignored-beyond-length`): no key at all.
+    const sent = ex.requestHeaders[spec.header] ?? null;
+    const key = sent !== null && sent.length <= LIMITS.idempotencyKey ? sent : null;
     const body = hash(ex.requestBodyText ?? "");
     const made = madeId(ex);
     if (key === null) {
@@ -173,9 +176,11 @@ export class Sequences {
       return;
     }
     this.tally.idempotentWrites.withKey++;
-    const first = state.replays.get(`${opId} ${key}`);
+    // A key is the caller's for one operation on one resource (an Audience's duplicate, its recalibration).
+    const scope = `${opId} ${new URL(ex.url).pathname} ${key}`;
+    const first = state.replays.get(scope);
     if (!first) {
-      state.replays.set(`${opId} ${key}`, { body, made });
+      state.replays.set(scope, { body, made });
       return;
     }
     if (first.made && made && made !== first.made)
