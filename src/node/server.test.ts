@@ -16,10 +16,15 @@ const BAD_REQUEST = {
   error: true,
 };
 
-/** Sends raw bytes on a fresh connection; resolves with everything the server sent before closing. */
-function raw(port: number, bytes: string, timeoutMs = 5_000): Promise<string> {
+/**
+ * Sends raw bytes on a fresh connection; resolves with everything the server sent before closing. With
+ * `halfClose`, the client ends its side once the bytes are out, as HTTP/1.1 allows.
+ */
+function raw(port: number, bytes: string, timeoutMs = 5_000, halfClose = false): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, "127.0.0.1", () => socket.write(bytes));
+    const socket = net.connect(port, "127.0.0.1", () =>
+      halfClose ? socket.end(bytes) : socket.write(bytes),
+    );
     let out = "";
     socket.setEncoding("latin1");
     socket.on("data", (d: string) => {
@@ -488,18 +493,12 @@ describe("node:http host, a client that half-closes", () => {
   afterAll(() => server.close());
 
   it("still gets the answer to a request it sent before ending its side of the connection", async () => {
-    const wire = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(server.port, "127.0.0.1", () =>
-        socket.end("GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
-      );
-      let out = "";
-      socket.setEncoding("latin1");
-      socket.on("data", (d: string) => {
-        out += d;
-      });
-      socket.on("close", () => resolve(out));
-      socket.on("error", reject);
-    });
+    const wire = await raw(
+      server.port,
+      "GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+      5_000,
+      true,
+    );
     expect(wire).toMatch(/^HTTP\/1\.1 200 /);
     expect(splitResponse(wire).body).toContain("late but sure");
   });
