@@ -75,6 +75,8 @@ export function createProxy(options: ProxyOptions): Proxy {
       requestHeaders[name] = value;
       if (!HOP_BY_HOP.has(name)) headers.set(name, value);
     });
+    // Answers come uncompressed, to be read (fetch would otherwise ask for gzip and decode it itself).
+    headers.set("accept-encoding", "identity");
     const requestBody = body && body.byteLength > 0 ? new TextDecoder().decode(body) : null;
     let answer: Response;
     try {
@@ -103,7 +105,9 @@ export function createProxy(options: ProxyOptions): Proxy {
       at,
     });
     const outHeaders = new Headers(answer.headers);
-    for (const h of ["content-length", "transfer-encoding", "connection", "keep-alive"]) outHeaders.delete(h);
+    // The body passed on is the one fetch read: decoded, whatever the upstream's framing was.
+    for (const h of ["content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive"])
+      outHeaders.delete(h);
     if (options.errors || answer.body === null) {
       const bytes = answer.body === null ? new Uint8Array() : new Uint8Array(await answer.arrayBuffer());
       const text = bytes.byteLength <= JUDGED_BODY_BYTES ? new TextDecoder().decode(bytes) : null;

@@ -4,7 +4,9 @@
  * they break, by single exchanges and by a key's sequence; a misbehaving client is reported as the
  * client's doing while the simulator's answers stay clean; an unreachable upstream is a 502, not a crash.
  */
-import { connect } from "node:net";
+import http from "node:http";
+import { type AddressInfo, connect } from "node:net";
+import { gzipSync } from "node:zlib";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer } from "../../src/node/server.ts";
@@ -310,6 +312,29 @@ describe("the validating proxy", () => {
     expect(r.proxy.judge.report.violations.filter((v) => v.who === "response" || v.who === "server")).toEqual(
       [],
     );
+  });
+
+  it("passes on a compressed answer readable, as the client's fetch would read it", async () => {
+    const asked: string[] = [];
+    const upstream = http.createServer((req, res) => {
+      asked.push(String(req.headers["accept-encoding"]));
+      // An upstream that compresses whatever it is asked.
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.end(gzipSync(JSON.stringify({ id: "00000000-0000-4000-8000-000000000000" })));
+    });
+    await new Promise<void>((done) => upstream.listen(0, "127.0.0.1", done));
+    const proxy = createProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` });
+    const front = await startServer(proxy, { port: 0, host: "127.0.0.1", onError: () => {} });
+    try {
+      const res = await fetch(`${front.url}/api/v1/auth/me`, {
+        headers: { authorization: "Bearer service_x" },
+      });
+      expect(await res.json()).toEqual({ id: "00000000-0000-4000-8000-000000000000" });
+      expect(asked).toEqual(["identity"]);
+    } finally {
+      await front.close();
+      upstream.close();
+    }
   });
 
   it("answers 502 in the envelope for an unreachable upstream, reports it, and keeps serving", async () => {
