@@ -5,9 +5,10 @@
  * it shares with the kit.
  */
 import { isJsonType } from "../../src/core/body.ts";
+import { coerceParameter } from "../../src/core/params.ts";
 import { Router } from "../../src/core/router.ts";
 import { ruleText } from "./context.ts";
-import { operations, validate } from "./contract.ts";
+import { operations, operationsById, validate } from "./contract.ts";
 import type { Exchange, OperationRef } from "./http.ts";
 import { type Violation, violation } from "./report.ts";
 import { RULES, type RuleId } from "./rules.ts";
@@ -32,15 +33,11 @@ export function matchOperation(method: string, pathname: string): Match {
   return { kind: "not-found" };
 }
 
-function coerce(value: string, schema: Record<string, unknown>): unknown {
-  if (schema.type === "integer" || schema.type === "number")
-    return value.trim() === "" ? Number.NaN : Number(value);
-  if (schema.type === "boolean") return value === "true" ? true : value === "false" ? false : value;
-  return value;
-}
-
-/** What is wrong with the request of `ex` by the contract alone (nothing, for a well-formed one). */
-export function requestViolations(ex: Exchange): Violation[] {
+/**
+ * What is wrong with the request of `ex` by the contract alone (nothing, for a well-formed one); `m` is
+ * its match, when the caller has it already.
+ */
+export function requestViolations(ex: Exchange, m?: Match): Violation[] {
   const out: Violation[] = [];
   const url = new URL(ex.url);
   // A catalogue rule is quoted with its line and section; a contract rule as written.
@@ -54,7 +51,7 @@ export function requestViolations(ex: Exchange): Violation[] {
         exchange: ex,
       }),
     );
-  const m = matchOperation(ex.method, url.pathname);
+  m ??= matchOperation(ex.method, url.pathname);
   if (m.kind === "not-found") {
     add(
       "request/unknown-path",
@@ -71,7 +68,7 @@ export function requestViolations(ex: Exchange): Violation[] {
     );
     return out;
   }
-  const op = operations.find((o) => o.operationId === m.operation.operationId);
+  const op = operationsById.get(m.operation.operationId);
   if (!op) return out;
   // A key the recorder redacted is named by its label.
   const auth = ex.requestHeaders.authorization;
@@ -100,7 +97,7 @@ export function requestViolations(ex: Exchange): Violation[] {
         add("request/parameter", "input/invalid-400", `the ${p.in} parameter ${p.name} is required`);
       continue;
     }
-    if (validate(p.schemaRef, coerce(raw, p.schema)).length > 0)
+    if (validate(p.schemaRef, coerceParameter(raw, p.schema)).length > 0)
       add(
         "request/parameter",
         "input/invalid-400",

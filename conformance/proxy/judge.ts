@@ -10,7 +10,7 @@ import { ruleText } from "../lib/context.ts";
 import { envelopeProblems, operationsById, responseViolations } from "../lib/contract.ts";
 import { Exchange } from "../lib/http.ts";
 import { type Violation, violation } from "../lib/report.ts";
-import { matchOperation, requestViolations } from "../lib/requests.ts";
+import { type Match, matchOperation, requestViolations } from "../lib/requests.ts";
 import { hash, type IntegrationTally, type Party, Sequences } from "./sequences.ts";
 
 /** One exchange as the proxy saw it. */
@@ -73,7 +73,9 @@ export class Judge {
     const match = matchOperation(o.method, pathname);
     const operation = match.kind === "found" ? match.operation : null;
     const secret = /^Bearer (\S+)$/.exec(o.requestHeaders.authorization ?? "")?.[1] ?? null;
-    const label = secret ? this.labelOf(secret) : null;
+    // The key is kept, and known again, by its digest only.
+    const key = secret === null ? null : hash(secret);
+    const label = key ? this.labelOf(key) : null;
     // What curl sets by itself stays out of the replay command; tokens other than the key are redacted.
     const headers = Object.fromEntries(
       Object.entries(o.requestHeaders)
@@ -95,17 +97,17 @@ export class Judge {
       o.ms,
     );
     const at = new Date(o.at).toISOString();
-    const refused = requestViolations(ex);
+    const refused = requestViolations(ex, match);
     const found: Finding[] = [
       ...refused.map((v) => ({ ...v, who: "request" as const, at })),
-      ...refusals(ex, refused).map((v) => ({ ...v, who: "server" as const, at })),
+      ...refusals(ex, refused, match).map((v) => ({ ...v, who: "server" as const, at })),
       // A body too large to keep is judged by its status and headers only.
       ...(o.responseBody === null ? [] : responseViolations(ex)).map((v) => ({
         ...v,
         who: "response" as const,
         at,
       })),
-      ...this.sequences.observe(ex, secret, o.at).map((f) => ({ ...f.violation, who: whoOf(f.party), at })),
+      ...this.sequences.observe(ex, key, o.at).map((f) => ({ ...f.violation, who: whoOf(f.party), at })),
     ];
     this.count(o, operation?.operationId ?? null, pathname);
     for (const f of found) {
@@ -133,8 +135,7 @@ export class Judge {
   }
 
   /** A stable name per key for curl commands (`${KEY_CLIENT_2}`), never the key. */
-  private labelOf(secret: string): string {
-    const key = hash(secret);
+  private labelOf(key: string): string {
     let label = this.labels.get(key);
     if (!label) {
       label = this.labels.size === 0 ? "client" : `client_${this.labels.size + 1}`;
@@ -173,7 +174,7 @@ const ANSWER: Record<string, number> = {
  * a request with one kind of problem gets that problem's status; any refused request gets a 4xx, never
  * a success (the kit's generic checks hold a server to the same).
  */
-function refusals(ex: Exchange, refused: readonly Violation[]): Violation[] {
+function refusals(ex: Exchange, refused: readonly Violation[], match: Match): Violation[] {
   const say = (rule: string, message: string) => [
     violation({ check: "response/refusal", rule: ruleText(rule), ruleId: rule, message, exchange: ex }),
   ];
@@ -184,7 +185,7 @@ function refusals(ex: Exchange, refused: readonly Violation[]): Violation[] {
       "input/media-type-415",
       `a body sent as ${ex.requestHeaders["content-type"]} was refused as another media type`,
     );
-  if (refused.some((v) => v.check === "request/wrong-method")) return wrongMethod(ex, say);
+  if (match.kind === "method-not-allowed") return wrongMethod(ex, match.allowed, say);
   const op = ex.operation ? operationsById.get(ex.operation.operationId) : undefined;
   if (!op) return [];
   // A malformed ID is 400 only where the operation documents 400; elsewhere it names nothing: 404. An
@@ -212,7 +213,7 @@ function refusals(ex: Exchange, refused: readonly Violation[]): Violation[] {
     const status = want(rule) as number;
     return ex.status === status
       ? []
-      : say(rule, `a request that ${describe(refused, rule)} was answered ${ex.status}, not ${status}`);
+      : say(rule, `a request that ${brokeIt(refused, rule)} was answered ${ex.status}, not ${status}`);
   }
   return ex.status >= 400 && ex.status < 500
     ? []
@@ -223,19 +224,21 @@ function refusals(ex: Exchange, refused: readonly Violation[]): Violation[] {
 }
 
 /** A method the path does not serve: a 4xx in the envelope; a 405 names what the path serves in Allow. */
-function wrongMethod(ex: Exchange, say: (rule: string, message: string) => Violation[]): Violation[] {
-  const pathname = new URL(ex.url).pathname;
-  const m = matchOperation(ex.method, pathname);
-  if (m.kind !== "method-not-allowed") return [];
+function wrongMethod(
+  ex: Exchange,
+  allowed: readonly string[],
+  say: (rule: string, message: string) => Violation[],
+): Violation[] {
+  const { pathname, search } = new URL(ex.url);
   if (ex.status < 400 || ex.status >= 500)
     return say(
       "http/wrong-method",
       `${ex.method} ${pathname}, which the path does not serve, was answered ${ex.status}`,
     );
-  const problems = envelopeProblems(ex.json, ex.status, [pathname, pathname + new URL(ex.url).search]);
+  const problems = envelopeProblems(ex.json, ex.status, [pathname, pathname + search]);
   if (problems.length) return say("errors/envelope", `${ex.method} ${pathname}: ${problems.join("; ")}`);
   const allow = (ex.header("allow") ?? "").split(",").map((x) => x.trim().toUpperCase());
-  const missing = m.allowed.filter((x) => !allow.includes(x));
+  const missing = allowed.filter((x) => !allow.includes(x));
   return ex.status === 405 && missing.length
     ? say(
         "http/wrong-method",
@@ -244,7 +247,7 @@ function wrongMethod(ex: Exchange, say: (rule: string, message: string) => Viola
     : [];
 }
 
-function describe(refused: readonly Violation[], rule: string): string {
+function brokeIt(refused: readonly Violation[], rule: string): string {
   const first = refused.find((v) => v.ruleId === rule);
   return first ? `broke it (${first.message})` : "broke it";
 }

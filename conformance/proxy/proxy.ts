@@ -129,7 +129,7 @@ export function createProxy(options: ProxyOptions): Proxy {
         controller.enqueue(chunk);
       },
       flush() {
-        record(observed(kept <= JUDGED_BODY_BYTES ? new TextDecoder().decode(concat(chunks, kept)) : null));
+        record(observed(kept <= JUDGED_BODY_BYTES ? Buffer.concat(chunks, kept).toString("utf8") : null));
       },
     });
     return new Response(answer.body.pipeThrough(tap), { status: answer.status, headers: outHeaders });
@@ -191,14 +191,4 @@ function violationAnswer(path: string, broken: Finding[]): Response {
       violations: broken.map((f) => ({ ruleId: f.ruleId, check: f.check, message: f.message })),
     },
   });
-}
-
-function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }

@@ -72,8 +72,8 @@ export class Sequences {
     idempotentWrites: { withKey: 0, withoutKey: 0 },
   };
 
-  /** Judges one exchange in the light of what its key did before; `secret` is its raw key, if any. */
-  observe(ex: Exchange, secret: string | null, at: number): SequenceFinding[] {
+  /** Judges one exchange in the light of what its key did before; `key` is its key's digest, if any. */
+  observe(ex: Exchange, key: string | null, at: number): SequenceFinding[] {
     const out: SequenceFinding[] = [];
     const find = (party: Party, rule: RuleId, check: string, message: string) =>
       out.push({
@@ -81,15 +81,14 @@ export class Sequences {
         violation: violation({ check, rule: ruleText(rule), ruleId: rule, message, exchange: ex }),
       });
     if (ex.status === 404) this.tally.notFound++;
-    const digest = secret ? hash(secret) : null;
-    if (digest && this.deletedSecrets.has(digest) && ex.status !== 401)
+    if (key && this.deletedSecrets.has(key) && ex.status !== 401)
       find(
         "server",
         "keys/delete-immediate",
         "sequence/deleted-key",
         `a deleted key was answered ${ex.status}, not 401`,
       );
-    const state = digest ? this.state(digest) : null;
+    const state = key ? this.state(key) : null;
     const opId = ex.operation?.operationId ?? null;
     if (state) {
       if (state.retryAfterUntil !== null) {

@@ -25,7 +25,8 @@ function pathMessages(p: ParameterSpec): { missing: string; invalid: string } {
   return { missing: `${n[0]?.toUpperCase()}${n.slice(1)} ID is required`, invalid: `Invalid ${n} ID format` };
 }
 
-function coerce(value: string, schema: Record<string, unknown>): unknown {
+/** A query or header value as its schema's type: what it is validated as, by the simulator and the proxy. */
+export function coerceParameter(value: string, schema: Record<string, unknown>): unknown {
   const t = schema.type;
   if (t === "integer" || t === "number") return value.trim() === "" ? Number.NaN : Number(value);
   if (t === "boolean") return value === "true" ? true : value === "false" ? false : value;
@@ -59,7 +60,7 @@ export function checkParameters(
         throw badRequest(`${p.name} ${p.in === "header" ? "header " : ""}is required`);
       continue;
     }
-    const value = coerce(raw, p.schema);
+    const value = coerceParameter(raw, p.schema);
     if (validate(p.schemaRef, value).length > 0) {
       if (!strict) continue;
       const where = p.in === "header" ? "header" : "query";
