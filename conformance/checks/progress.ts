@@ -3,7 +3,7 @@
  * rows above it, also while members that a recalibration added are still training.
  */
 import { check } from "../lib/context.ts";
-import { duplicateAs, fresh } from "../lib/helpers.ts";
+import { teammateCopy } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
 
 interface Update {
@@ -60,8 +60,7 @@ export const progressRules = check("domain/progress", ["progress/readiness"], {
 
     // Members a recalibration adds train while they can already chat: the summary must say so as they go.
     const as = ctx.as("teammate");
-    const name = { name: "Conformance readiness sandbox" };
-    const copy = await duplicateAs(ctx, audienceId, "teammate", name, fresh("readiness"));
+    const copy = await teammateCopy(ctx, "readiness");
     if (!ctx.expectStatus(copy, 201, "progress/readiness", "duplicating the sandbox")) return;
     const copyId = copy.body.data.id as string;
     // The copy's own count: main may change while this check waits beside others.

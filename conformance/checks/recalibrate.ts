@@ -3,7 +3,7 @@
  */
 import { LIMITS } from "../../src/contract/limits.ts";
 import { type CheckContext, check } from "../lib/context.ts";
-import { duplicateAs, fresh } from "../lib/helpers.ts";
+import { fresh, teammateCopy } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
 import type { RuleId } from "../lib/rules.ts";
 
@@ -28,9 +28,7 @@ export function sandboxCheck<const R extends RuleId>(
     concurrent: true,
     async run(ctx) {
       const tag = name.replace(/\W+/g, "-");
-      const copy = await duplicateAs(ctx, ctx.target.audience("main"), "teammate", {
-        name: `Conformance ${tag}`,
-      });
+      const copy = await teammateCopy(ctx, tag);
       if (copy.status !== 201) return;
       const audienceId = copy.body.data.id as string;
       const key = fresh(tag);

@@ -4,7 +4,7 @@
  * against a deployment it polls within `pollTimeoutMs`, and a budget that runs out skips the check.
  */
 import { check } from "../lib/context.ts";
-import { duplicateAs, fresh } from "../lib/helpers.ts";
+import { teammateCopy } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
 
 export const exportJob = check("domain/export-job", ["exports/job"], {
@@ -73,8 +73,7 @@ export const researchStages = check("domain/research-stages", ["research/stages"
   async run(ctx) {
     // A private copy owned by a team-plan caller is the sandbox: research changes grounding and members.
     const as = ctx.as("teammate");
-    const name = { name: "Conformance research sandbox" };
-    const copy = await duplicateAs(ctx, ctx.target.audience("main"), "teammate", name, fresh("research"));
+    const copy = await teammateCopy(ctx, "research");
     if (!ctx.expectStatus(copy, 201, "research/stages", "duplicating the sandbox")) return;
     const audienceId = copy.body.data.id as string;
     const accepted = await ctx.call({

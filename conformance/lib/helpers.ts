@@ -100,6 +100,14 @@ export async function duplicateAs(
   return ex;
 }
 
+/**
+ * A private copy of `main` owned by the team-plan caller, deleted after the check: where checks of
+ * background work (recalibration, research, readiness) run, since they change members and grounding and
+ * so never touch the target's own Audience; and, being the check's own, where it may wait beside others.
+ */
+export const teammateCopy = (ctx: CheckContext, tag: string): Promise<Exchange> =>
+  duplicateAs(ctx, ctx.target.audience("main"), "teammate", { name: `Conformance ${tag}` }, fresh(tag));
+
 /** The owner's call of `op` on the target's `main` Audience: the request most checks vary. */
 export const ownerOnMain = (
   ctx: CheckContext,

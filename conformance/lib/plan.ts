@@ -14,10 +14,10 @@
 import { LIMITS } from "../../src/contract/limits.ts";
 import { type CheckDef, skipReason } from "./context.ts";
 import COSTS from "./costs.json" with { type: "json" };
-import { accountOf } from "./http.ts";
 import type { RuleId } from "./rules.ts";
 import type { TargetInfo } from "./target.ts";
 
+/** Requests per account (costs.json is kept per account: `owner_new` counts as `owner`). */
 export type Cost = Record<string, number>;
 
 export interface Plan {
@@ -63,10 +63,9 @@ export function planRun(checks: readonly CheckDef[], info: TargetInfo): Plan {
   const budget = Math.floor(limit * (1 - MARGIN));
   const spent = new Map<string, number>();
   const fits = (c: Cost, cap: number) =>
-    Object.entries(c).every(([label, n]) => (spent.get(accountOf(label)) ?? 0) + n <= cap);
+    Object.entries(c).every(([account, n]) => (spent.get(account) ?? 0) + n <= cap);
   const take = (c: Cost) => {
-    for (const [label, n] of Object.entries(c))
-      spent.set(accountOf(label), (spent.get(accountOf(label)) ?? 0) + n);
+    for (const [account, n] of Object.entries(c)) spent.set(account, (spent.get(account) ?? 0) + n);
   };
   // A check the target cannot run is skipped for that reason by the runner, not planned.
   const runnable = (c: CheckDef) => skipReason(c, info) === null;
@@ -106,7 +105,7 @@ export function planRun(checks: readonly CheckDef[], info: TargetInfo): Plan {
 /** The accounts whose planned window `cost` would overrun, named for the reason a check is left out. */
 function overrun(cost: Cost, spent: ReadonlyMap<string, number>, cap: number): string {
   const over = Object.entries(cost)
-    .filter(([label, n]) => (spent.get(accountOf(label)) ?? 0) + n > cap)
-    .map(([label]) => accountOf(label));
-  return `the ${[...new Set(over)].join(" and ")} account's window (${cap} requests in a quick run) is planned full`;
+    .filter(([account, n]) => (spent.get(account) ?? 0) + n > cap)
+    .map(([account]) => account);
+  return `the ${over.join(" and ")} account's window (${cap} requests in a quick run) is planned full`;
 }

@@ -65,6 +65,14 @@ export async function bodyOf(req: Request): Promise<{ req: Request; json: unknow
   return { req: new Request(req.url, { method: req.method, headers: req.headers, body: text }), json };
 }
 
+/** Another request as the caller of `req` (its key), with a JSON body when given: what a fault does on the side. */
+export function asCaller(req: Request, url: string | URL, method = "GET", json?: unknown): Request {
+  const headers: Record<string, string> = { authorization: req.headers.get("authorization") ?? "" };
+  if (json === undefined) return new Request(url, { method, headers });
+  headers["content-type"] = "application/json";
+  return new Request(url, { method, headers, body: JSON.stringify(json) });
+}
+
 export function withBody(req: Request, json: unknown): Request {
   return new Request(req.url, { method: req.method, headers: req.headers, body: JSON.stringify(json) });
 }

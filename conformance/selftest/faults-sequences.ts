@@ -21,7 +21,7 @@ import { recalibrateOwnerOnly } from "../checks/recalibrate.ts";
 import { memberCapBoundary, previewSoftWarn } from "../checks/thresholds.ts";
 import { exportJob, researchStages } from "../checks/timelines.ts";
 import { world } from "../checks/world.ts";
-import { bodyOf, casesOf, editWhen, type FaultCase, is, on, withBody } from "./fault-kit.ts";
+import { asCaller, bodyOf, casesOf, editWhen, type FaultCase, is, on, withBody } from "./fault-kit.ts";
 import { as, editFormation, keyPerBody, remember, servedAsOwner } from "./faults-world.ts";
 import { answer, callerOf, editJson, envelope, keyOf, pathOf, withHeaders } from "./harness.ts";
 
@@ -113,17 +113,7 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
       const detail = new URL(req.url.replace(/\/collaborators(\?.*)?$/, ""));
       const d = await next(new Request(detail, { headers: req.headers }));
       const name = ((await d.json()) as { data?: { name?: string } }).data?.name;
-      if (name !== undefined)
-        await next(
-          new Request(detail, {
-            method: "PUT",
-            headers: {
-              authorization: req.headers.get("authorization") ?? "",
-              "content-type": "application/json",
-            },
-            body: JSON.stringify({ name }),
-          }),
-        );
+      if (name !== undefined) await next(asCaller(req, detail, "PUT", { name }));
       return next(req);
     },
   }),

@@ -4,7 +4,7 @@
  * more per rule of the world model.
  */
 import { world } from "../checks/world.ts";
-import { bodyOf, casesOf, type FaultCase, is, withBody } from "./fault-kit.ts";
+import { asCaller, bodyOf, casesOf, type FaultCase, is, withBody } from "./fault-kit.ts";
 import { answer, callerOf, editJson, envelope, type Fault, type FaultEnv, keyOf, pathOf } from "./harness.ts";
 
 /** Per-server memory of a fault, created on first use. */
@@ -297,16 +297,7 @@ export const WORLD_FAULTS: FaultCase[] = [
         ],
       };
       const url = req.url.replace(/\/preview$/, "");
-      await env.sim.fetch(
-        new Request(url, {
-          method: "POST",
-          headers: {
-            authorization: req.headers.get("authorization") ?? "",
-            "content-type": "application/json",
-          },
-          body: JSON.stringify({ hypothesis }),
-        }),
-      );
+      await env.sim.fetch(asCaller(req, url, "POST", { hypothesis }));
       return res;
     },
     "a recompute replaces the stored hypothesis": async (req, next, env) => {
@@ -368,11 +359,7 @@ export const WORLD_FAULTS: FaultCase[] = [
     "a duplicate shares the original's Minds instead of copying them": async (req, next, env) => {
       const res = await next(req);
       if (!is(req, "POST", /\/duplicate$/) || res.status !== 201) return res;
-      const original = await env.sim.fetch(
-        new Request(req.url.replace(/\/duplicate$/, ""), {
-          headers: { authorization: req.headers.get("authorization") ?? "" },
-        }),
-      );
+      const original = await env.sim.fetch(asCaller(req, req.url.replace(/\/duplicate$/, "")));
       const minds = ((await original.json()) as { data?: { minds?: unknown[] } }).data?.minds;
       return editJson(res, (b) => {
         if (b?.data && minds) b.data.minds = minds;

@@ -97,7 +97,7 @@ export async function deploymentServer(
     rateLimitPerMinute = null,
     deep = true,
   }: { speed?: number; seed?: number; rateLimitPerMinute?: number | null; deep?: boolean } = {},
-): Promise<BrokenServer & { config: string }> {
+): Promise<BrokenServer> {
   const start = Date.now();
   const sim = createSimulator({
     clock: "real",
@@ -108,29 +108,26 @@ export async function deploymentServer(
   const server = await serveBroken(sim, fault, layer);
   await sim.ready;
   const config = configOf(sim.manifest(), server.url, { pollTimeoutMs: 15_000, rateLimitPerMinute });
+  // The kit reads the file once, when it resolves the target.
   const dir = mkdtempSync(join(tmpdir(), "kit-deployment-"));
-  const file = join(dir, "config.json");
-  writeFileSync(file, JSON.stringify(config, null, 2));
-  const info = await discover({
-    target: null,
-    config: file,
-    seed,
-    runs: null,
-    readOnly: false,
-    noReset: true,
-    controlToken: null,
-    deep,
-    runId: `selftest-deployment-${process.pid}`,
-  });
-  return {
-    info,
-    sim,
-    config: file,
-    close: async () => {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  try {
+    const file = join(dir, "config.json");
+    writeFileSync(file, JSON.stringify(config, null, 2));
+    const info = await discover({
+      target: null,
+      config: file,
+      seed,
+      runs: null,
+      readOnly: false,
+      noReset: true,
+      controlToken: null,
+      deep,
+      runId: `selftest-deployment-${process.pid}`,
+    });
+    return { info, sim, close: server.close };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** node:http as it comes, forwarding every request to `fetch`. */

@@ -4,18 +4,18 @@
  * every violation with its rule and curl, and nothing it did not escape. Skipped, visibly, where
  * /usr/bin/chromium is missing (`.ci/run` installs it).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { launchChromium } from "../../src/testing/chromium.ts";
 import { allChecks } from "../checks/index.ts";
 import { runChecks } from "../lib/runner.ts";
 import { WORLD_FAULTS } from "./faults-world.ts";
 import { type BrokenServer, brokenServer } from "./harness.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const dir = mkdtempSync(join(tmpdir(), "conformance-html-"));
 const ONLY =
   /^(generic\/auth-401|domain\/identity|domain\/checkout|stateful\/world|domain\/filter-truncation):/;
@@ -25,9 +25,7 @@ let browser: Browser | null = null;
 beforeAll(async () => {
   const fault = WORLD_FAULTS.find((f) => f.name === "a deleted key keeps working under /v1");
   server = await brokenServer(fault?.fault ?? null, 21);
-  if (existsSync(CHROMIUM))
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
-  else console.warn(`SKIPPED: no Chromium at ${CHROMIUM}; install it with: apt-get install -y chromium`);
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,18 +1,12 @@
-/**
- * The proxy's live page (`GET /__proxy/`), opened in headless Chromium while traffic flows: its numbers
- * are the JSON report's, each violation shows with its rule, and a new exchange shows on the next reload.
- * Skipped, visibly, where /usr/bin/chromium is missing (`.ci/run` installs it).
- */
-import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startServer } from "../../src/node/server.ts";
+import { launchChromium } from "../../src/testing/chromium.ts";
 import type { ProxyReport } from "../proxy/judge.ts";
 import { createProxy } from "../proxy/proxy.ts";
 import { FAULTS } from "./faults.ts";
 import { type BrokenServer, brokenServer } from "./harness.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 let server: BrokenServer;
 let front: Awaited<ReturnType<typeof startServer>>;
 let browser: Browser | null = null;
@@ -25,9 +19,7 @@ beforeAll(async () => {
     host: "127.0.0.1",
     onError: () => {},
   });
-  if (existsSync(CHROMIUM))
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
-  else console.warn(`SKIPPED: no Chromium at ${CHROMIUM}; install it with: apt-get install -y chromium`);
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,20 +1,12 @@
-/**
- * In a real browser (Debian's Chromium, driven by playwright-core): the MSW example page mocks the whole
- * API in the tab, a page on another origin calls the Node host through CORS, and the docs page renders
- * from local files only. Skipped, visibly, where /usr/bin/chromium is missing (`.ci/run` installs it).
- */
-import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeHandler } from "../node/host.ts";
 import { type RunningServer, startServer } from "../node/server.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
+import { CHROMIUM, HAVE_CHROMIUM, SKIP_NOTE } from "../testing/chromium.ts";
 import { buildExample, type StaticServer, serveDir } from "../testing/msw-example.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const SKIP_NOTE = `SKIPPED: no Chromium at ${CHROMIUM}; install it with: apt-get install -y chromium`;
 if (!HAVE_CHROMIUM) console.warn(`[browser tests] ${SKIP_NOTE}`);
 
 const title = (name: string) => (HAVE_CHROMIUM ? name : `${name} (${SKIP_NOTE})`);
