@@ -56,6 +56,7 @@ const USAGE = `Usage: npm run bench -- [options]
                         300 requests a minute, control plane closed) beside the kit against the simulator
   --worlds-only         run only the worlds measurement: a 5,000-Mind scenario document's build and
                         100 sandboxes from it inline, beside the default scenario's
+  --skip LIST           comma-separated parts to leave out of a full run: deployment, proxy
   --profile             run the simulator with --cpu-prof (into reports/cpu/) and print its top functions
   --sim-node-flags F    extra node flags for the simulator, space-separated (e.g. "--max-semi-space-size=2")
   --json FILE           where to write the results (default reports/bench.json)
@@ -78,6 +79,7 @@ const { values: flags } = parseArgs({
     "worlds-only": { type: "boolean", default: false },
     "deployment-only": { type: "boolean", default: false },
     "proxy-only": { type: "boolean", default: false },
+    skip: { type: "string", default: "" },
     profile: { type: "boolean", default: false },
     "sim-node-flags": { type: "string", default: "" },
     json: { type: "string", default: "reports/bench.json" },
@@ -128,6 +130,7 @@ const sandboxCounts =
   soakOnly || worldsOnly || deploymentOnly || proxyOnly || flags.sandboxes === "0"
     ? []
     : flags.sandboxes.split(",").map((c) => num("sandboxes", c.trim(), 1));
+const skipped = new Set(flags.skip ? list("skip", flags.skip, ["deployment", "proxy"] as const) : []);
 const simNodeFlags = flags["sim-node-flags"].split(" ").filter((f) => f !== "");
 const jsonPath = path.resolve(ROOT, flags.json);
 const reportsDir = path.resolve(ROOT, "reports");
@@ -349,8 +352,10 @@ async function main(): Promise<void> {
     }
     if (!soakOnly && !deploymentOnly && !proxyOnly && (sandboxCounts.length > 0 || worldsOnly))
       report.worlds = await benchWorlds(log);
-    if (deploymentOnly || (!soakOnly && !sandboxesOnly)) report.deployment = await benchDeployment(log);
-    if (proxyOnly || (!soakOnly && !sandboxesOnly)) report.proxy = await benchProxy(log);
+    if (deploymentOnly || (!soakOnly && !sandboxesOnly && !skipped.has("deployment")))
+      report.deployment = await benchDeployment(log);
+    if (proxyOnly || (!soakOnly && !sandboxesOnly && !skipped.has("proxy")))
+      report.proxy = await benchProxy(log);
     report.checks = checks(report);
 
     printReport(report);

@@ -245,6 +245,30 @@ describe("pure reads", () => {
   });
 });
 
+describe("requests that change nothing", () => {
+  it("a preview leaves what pure reads rendered in place and is not recorded", async () => {
+    const recorded: string[] = [];
+    const h = await harness({
+      changes: { record: (c) => void recorded.push(c.kind === "request" ? `${c.method} ${c.url}` : c.kind) },
+    });
+    const main = `/api/v1/audiences/${h.id("audiences", "main")}`;
+    const state = h.sim.state;
+    const first = await h.call("GET", main);
+    (state.audiences.get(h.id("audiences", "main")) as { name: string }).name = "Behind the core's back";
+    const preview = await h.call("POST", `${main}/formations/preview`, {
+      headers: { accept: "application/json" },
+      body: { userInput: "by country", priorHypothesis: null },
+    });
+    expect(preview.status).toBe(200);
+    // Had the preview counted as a change, the detail would be rendered anew and show the new name.
+    expect((await h.call("GET", main)).text).toBe(first.text);
+    expect(recorded.filter((r) => r.includes("/preview"))).toEqual([]);
+    // A write still is recorded, and shows what changed.
+    expect((await h.call("PUT", main, { body: { name: "Renamed" } })).status).toBe(200);
+    expect(recorded.some((r) => r.startsWith("PUT ") && r.endsWith(main))).toBe(true);
+  });
+});
+
 describe("worlds", () => {
   it("are the same, byte for byte, for the same scenario and seed", async () => {
     const texts = await Promise.all(

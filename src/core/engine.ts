@@ -209,7 +209,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     const url = URL.parse(request.url);
     // Only a host that passes its own target can get here with one that is not a URL.
     if (url === null) return renderError(new ApiError(400, "Bad Request"), "", {});
-    const who: Who = { userId: null, pure: false };
+    const who: Who = { userId: null, inert: false };
     let response: Outcome;
     const reads = request.method === "GET" || request.method === "HEAD";
     try {
@@ -242,7 +242,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
         response = renderError(new ApiError(500), url.pathname, {});
       }
     }
-    if (!who.pure) memo.touch();
+    if (!who.inert) memo.touch();
     const entry: JournalEntry = {
       at: world.clock.nowIso(),
       method: request.method,
@@ -345,16 +345,17 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       const spec = routes.get(op.operationId);
       if (!spec) throw new ApiError(501, `${op.operationId} is not simulated yet`);
       const pure = spec.pure === true && (request.method === "GET" || request.method === "HEAD");
+      const inert = pure || spec.changesNothing === true;
       // A change is recorded with the headers it was served with (the credentials apart).
-      const recorded = sink && !pure ? new RecordingHeaders(request.headers) : null;
+      const recorded = sink && !inert ? new RecordingHeaders(request.headers) : null;
       const ctx = buildContext(world.services, request, url, op, params, prefix, caller, spec, recorded);
       spec.authorize?.(ctx);
       const raw = await readBody(ctx, op);
       checkBody(ctx, op, spec);
       await delay();
-      if (pure) {
-        who.pure = true;
-        return renderReply(await pureAnswer(ctx, op, spec), headers);
+      if (inert) {
+        who.inert = true;
+        return renderReply(pure ? await pureAnswer(ctx, op, spec) : await spec.handler(ctx), headers);
       }
       return renderReply(await changing(() => change(ctx, spec, raw, recorded, undefined)), headers);
     } catch (error) {
@@ -560,10 +561,10 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
   return sim;
 }
 
-/** What a request was: whose, and whether it was a pure read (which leaves derived data in place). */
+/** What a request was: whose, and whether it changed nothing (which leaves derived data in place). */
 interface Who {
   userId: string | null;
-  pure: boolean;
+  inert: boolean;
 }
 
 const utf8 = new TextEncoder();

@@ -104,6 +104,12 @@ export interface RouteSpec {
    * pure read's answer: listing API keys, say, is not one.
    */
   pure?: true;
+  /**
+   * The handler changes nothing, though its answer depends on the request body (a preview): it runs
+   * outside the serial section of changes, is not recorded, and leaves what pure reads derived in place.
+   * Unlike a pure read's, its answer is made anew each time.
+   */
+  changesNothing?: true;
 }
 
 export type JobHandler = (services: Services, payload: unknown) => void;

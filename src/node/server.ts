@@ -18,6 +18,7 @@ import { MAX_REQUEST_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "../contract/re
 import { ApiError } from "../core/errors.ts";
 import { Answer, type HeaderReader, type Outcome, type SimRequest } from "../core/exchange.ts";
 import { renderError } from "../core/render.ts";
+import { type Exchange, envelope, send, writeAnswer, writeEnvelope } from "./respond.ts";
 
 /** The part of a simulator the host needs. */
 export interface Handler {
@@ -57,8 +58,6 @@ const BODY_HIGH_WATER_MARK = 64 * 1024;
 /** How long `close()` waits for in-flight requests (say, an open NDJSON stream) before cutting them. */
 const CLOSE_GRACE_MS = 2_000;
 
-const NO_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
-const PENDING = Symbol("pending");
 /** A Host header we may put in a URL as is: a name or IP literal and an optional port, nothing else. */
 const HOST_RE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(?::\d{0,5})?$/;
 
@@ -132,20 +131,6 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
     });
     server.closeIdleConnections();
   });
-}
-
-/** Per-request bookkeeping shared by the body stream, the disconnect handler and the response writer. */
-interface Exchange {
-  /** The client went away before the response finished. */
-  closed: boolean;
-  /** Nobody will read the request body any more; what still arrives is drained. */
-  bodyAbandoned: boolean;
-  /** The client sent `Expect: 100-continue` and has not been told to go on yet. */
-  expectContinue: boolean;
-  /** The response body being streamed, so a disconnect can cancel it at once. */
-  reader: ReadableStreamDefaultReader<Uint8Array> | null;
-  /** Made when first asked for: most requests finish without anyone looking at their signal. */
-  abort: AbortController | null;
 }
 
 function signalOf(ex: Exchange): AbortSignal {
@@ -320,31 +305,6 @@ async function handle(
   else await send(method, res, outcome, ex, onError, target);
 }
 
-/** A complete answer: one write, with its Content-Length. */
-function writeAnswer(method: string, res: ServerResponse, answer: Answer, ex: Exchange): void {
-  if (ex.closed) return;
-  const head: string[] = [];
-  let length = false;
-  for (const name in answer.headers) {
-    head.push(name, answer.headers[name] as string);
-    if (name === "content-length") length = true;
-  }
-  // Answered before the client was told to send its body: the connection cannot carry another request.
-  if (ex.expectContinue) head.push("connection", "close");
-  const body = answer.body;
-  if (body === null || NO_BODY_STATUS.has(answer.status)) {
-    res.writeHead(answer.status, head);
-    res.end();
-    return;
-  }
-  if (!length) {
-    head.push("content-length", String(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength));
-  }
-  res.writeHead(answer.status, head);
-  if (method === "HEAD") res.end();
-  else res.end(body);
-}
-
 /** The path and query of the request target; absolute-form (`GET http://h/p`) is reduced to its path. */
 function requestTarget(url: string): string | null {
   if (url.charCodeAt(0) === 47 /* "/" */) return url;
@@ -429,125 +389,11 @@ function linger(req: IncomingMessage, ex: Exchange): void {
   req.resume();
 }
 
-async function send(
-  method: string,
-  res: ServerResponse,
-  response: Response,
-  ex: Exchange,
-  onError: NonNullable<ServerOptions["onError"]>,
-  path: string,
-): Promise<void> {
-  const status = response.status;
-  const head = rawHeaders(response.headers);
-  // Answered before the client was told to send its body: the connection cannot carry another request.
-  if (ex.expectContinue) head.push("connection", "close");
-  const body = response.body;
-  if (ex.closed) {
-    body?.cancel().catch(noop);
-    return;
-  }
-  if (body === null || method === "HEAD" || NO_BODY_STATUS.has(status)) {
-    body?.cancel().catch(noop);
-    res.writeHead(status, head);
-    res.end();
-    return;
-  }
-  const reader = body.getReader();
-  ex.reader = reader;
-  try {
-    const first = await reader.read();
-    if (ex.closed) return;
-    if (first.done) {
-      res.writeHead(status, head);
-      res.end();
-      return;
-    }
-    // A body that is complete already (every JSON answer) goes out in one write with a Content-Length;
-    // anything still being produced (an NDJSON stream) is sent chunk by chunk as it comes.
-    let next: Promise<ReadableStreamReadResult<Uint8Array>> = reader.read();
-    const ready = await Promise.race<ReadableStreamReadResult<Uint8Array> | typeof PENDING>([next, PENDING]);
-    if (ex.closed) return;
-    if (ready !== PENDING && ready.done) {
-      if (!hasHeader(head, "content-length")) head.push("content-length", String(first.value.byteLength));
-      res.writeHead(status, head);
-      res.end(first.value);
-      return;
-    }
-    res.writeHead(status, head);
-    let chunk: Uint8Array = first.value;
-    for (;;) {
-      if (!res.write(chunk)) await drained(res);
-      if (ex.closed) return;
-      const r = await next;
-      if (ex.closed) return;
-      if (r.done) break;
-      chunk = r.value;
-      next = reader.read();
-    }
-    res.end();
-  } catch (error) {
-    if (ex.closed) return;
-    onError(error, { method, path });
-    if (res.headersSent) res.destroy();
-    else writeEnvelope(res, 500, "Internal Server Error");
-  } finally {
-    ex.reader = null;
-    if (ex.closed) reader.cancel().catch(noop);
-  }
-}
-
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
-}
-
-/** Flat `[name, value, ...]` for `writeHead`, which keeps repeated names (every Set-Cookie) apart. */
-function rawHeaders(headers: Headers): string[] {
-  const out: string[] = [];
-  // Iteration yields each Set-Cookie separately and every other name once, values combined.
-  for (const [name, value] of headers) out.push(name, value);
-  return out;
-}
-
-function hasHeader(flat: string[], name: string): boolean {
-  for (let i = 0; i < flat.length; i += 2) if (flat[i] === name) return true;
-  return false;
-}
-
-/** The API's error envelope; `path` is empty where HTTP itself failed before a path was known. */
-function envelope(status: number, message: string, path = ""): string {
-  return JSON.stringify(new ApiError(status, message).toEnvelope(path));
-}
-
 /** The path of a request target, without its query: what an envelope's `url` holds. */
 function pathOf(target: string | undefined): string {
   if (target === undefined || target.charCodeAt(0) !== 47 /* "/" */) return "";
   const q = target.indexOf("?");
   return q < 0 ? target : target.slice(0, q);
-}
-
-function writeEnvelope(
-  res: ServerResponse,
-  status: number,
-  message: string,
-  path = "",
-  extra: Record<string, string> = {},
-): void {
-  if (res.headersSent || res.destroyed) return;
-  const body = envelope(status, message, path);
-  res.writeHead(status, {
-    ...extra,
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(body),
-  });
-  res.end(body);
 }
 
 /** Malformed HTTP (or a header or request timeout): answer the envelope if we still can, then close. */

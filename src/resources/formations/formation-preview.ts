@@ -306,7 +306,12 @@ function previewFormation(
     softWarn: memberCount >= SOFT_WARN_FROM,
     hardCapExceeded: memberCount > MAX_FORMATION_MEMBERS,
   };
-  const generate = () => propose(ctx.state, audience, input);
+  // The proposal depends on the members and the input only: the same preview again (a screen re-rendered)
+  // is not worked out again until the state may have changed.
+  const generate = () =>
+    ctx.memo(`preview ${audience.id} ${JSON.stringify([input.userInput, input.prior])}`, () =>
+      propose(ctx.state, audience, input),
+    );
   if (mode === "json") {
     const hypothesis = generate();
     if (!hypothesis) throw new ApiError(500, PROPOSAL_FAILED, undefined, { vary: "Accept" });
@@ -325,6 +330,7 @@ function previewFormation(
 export const formationPreview: ResourceModule = {
   routes: {
     previewFormation: {
+      changesNothing: true,
       // Access, then negotiation: a 406 never depends on the body and comes before any generation.
       authorize: (ctx) => {
         viewable(ctx.state, ctx.params.audienceId ?? "", ctx.caller);
