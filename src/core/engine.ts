@@ -6,7 +6,7 @@ import type { Change, RequestChange } from "./changes.ts";
 import { buildContext, readBody, takeBody } from "./context.ts";
 import { handleControl, tokenList } from "./control.ts";
 import { ApiError, methodNotAllowed, unauthorized } from "./errors.ts";
-import { Answer, type Outcome, type SimRequest, toResponse } from "./exchange.ts";
+import { Answer, LineStream, type Outcome, type SimRequest, toResponse } from "./exchange.ts";
 import { Faults } from "./faults.ts";
 import { Journal, type JournalEntry } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
@@ -256,6 +256,10 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     if (request.method !== "HEAD") return response;
     // A HEAD answer has no body; stop whatever would have produced one.
     if (response instanceof Answer) return response.withoutBody();
+    if (response instanceof LineStream) {
+      response.stop();
+      return new Answer(response.status, response.headers, null);
+    }
     await response.body?.cancel().catch(() => {});
     return new Response(null, response);
   }
@@ -491,7 +495,8 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       return { status: 500, message: "Internal Server Error" };
     }
     // A stream (a preview) is not read by anyone; stop it.
-    if (outcome && isResponse(outcome)) await outcome.body?.cancel().catch(() => {});
+    if (outcome instanceof LineStream) outcome.stop();
+    else if (outcome && isResponse(outcome)) await outcome.body?.cancel().catch(() => {});
     return { status: outcome?.status ?? 404, message: "" };
   }
 

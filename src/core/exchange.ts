@@ -49,9 +49,60 @@ export class Answer {
   }
 }
 
-/** What the core answers a host: a complete Answer or, for streams and pages, a web Response. */
-export type Outcome = Answer | Response;
+/** Where a LineStream's lines come from. */
+export interface LineSource {
+  /** The next line, made now that it is asked for; null when there are no more. */
+  next(): Uint8Array | null;
+  /** Nobody will ask again (the reader went away, or a HEAD wants no body). */
+  stop(): void;
+}
+
+/**
+ * A body made line by line, each line when its reader asks for it (the NDJSON preview). The node:http
+ * host pulls the lines itself as fast as the socket takes them; everyone else reads a web Response over
+ * them. A web stream costs promises and queues per line, a fifth of what the preview cost in all.
+ */
+export class LineStream {
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string>,
+    private readonly source: LineSource,
+  ) {}
+
+  next(): Uint8Array | null {
+    return this.source.next();
+  }
+
+  stop(): void {
+    this.source.stop();
+  }
+
+  /** The same lines under these headers: the object is handed on, never read twice. */
+  withHeaderSet(headers: Record<string, string>): LineStream {
+    return new LineStream(this.status, headers, this.source);
+  }
+
+  toResponse(): Response {
+    const source = this.source;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          const line = source.next();
+          if (line === null) controller.close();
+          else controller.enqueue(line);
+        },
+        cancel: () => source.stop(),
+      },
+      // Nothing is made before it is read.
+      { highWaterMark: 0 },
+    );
+    return new Response(body, { status: this.status, headers: this.headers });
+  }
+}
+
+/** What the core answers a host: a complete Answer, lines made as they are read, or a web Response. */
+export type Outcome = Answer | LineStream | Response;
 
 export function toResponse(outcome: Outcome): Response {
-  return outcome instanceof Answer ? outcome.toResponse() : outcome;
+  return outcome instanceof Answer || outcome instanceof LineStream ? outcome.toResponse() : outcome;
 }

@@ -14,7 +14,7 @@
  * `Authorization` works with `*` because it is an explicitly allowed request header, not a credential.
  */
 import { ApiError } from "../core/errors.ts";
-import { Answer, type Outcome, type SimRequest } from "../core/exchange.ts";
+import { Answer, LineStream, type Outcome, type SimRequest } from "../core/exchange.ts";
 import { renderError } from "../core/render.ts";
 import type { Handler } from "./server.ts";
 
@@ -107,7 +107,7 @@ export function withCors(inner: Handler, options: CorsOptions = {}): Handler {
       "access-control-expose-headers": CORS_EXPOSED_HEADERS.join(", "),
       ...vary,
     };
-    if (response instanceof Answer) return withExtra(response, extra);
+    if (response instanceof Answer || response instanceof LineStream) return withExtra(response, extra);
     try {
       for (const [k, v] of Object.entries(extra)) {
         if (k === "vary" && response.headers.has("vary")) response.headers.append(k, v);
@@ -128,11 +128,13 @@ export function withCors(inner: Handler, options: CorsOptions = {}): Handler {
 }
 
 /** The CORS headers set over the answer's own; `Vary` is added to, not replaced. */
-function withExtra(answer: Answer, extra: Record<string, string>): Outcome {
+function withExtra(answer: Answer | LineStream, extra: Record<string, string>): Outcome {
   const headers = { ...answer.headers, ...extra };
   const vary = answer.headers.vary;
   if (extra.vary !== undefined && vary !== undefined) headers.vary = `${vary}, ${extra.vary}`;
-  return new Answer(answer.status, headers, answer.body);
+  return answer instanceof Answer
+    ? new Answer(answer.status, headers, answer.body)
+    : answer.withHeaderSet(headers);
 }
 
 function forbiddenOrigin(request: SimRequest, origin: string, list: readonly string[]): Answer {

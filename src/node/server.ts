@@ -16,9 +16,9 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { MAX_REQUEST_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "../contract/request-size.ts";
 import { ApiError } from "../core/errors.ts";
-import { Answer, type HeaderReader, type Outcome, type SimRequest } from "../core/exchange.ts";
+import { Answer, type HeaderReader, LineStream, type Outcome, type SimRequest } from "../core/exchange.ts";
 import { renderError } from "../core/render.ts";
-import { type Exchange, envelope, send, writeAnswer, writeEnvelope } from "./respond.ts";
+import { type Exchange, envelope, send, writeAnswer, writeEnvelope, writeLines } from "./respond.ts";
 
 /** The part of a simulator the host needs. */
 export interface Handler {
@@ -246,6 +246,7 @@ async function handle(
     bodyAbandoned: false,
     expectContinue: false,
     reader: null,
+    lines: null,
     abort: null,
   };
   const raw = req.rawHeaders;
@@ -282,6 +283,7 @@ async function handle(
     ex.closed = true;
     ex.abort?.abort();
     ex.reader?.cancel().catch(noop);
+    ex.lines?.stop();
   });
 
   if (withBody) {
@@ -302,6 +304,7 @@ async function handle(
     return;
   }
   if (outcome instanceof Answer) writeAnswer(method, res, outcome, ex);
+  else if (outcome instanceof LineStream) writeLines(method, res, outcome, ex, onError, target);
   else await send(method, res, outcome, ex, onError, target);
 }
 

@@ -31,6 +31,7 @@ import { LIMITS } from "../../contract/limits.ts";
 import type { components } from "../../contract/types.gen.ts";
 import type { ValidationIssue } from "../../contract/validate.ts";
 import { ApiError, badRequest } from "../../core/errors.ts";
+import { type LineSource, LineStream } from "../../core/exchange.ts";
 import { hashSeed } from "../../core/prng.ts";
 import type { RequestContext, ResourceModule } from "../../core/route.ts";
 import type { AudienceRecord, FormationHypothesisRecord, MindRecord, State } from "../../core/state.ts";
@@ -249,54 +250,37 @@ function* previewEvents(
 }
 
 /**
- * A pull-based NDJSON body: one line per chunk, produced when the reader asks for it. When `signal` aborts,
- * the stream closes and nothing more is generated.
+ * A pull-based NDJSON body: one line each time the reader asks. When `signal` aborts, or the reader stops,
+ * nothing more is generated.
  */
-export function ndjsonStream(
-  events: Iterator<PreviewEvent>,
-  signal: AbortSignal,
-): ReadableStream<Uint8Array> {
+export function ndjsonLines(events: Iterator<PreviewEvent>, signal: AbortSignal): LineSource {
   const encoder = new TextEncoder();
   let finished = false;
-  let onAbort = (): void => {};
   const finish = (): void => {
+    if (finished) return;
     finished = true;
-    signal.removeEventListener("abort", onAbort);
+    signal.removeEventListener("abort", finish);
+    events.return?.();
   };
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        onAbort = () => {
-          if (finished) return;
-          finish();
-          events.return?.();
-          controller.close();
-        };
-        if (signal.aborted) onAbort();
-        else signal.addEventListener("abort", onAbort, { once: true });
-      },
-      pull(controller) {
-        if (finished) return;
-        const next = events.next();
-        if (next.done) {
-          finish();
-          controller.close();
-          return;
-        }
-        controller.enqueue(encoder.encode(`${JSON.stringify(next.value)}\n`));
-      },
-      cancel() {
+  if (signal.aborted) finish();
+  else signal.addEventListener("abort", finish, { once: true });
+  return {
+    next() {
+      if (finished) return null;
+      const next = events.next();
+      if (next.done) {
         finish();
-        events.return?.();
-      },
+        return null;
+      }
+      return encoder.encode(`${JSON.stringify(next.value)}\n`);
     },
-    { highWaterMark: 0 },
-  );
+    stop: finish,
+  };
 }
 
 function previewFormation(
   ctx: RequestContext,
-): Response | { status: number; body: unknown; headers: Record<string, string> } {
+): LineStream | { status: number; body: unknown; headers: Record<string, string> } {
   const { audience } = viewable(ctx.state, ctx.params.audienceId ?? "", ctx.caller);
   const mode = previewMode(ctx);
   const input = previewInput(ctx);
@@ -321,10 +305,11 @@ function previewFormation(
       headers: { vary: "Accept" },
     };
   }
-  return new Response(ndjsonStream(previewEvents(meta, generate), ctx.signal), {
-    status: 200,
-    headers: { "content-type": `${NDJSON}; charset=utf-8`, vary: "Accept" },
-  });
+  return new LineStream(
+    200,
+    { "content-type": `${NDJSON}; charset=utf-8`, vary: "Accept" },
+    ndjsonLines(previewEvents(meta, generate), ctx.signal),
+  );
 }
 
 export const formationPreview: ResourceModule = {
