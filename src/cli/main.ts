@@ -40,14 +40,15 @@ async function main(): Promise<void> {
   }
 
   // Loaded only now, so that bad usage and --help answer without compiling the contract.
-  const [simulator, { startServer }, stateFiles, changeLogs, host, { SandboxStore }] = await Promise.all([
-    import("../simulator.ts"),
-    import("../node/server.ts"),
-    import("../node/state-file.ts"),
-    import("../node/change-log.ts"),
-    import("../node/host.ts"),
-    import("../node/sandbox-store.ts"),
-  ]);
+  const [simulator, { startServer }, stateFiles, changeLogs, host, { SandboxStore, restoredWhenUsed }] =
+    await Promise.all([
+      import("../simulator.ts"),
+      import("../node/server.ts"),
+      import("../node/state-file.ts"),
+      import("../node/change-log.ts"),
+      import("../node/host.ts"),
+      import("../node/sandbox-store.ts"),
+    ]);
   const { createSimulator, createSandboxes, createSandboxEngine, sandboxSpec } = simulator;
   const stateFile = options.stateFile;
   let saved: SavedState | null = null;
@@ -193,20 +194,30 @@ async function main(): Promise<void> {
   );
   if (store) {
     try {
-      for (const { record, saved } of await store.load()) {
-        for (const notice of saved.notices) process.stderr.write(`notice: sandbox ${record.id}: ${notice}\n`);
-        const spec = sandboxSpec(record);
-        const log = store.logFor(record.id, saved.generation);
-        const engine = createSandboxEngine(shared, spec, {
-          ...(saved.snapshot ? { snapshot: saved.snapshot } : {}),
-          changes: log,
-        });
-        await engine.ready;
-        await engine.replay(saved.changes);
-        store.attach(record.id, engine);
-        // A torn last record must not stay behind the generation the log continues in.
-        if (saved.notices.length > 0) await log.compact(engine);
-        sandboxes.adopt({ ...record, lastUsedAt: Date.now() }, engine);
+      for (const record of await store.load()) {
+        // Each is restored on its first request: a thousand saved sandboxes do not hold up the first answer.
+        const restore = async () => {
+          const saved = await store.saved(record.id);
+          for (const notice of saved.notices)
+            process.stderr.write(`notice: sandbox ${record.id}: ${notice}\n`);
+          const log = store.logFor(record.id, saved.generation);
+          const engine = createSandboxEngine(shared, sandboxSpec(record), {
+            ...(saved.snapshot ? { snapshot: saved.snapshot } : {}),
+            changes: log,
+          });
+          await engine.ready;
+          await engine.replay(saved.changes);
+          store.attach(record.id, engine);
+          // A torn last record must not stay behind the generation the log continues in.
+          if (saved.notices.length > 0) await log.compact(engine);
+          return engine;
+        };
+        const reported = () =>
+          restore().catch((error: unknown) => {
+            process.stderr.write(`error: sandbox ${record.id} of ${stateFile}: ${describeShort(error)}\n`);
+            throw error;
+          });
+        sandboxes.adopt({ ...record, lastUsedAt: Date.now() }, restoredWhenUsed(reported));
       }
     } catch (error) {
       process.stderr.write(`error: sandboxes of ${stateFile}: ${describeShort(error)}\n`);

@@ -245,8 +245,10 @@ export class SandboxHost {
         await this.remove(sb.record.id);
         return new Answer(204, {}, null);
       }
-      if (request.method === "GET" || request.method === "HEAD")
+      if (request.method === "GET" || request.method === "HEAD") {
+        await sb.sim.ready;
         return json(200, { ...this.describe(sb.record), manifest: sb.sim.manifest() });
+      }
       throw methodNotAllowed(["GET", "HEAD", "DELETE"]);
     }
     return sb.sim.handle(moved(request, url, `/__sim${rest}`));

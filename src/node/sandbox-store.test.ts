@@ -1,9 +1,11 @@
 import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { Answer } from "../core/exchange.ts";
+import type { Manifest } from "../core/manifest.ts";
 import type { SandboxRecord } from "../core/sandboxes.ts";
 import { tempDirForTests } from "../testing/temp-dir.ts";
-import { SandboxStore } from "./sandbox-store.ts";
+import { restoredWhenUsed, SandboxStore } from "./sandbox-store.ts";
 import { StateFileError } from "./state-file.ts";
 
 const tmp = tempDirForTests("sandbox-store-");
@@ -27,9 +29,10 @@ describe("sandbox store", () => {
     const store = new SandboxStore(state, { onFatal: fail, onCompactError: fail });
     const records = Array.from({ length: 20 }, (_, i) => ({ ...record(i), id: `many${i}-aaaaaaaaaaaa` }));
     await Promise.all(records.map((r) => store.created(r, engine)));
-    const again = await new SandboxStore(state, { onFatal: fail, onCompactError: fail }).load();
-    expect(again.map((s) => s.record.id).sort()).toEqual(records.map((r) => r.id).sort());
-    expect(again[0]?.saved).toMatchObject({ snapshot: null, changes: [] });
+    const reopened = new SandboxStore(state, { onFatal: fail, onCompactError: fail });
+    const again = await reopened.load();
+    expect(again.map((s) => s.id).sort()).toEqual(records.map((r) => r.id).sort());
+    expect(await reopened.saved(again[0]?.id ?? "")).toMatchObject({ snapshot: null, changes: [] });
   });
 
   it("removes a deleted sandbox's files, and at load the files of sandboxes it does not list", async () => {
@@ -46,11 +49,32 @@ describe("sandbox store", () => {
     expect((await readdir(tmp.path)).filter((f) => f.includes("gone"))).toEqual([]);
     await writeFile(`${store.pathOf("stray-aaaaaaaaaaaa")}.log.1`, "");
     const loaded = await new SandboxStore(state, { onFatal: fail, onCompactError: fail }).load();
-    expect(loaded.map((s) => s.record.id)).toEqual([kept.id]);
+    expect(loaded.map((s) => s.id)).toEqual([kept.id]);
     expect((await readdir(tmp.path)).filter((f) => f.includes("stray"))).toEqual([]);
     expect((await readdir(tmp.path)).filter((f) => f.includes("keep"))).toEqual([
       "files.json.sandbox-keep-aaaaaaaaaaaa.log.1",
     ]);
+  });
+
+  it("restores a sandbox when it is first used, once, however many ask at the same time", async () => {
+    let restores = 0;
+    const made = {
+      ready: Promise.resolve(),
+      handle: async () => new Answer(200, {}, "ok"),
+      manifest: () => ({ seed: 7 }) as unknown as Manifest,
+      checkpoint: engine.checkpoint,
+    };
+    const lazy = restoredWhenUsed(async () => {
+      restores++;
+      return made;
+    });
+    expect(restores).toBe(0);
+    expect(() => lazy.manifest()).toThrow(/before it was restored/);
+    const asked = new Request("http://x/api/v1/auth/me");
+    const answers = await Promise.all([lazy.handle(asked), lazy.handle(asked), lazy.ready]);
+    expect(restores).toBe(1);
+    expect((answers[0] as Answer).status).toBe(200);
+    expect(lazy.manifest().seed).toBe(7);
   });
 
   it("refuses a registry it cannot read", async () => {

@@ -15,7 +15,7 @@
  */
 import { readdir, readFile, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { isSandboxId, type SandboxRecord } from "../core/sandboxes.ts";
+import { isSandboxId, type SandboxEngine, type SandboxRecord } from "../core/sandboxes.ts";
 import { ChangeLog, type Checkpointer, readSavedState, type SavedState } from "./change-log.ts";
 import { StateFileError, writeFileAtomic } from "./state-file.ts";
 
@@ -46,8 +46,11 @@ export class SandboxStore {
     return `${this.stateFile}.sandbox-${id}`;
   }
 
-  /** The saved sandboxes with their states; files of sandboxes the registry does not name are removed. */
-  async load(): Promise<{ record: Stored; saved: SavedState }[]> {
+  /**
+   * The saved sandboxes, as listed; files of sandboxes the registry does not name are removed. Their
+   * states are read when each is first used (`saved`).
+   */
+  async load(): Promise<Stored[]> {
     let text: string | null = null;
     try {
       text = await readFile(this.registryPath, "utf8");
@@ -58,10 +61,12 @@ export class SandboxStore {
     const records = text === null ? [] : parseRegistry(text, this.registryPath);
     for (const r of records) this.registry.set(r.id, r);
     await this.removeUnlisted();
-    const out: { record: Stored; saved: SavedState }[] = [];
-    for (const record of records)
-      out.push({ record, saved: await readSavedState(this.pathOf(record.id), true) });
-    return out;
+    return records;
+  }
+
+  /** A listed sandbox's saved state: its snapshot, if one was written, and the changes since. */
+  saved(id: string): Promise<SavedState> {
+    return readSavedState(this.pathOf(id), true);
   }
 
   /** The change log a sandbox's engine writes to; `generation` is the newest already on disk (0: none). */
@@ -137,6 +142,34 @@ export class SandboxStore {
       if (name.startsWith(prefix)) ids.add(name.slice(prefix.length).replace(/\.log\.\d+$/, ""));
     for (const id of ids) if (!this.registry.has(id)) await this.removeFilesOf(id);
   }
+}
+
+/**
+ * A sandbox whose engine is made only when it is first used: a restart with a thousand saved sandboxes
+ * lists them all at once and restores each on its first request, instead of one after another before the
+ * first answer. `manifest()` may be asked only once `ready` has settled.
+ */
+export function restoredWhenUsed(restore: () => Promise<SandboxEngine>): SandboxEngine {
+  let engine: SandboxEngine | null = null;
+  let restoring: Promise<SandboxEngine> | null = null;
+  const made = (): Promise<SandboxEngine> => {
+    restoring ??= restore().then((e) => {
+      engine = e;
+      return e;
+    });
+    return restoring;
+  };
+  return {
+    get ready() {
+      return made().then(() => {});
+    },
+    handle: (request) => (engine ? engine.handle(request) : made().then((e) => e.handle(request))),
+    manifest: () => {
+      if (!engine) throw new Error("a sandbox's manifest was asked for before it was restored");
+      return engine.manifest();
+    },
+    checkpoint: (take) => made().then((e) => e.checkpoint(take)),
+  };
 }
 
 function parseRegistry(text: string, path: string): Stored[] {
