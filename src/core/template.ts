@@ -5,10 +5,12 @@
  *
  * What is shared and what is copied is decided by freezing: the template's Mind records (the bulk of a
  * world: 5,000 of them in the default scenario) are frozen and shared by reference, and every other
- * record is copied, strings included by reference (they are immutable anyway). A Mind therefore never
+ * record is copied, strings included by reference (they are immutable anyway); the Minds table is a
+ * LayeredMap over the template's. A Mind therefore never
  * changes in place; its state machine replaces the record (src/resources/progress/training.ts), and code
  * that tried otherwise would throw in the first test that ran it.
  */
+import { LayeredMap } from "./layered-map.ts";
 import type { Manifest } from "./manifest.ts";
 import { createRng } from "./prng.ts";
 import type { PendingKey, Scenario } from "./scenario.ts";
@@ -50,9 +52,16 @@ export function templateOf(scenario: Scenario, seed: number, startTime: number):
   return made;
 }
 
-/** A world's own state from a template: frozen records shared, everything else copied. */
+/**
+ * A world's own state from a template: frozen records shared, everything else copied. The Minds table
+ * itself is layered over the template's, not copied: most worlds change a few of its thousands of entries.
+ */
 export function copyState(template: State): State {
-  return copy(template) as State;
+  const out: Record<string, unknown> = {};
+  // Table by table, in the template's order (a snapshot lists them in it).
+  for (const [name, table] of Object.entries(template))
+    out[name] = name === "minds" ? new LayeredMap(table as State["minds"]) : copy(table);
+  return out as unknown as State;
 }
 
 function copy(value: unknown): unknown {
