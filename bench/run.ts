@@ -33,6 +33,7 @@ import {
 import { summarizeProfile } from "./profile.ts";
 import { benchProxy } from "./proxy.ts";
 import { benchSandboxes } from "./sandboxes.ts";
+import { benchStartup } from "./startup.ts";
 import { benchWorlds } from "./worlds.ts";
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -50,6 +51,9 @@ const USAGE = `Usage: npm run bench -- [options]
   --sandboxes LIST      sandbox counts to create in a fresh simulator each, timing creation and RSS
                         (default 100,1000; 0 to skip)
   --sandboxes-only      run only the sandbox measurement (and the worlds')
+  --startup-only        run only the start-up measurements (plain, and with --state-file holding saved
+                        sandboxes)
+  --saved-sandboxes N   sandboxes saved for the start-up with --state-file (default 1000; 0 to skip it)
   --proxy-only          run only the validating proxy's added latency and CPU (auth/me, beside the
                         simulator alone)
   --deployment-only     run only the kit against a deployment (the simulator as staging: --clock real,
@@ -79,6 +83,8 @@ const { values: flags } = parseArgs({
     "worlds-only": { type: "boolean", default: false },
     "deployment-only": { type: "boolean", default: false },
     "proxy-only": { type: "boolean", default: false },
+    "startup-only": { type: "boolean", default: false },
+    "saved-sandboxes": { type: "string", default: "1000" },
     skip: { type: "string", default: "" },
     profile: { type: "boolean", default: false },
     "sim-node-flags": { type: "string", default: "" },
@@ -118,8 +124,11 @@ const connections = num("connections", flags.connections, 1);
 const worldsOnly = flags["worlds-only"];
 const deploymentOnly = flags["deployment-only"];
 const proxyOnly = flags["proxy-only"];
-const sandboxesOnly = flags["sandboxes-only"] || worldsOnly || deploymentOnly || proxyOnly;
-const startupSamples = sandboxesOnly ? 1 : num("startup-samples", flags["startup-samples"], 1);
+const startupOnly = flags["startup-only"];
+const sandboxesOnly = flags["sandboxes-only"] || worldsOnly || deploymentOnly || proxyOnly || startupOnly;
+const savedSandboxes = num("saved-sandboxes", flags["saved-sandboxes"], 0);
+const startupSamples =
+  sandboxesOnly && !startupOnly ? 1 : num("startup-samples", flags["startup-samples"], 1);
 const soakRequests = sandboxesOnly ? 0 : num("soak", flags.soak, 0);
 const soakOnly = flags["soak-only"];
 const simulatorOnly = soakOnly || sandboxesOnly;
@@ -127,7 +136,7 @@ const targets: TargetName[] = simulatorOnly ? ["simulator"] : list("targets", fl
 if (!targets.includes("simulator")) targets.unshift("simulator");
 const endpoints: EndpointId[] = simulatorOnly ? [] : list("endpoints", flags.endpoints, ENDPOINT_IDS);
 const sandboxCounts =
-  soakOnly || worldsOnly || deploymentOnly || proxyOnly || flags.sandboxes === "0"
+  soakOnly || worldsOnly || deploymentOnly || proxyOnly || startupOnly || flags.sandboxes === "0"
     ? []
     : flags.sandboxes.split(",").map((c) => num("sandboxes", c.trim(), 1));
 const skipped = new Set(flags.skip ? list("skip", flags.skip, ["deployment", "proxy"] as const) : []);
@@ -352,6 +361,8 @@ async function main(): Promise<void> {
     }
     if (!soakOnly && !deploymentOnly && !proxyOnly && (sandboxCounts.length > 0 || worldsOnly))
       report.worlds = await benchWorlds(log);
+    if (startupOnly || (!soakOnly && !sandboxesOnly))
+      report.startup = await benchStartup(startupSamples, savedSandboxes, log);
     if (deploymentOnly || (!soakOnly && !sandboxesOnly && !skipped.has("deployment")))
       report.deployment = await benchDeployment(log);
     if (proxyOnly || (!soakOnly && !sandboxesOnly && !skipped.has("proxy")))
@@ -525,6 +536,28 @@ function checks(r: Report): TargetCheck[] {
     "ms",
   );
   add("start-up to first 200 (median)", r.startupMs.simulator?.median ?? Number.NaN, "<", 400, "ms");
+  if (r.startup) {
+    const s = r.startup;
+    const bare = s.bareMs.median;
+    const note = (ms: number) => `${(ms / bare).toFixed(2)}x bare node:http's ${bare.toFixed(0)} ms`;
+    // The issue's 150 and 250 ms were set against bare node:http starting in 84 ms: the same targets as
+    // ratios to bare node:http started in turn in this run, which a shared, noisy machine can be held to.
+    add(
+      "start-up to the first 200 of /_openapi.json",
+      s.openapiMs.median,
+      "<",
+      150,
+      "ms",
+      note(s.openapiMs.median),
+    );
+    add("  ÷ bare node:http's start-up", s.openapiMs.median / bare, "<", 150 / 84, "x");
+    if (s.savedSandboxes > 0) {
+      const what = `the same with --state-file and ${s.savedSandboxes} saved sandboxes`;
+      add(what, s.savedMs.median, "<", 250, "ms", note(s.savedMs.median));
+      add("  ÷ bare node:http's start-up", s.savedMs.median / bare, "<", 250 / 84, "x");
+      add("saved sandboxes answering after the restart", s.answeringAfter, ">=", s.savedSandboxes, "");
+    }
+  }
   add("RSS after the run", r.rssEndMB.simulator ?? Number.NaN, "<", 120, "MB");
   add(
     `RSS growth over the soak (${r.soak?.requests ?? 0} requests)`,

@@ -3,6 +3,7 @@
 import type { DeploymentResult } from "../deployment.ts";
 import type { ProxyResult } from "../proxy.ts";
 import { printSandboxes, type SandboxResult } from "../sandboxes.ts";
+import { printStartup, type StartupResult } from "../startup.ts";
 import { printWorlds, type WorldsResult } from "../worlds.ts";
 import type { Sample } from "./load.ts";
 import type { TargetName } from "./servers.ts";
@@ -50,6 +51,7 @@ export interface Report {
   results: Result[];
   sandboxes: SandboxResult[];
   worlds?: WorldsResult;
+  startup?: StartupResult;
   deployment?: DeploymentResult;
   proxy?: ProxyResult;
   soak: {
@@ -175,6 +177,7 @@ export function printReport(r: Report): void {
 
   if (r.sandboxes.length > 0) out.push(printSandboxes(r.sandboxes).trimEnd());
   if (r.worlds) out.push(printWorlds(r.worlds).trimEnd());
+  if (r.startup) out.push(printStartup(r.startup).trimEnd());
   if (r.proxy) {
     const p = r.proxy;
     out.push(

@@ -1,0 +1,138 @@
+/**
+ * Start-up under `npm run bench`: spawn to the first 200 of `/_openapi.json` (the contract, what a client
+ * generator or the docs page asks first), and the same with `--state-file` holding 1,000 saved sandboxes
+ * (each with a change of its own). Baseline: bare node:http's spawn to first answer, sampled in turn with
+ * the simulator's so that both see the same machine.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { median } from "./lib/load.ts";
+import { launch, targetSpec } from "./lib/servers.ts";
+
+export interface StartupResult {
+  samples: number;
+  /** Bare node:http, spawn to its first answer: the baseline. */
+  bareMs: { median: number; samples: number[] };
+  /** Spawn to the first 200 of /_openapi.json, plain: median and every sample. */
+  openapiMs: { median: number; samples: number[] };
+  /** The same with --state-file and `savedSandboxes` saved sandboxes. */
+  savedMs: { median: number; samples: number[] };
+  savedSandboxes: number;
+  /** The saved sandboxes all answer after the restart (each restored on this first request). */
+  answeringAfter: number;
+}
+
+const OPENAPI = { path: "/_openapi.json", headers: {} };
+
+export async function benchStartup(
+  samples: number,
+  savedSandboxes: number,
+  log: (line: string) => void,
+): Promise<StartupResult> {
+  const plain = targetSpec("simulator", {});
+  const bareSpec = targetSpec("node:http", {});
+  const openapi: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    for (const [spec, into] of [
+      [plain, openapi],
+      [bareSpec, bare],
+    ] as const) {
+      const r = await launch(spec, OPENAPI);
+      into.push(r.startupMs);
+      await r.stop();
+    }
+  }
+  const bareMs = { median: median(bare), samples: bare };
+
+  const openapiMs = { median: median(openapi), samples: openapi };
+  if (savedSandboxes === 0)
+    return {
+      samples,
+      bareMs,
+      openapiMs,
+      savedMs: { median: Number.NaN, samples: [] },
+      savedSandboxes,
+      answeringAfter: 0,
+    };
+  const dir = mkdtempSync(join(tmpdir(), "bench-startup-"));
+  const withState = {
+    ...plain,
+    args: (port: number) => [
+      ...plain.args(port),
+      "--state-file",
+      join(dir, "state.json"),
+      "--max-sandboxes",
+      String(savedSandboxes),
+    ],
+  };
+  try {
+    log(`start-up: saving ${savedSandboxes} sandboxes`);
+    const keys: string[] = [];
+    const first = await launch(withState, OPENAPI);
+    try {
+      for (let i = 0; i < savedSandboxes; i++) {
+        const made = await fetch(`${first.origin}/__sim/sandboxes`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        });
+        const { manifest } = (await made.json()) as {
+          manifest: { users: Record<string, { apiKey: string }> };
+        };
+        const key = manifest.users.owner?.apiKey ?? "";
+        keys.push(key);
+        // A change of its own, so that a restart has a log to bring back.
+        const res = await fetch(`${first.origin}/api/v1/api-keys`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: '{"name":"saved"}',
+        });
+        await res.arrayBuffer();
+      }
+    } finally {
+      await first.stop();
+    }
+    const saved: number[] = [];
+    let answeringAfter = 0;
+    for (let i = 0; i < samples; i++) {
+      const r = await launch(withState, OPENAPI);
+      saved.push(r.startupMs);
+      if (i === samples - 1) {
+        for (const key of keys) {
+          const res = await fetch(`${r.origin}/api/v1/api-keys`, {
+            headers: { authorization: `Bearer ${key}` },
+          });
+          const list = (await res.json()) as { name: string | null }[];
+          if (res.status === 200 && list.some((k) => k.name === "saved")) answeringAfter++;
+        }
+      }
+      await r.stop();
+    }
+    return {
+      samples,
+      bareMs,
+      openapiMs,
+      savedMs: { median: median(saved), samples: saved },
+      savedSandboxes,
+      answeringAfter,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function printStartup(r: StartupResult): string {
+  const bareMs = r.bareMs.median;
+  const vs = (ms: number) =>
+    bareMs ? ` (${(ms / bareMs).toFixed(2)}x bare node:http's ${bareMs.toFixed(0)} ms)` : "";
+  return [
+    "",
+    `Start-up, spawn to the first 200 of /_openapi.json (median of ${r.samples})`,
+    `  plain: ${r.openapiMs.median.toFixed(0)} ms${vs(r.openapiMs.median)}; samples ${r.openapiMs.samples.map((s) => s.toFixed(0)).join(", ")}`,
+    `  --state-file with ${r.savedSandboxes} saved sandboxes: ${r.savedMs.median.toFixed(0)} ms${vs(r.savedMs.median)}; samples ${r.savedMs.samples.map((s) => s.toFixed(0)).join(", ")}`,
+    `  saved sandboxes answering with their own change after the restart: ${r.answeringAfter} of ${r.savedSandboxes}`,
+    "",
+  ].join("\n");
+}
