@@ -2,7 +2,7 @@
  * Worlds of one's own under `npm run bench`, each measured beside the built-in default in the same process:
  * - building a world from a 5,000-Mind scenario document (a new document each time, so schema check,
  *   compile and build all count) against building the default scenario at a seed never built before;
- * - 100 sandboxes from that document sent inline against 100 sandboxes of the default scenario, each set
+ * - 300 sandboxes from that document sent inline against 300 sandboxes of the default scenario, each set
  *   in a fresh process: creation p50/p95 and resident memory per sandbox.
  * The default world holds about 5,400 Minds, so the two are of one size; like it, the document leaves no
  * training in flight (a world with training running schedules its jobs anew in every sandbox).
@@ -28,7 +28,7 @@ export interface WorldsResult {
   inlineRssOverDefault: number;
 }
 
-const SANDBOXES = 100;
+const SANDBOXES = 300;
 
 /** A partner-sized world: two teams, a few users, 5,000 Minds across four Audiences. */
 export function fiveThousandMinds(name: string): Record<string, unknown> {
