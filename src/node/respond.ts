@@ -39,15 +39,14 @@ export function writeAnswer(method: string, res: ServerResponse, answer: Answer,
   }
   // Answered before the client was told to send its body: the connection cannot carry another request.
   if (ex.expectContinue) head.push("connection", "close");
-  const body = answer.body;
-  if (body === null || NO_BODY_STATUS.has(answer.status)) {
+  if (answer.body === null || NO_BODY_STATUS.has(answer.status)) {
     res.writeHead(answer.status, head);
     res.end();
     return;
   }
-  if (!length) {
-    head.push("content-length", String(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength));
-  }
+  // Encoded once, here: measuring a text's length and then writing it encoded it twice.
+  const body = typeof answer.body === "string" ? Buffer.from(answer.body) : answer.body;
+  if (!length) head.push("content-length", String(body.byteLength));
   res.writeHead(answer.status, head);
   if (method === "HEAD") res.end();
   else res.end(body);

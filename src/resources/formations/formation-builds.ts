@@ -212,9 +212,9 @@ export function seedDefaultFormations(
       .filter((f) => f.audienceId === audience.id && f.deletedAt === null && f.autoDimension !== null)
       .map((f) => f.autoDimension),
   );
-  const roster = members(s.state, audience);
   const wanted: { dimension: string; hypothesis: FormationHypothesisRecord; name: string }[] = [];
-  const dflt = defaultDimension(roster);
+  // Every listing asks; once the default split exists, its dimension need not be worked out again.
+  const dflt = existing.has("default") ? null : defaultDimension(members(s.state, audience));
   if (dflt)
     wanted.push({
       dimension: "default",

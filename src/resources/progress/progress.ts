@@ -74,7 +74,9 @@ export function researchView(r: ResearchState) {
     progress: r.progress,
     startedAt: isoOrNull(r.startedAt),
     completedAt: isoOrNull(r.completedAt),
-    outcome: r.outcome === null ? null : structuredClone(r.outcome),
+    // Views are serialized as soon as they are made, so they may hold the state's own values: a copy
+    // here cost more than the rest of the progress answer.
+    outcome: r.outcome,
   };
 }
 
@@ -92,7 +94,7 @@ export function coverageView(audience: AudienceRecord) {
     dimensions: audience.coverage.map((row) => ({
       dimension: row.dimension,
       status: row.status,
-      distribution: structuredClone(row.distribution),
+      distribution: row.distribution,
     })),
     counts: coverageCounts(audience.coverage),
   };
