@@ -206,8 +206,8 @@ export function printReport(r: Report): void {
       ["target", "measured", "goal", "result", "in this run"],
       r.checks.map((c) => [
         c.what,
-        `${fmt(c.value, c.unit === "x" || c.unit === "%" ? 2 : 1)} ${c.unit}`,
-        `${c.op} ${c.limit} ${c.unit}`,
+        `${fmt(c.value, c.unit === "x" || c.unit === "%" || Math.abs(c.value) < 1 ? 2 : 1)} ${c.unit}`,
+        `${c.op} ${Number.isInteger(c.limit) ? c.limit : c.limit.toFixed(2)} ${c.unit}`,
         c.pass === null ? "not run" : c.pass ? "met" : "MISSED",
         c.note ?? "",
       ]),
