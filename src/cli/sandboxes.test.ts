@@ -3,7 +3,7 @@
  * rule as the default world (a change acknowledged is a change kept), a deleted one leaves no file, and
  * the flags that bound them are honoured.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { callJson as call, runKit, serveCli, stopCli } from "../testing/cli.ts";
@@ -57,6 +57,41 @@ describe("sandboxes of the served program", () => {
     expect((await call(base, "GET", "/api/v1/auth/me", bearer(b))).status).toBe(200);
     const listed = (await call(base, "GET", "/__sim/sandboxes", op)).body as { id: string }[];
     expect(listed.map((s) => s.id)).toEqual([b.id]);
+    expect((await stopCli(run)).code).toBe(0);
+  }, 90_000);
+
+  it("restore a saved sandbox on its first request: one whose log cannot be read gets 500 and is named, the rest serve", async () => {
+    const state = join(tmp.path, "unreadable.json");
+    let { run, base } = await serve(["--state-file", state]);
+    const op = { "x-sim-control-token": "op" };
+    const made: Created[] = [];
+    for (const seed of [5, 6]) made.push((await call(base, "POST", "/__sim/sandboxes", op, { seed })).body);
+    const [broken, fine] = made as [Created, Created];
+    const bearer = (c: Created) => ({ authorization: `Bearer ${c.manifest.users.owner?.apiKey}` });
+    for (const c of made)
+      expect((await call(base, "POST", "/api/v1/api-keys", bearer(c), { name: "k" })).status).toBe(201);
+    expect((await stopCli(run)).code).toBe(0);
+    // A log that cannot be read at all (a directory where the file was).
+    const log = (await readdir(tmp.path)).find((f) =>
+      f.startsWith(`unreadable.json.sandbox-${broken.id}.log.`),
+    );
+    if (!log) throw new Error("no log of the sandbox");
+    await rm(join(tmp.path, log));
+    await mkdir(join(tmp.path, log));
+    ({ run, base } = await serve(["--state-file", state]));
+    // Listed and started without reading it...
+    expect(((await call(base, "GET", "/__sim/sandboxes", op)).body as { id: string }[]).length).toBe(2);
+    expect(run.stderr()).not.toContain(broken.id);
+    // ...and named on its first request, which gets the 500 envelope; the others are untouched.
+    const r = await call(base, "GET", "/api/v1/auth/me", bearer(broken));
+    expect(r.status).toBe(500);
+    expect(r.body.error).toBe(true);
+    expect(run.stderr()).toContain(`error: sandbox ${broken.id}`);
+    const keys = (await call(base, "GET", "/api/v1/api-keys", bearer(fine))).body as {
+      name: string | null;
+    }[];
+    expect(keys.some((k) => k.name === "k")).toBe(true);
+    expect((await call(base, "GET", "/api/v1/auth/me", {})).status).toBe(401);
     expect((await stopCli(run)).code).toBe(0);
   }, 90_000);
 
