@@ -147,8 +147,8 @@ export async function send(
       res.end();
       return;
     }
-    // A body that is complete already (every JSON answer) goes out in one write with a Content-Length;
-    // anything still being produced (an NDJSON stream) is sent chunk by chunk as it comes.
+    // A body that is complete already goes out in one write with a Content-Length; anything still being
+    // produced (a fetch handler's stream) is sent as it comes.
     let next: Promise<ReadableStreamReadResult<Uint8Array>> = reader.read();
     const ready = await Promise.race<ReadableStreamReadResult<Uint8Array> | typeof PENDING>([next, PENDING]);
     if (ex.closed) return;
@@ -159,8 +159,7 @@ export async function send(
       return;
     }
     res.writeHead(status, head);
-    // The chunks a stream has ready at once leave in one write (every line of a preview whose client
-    // keeps up is made in the same turn): a syscall per line was most of what a stream cost.
+    // The chunks a stream has ready in one turn of the event loop leave in one write, not a syscall each.
     const batch: Uint8Array[] = [first.value];
     let batched = first.value.byteLength;
     let r: ReadableStreamReadResult<Uint8Array> | typeof PENDING = ready;
