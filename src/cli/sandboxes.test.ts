@@ -23,15 +23,23 @@ interface Created {
   };
 }
 
+const op = { "x-sim-control-token": "op" };
+const bearer = (c: Created) => ({ authorization: `Bearer ${c.manifest.users.owner?.apiKey}` });
+
+/** The program with a state file, and a sandbox made in it per seed. */
+async function servedWithSandboxes(file: string, seeds: number[]) {
+  const state = join(tmp.path, file);
+  const served = await serve(["--state-file", state]);
+  const made: Created[] = [];
+  for (const seed of seeds)
+    made.push((await call(served.base, "POST", "/__sim/sandboxes", op, { seed })).body);
+  return { state, ...served, made };
+}
+
 describe("sandboxes of the served program", () => {
   it("survive SIGKILL with --state-file: changes kept, keys and tokens still valid; a deleted one is gone", async () => {
-    const state = join(tmp.path, "world.json");
-    let { run, base } = await serve(["--state-file", state]);
-    const op = { "x-sim-control-token": "op" };
-    const made: Created[] = [];
-    for (const seed of [4, 4]) made.push((await call(base, "POST", "/__sim/sandboxes", op, { seed })).body);
+    let { state, run, base, made } = await servedWithSandboxes("world.json", [4, 4]);
     const [a, b] = made as [Created, Created];
-    const bearer = (c: Created) => ({ authorization: `Bearer ${c.manifest.users.owner?.apiKey}` });
     const audience = `/api/v1/audiences/${a.manifest.audiences.main?.id}`;
     expect((await call(base, "PUT", audience, bearer(a), { name: "Kept across a kill" })).status).toBe(200);
     const sbCtl = (c: Created) => ({ "x-sim-control-token": c.controlToken });
@@ -61,13 +69,8 @@ describe("sandboxes of the served program", () => {
   }, 90_000);
 
   it("restore a saved sandbox on its first request: one whose log cannot be read gets 500 and is named, the rest serve", async () => {
-    const state = join(tmp.path, "unreadable.json");
-    let { run, base } = await serve(["--state-file", state]);
-    const op = { "x-sim-control-token": "op" };
-    const made: Created[] = [];
-    for (const seed of [5, 6]) made.push((await call(base, "POST", "/__sim/sandboxes", op, { seed })).body);
+    let { state, run, base, made } = await servedWithSandboxes("unreadable.json", [5, 6]);
     const [broken, fine] = made as [Created, Created];
-    const bearer = (c: Created) => ({ authorization: `Bearer ${c.manifest.users.owner?.apiKey}` });
     for (const c of made)
       expect((await call(base, "POST", "/api/v1/api-keys", bearer(c), { name: "k" })).status).toBe(201);
     expect((await stopCli(run)).code).toBe(0);
@@ -97,7 +100,6 @@ describe("sandboxes of the served program", () => {
 
   it("runs the conformance kit in a new sandbox, then deletes it; the default world is left alone", async () => {
     const { run, base } = await serve(["--clock", "manual"]);
-    const op = { "x-sim-control-token": "op" };
     const main = (await call(base, "GET", "/__sim/manifest", op)).body as Created["manifest"];
     const owner = { authorization: `Bearer ${main.users.owner?.apiKey}` };
     const audience = `/api/v1/audiences/${main.audiences.main?.id}`;
@@ -137,7 +139,6 @@ describe("sandboxes of the served program", () => {
   it("removes an idle sandbox after --sandbox-ttl even when no request comes; its keys then get 401", async () => {
     const state = join(tmp.path, "ttl.json");
     const { run, base } = await serve(["--sandbox-ttl", "300ms", "--state-file", state]);
-    const op = { "x-sim-control-token": "op" };
     const made = (await call(base, "POST", "/__sim/sandboxes", op, {})).body as Created;
     const listed = async () => JSON.parse(await readFile(`${state}.sandboxes.json`, "utf8")).sandboxes;
     expect(await listed()).toHaveLength(1);
@@ -152,7 +153,6 @@ describe("sandboxes of the served program", () => {
 
   it("honours --max-sandboxes and --instance", async () => {
     const { run, base } = await serve(["--max-sandboxes", "1", "--instance", "east"]);
-    const op = { "x-sim-control-token": "op" };
     const first = await call(base, "POST", "/__sim/sandboxes", op, {});
     expect(first.status).toBe(201);
     expect(first.body.id).toMatch(/^east-[a-z2-7]{12}$/);
