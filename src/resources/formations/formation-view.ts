@@ -72,7 +72,10 @@ export function safeFailureReason(reason: string | null): string {
 
 /** Members assigned to any subgroup, each counted once. */
 export function assignedMembers(subgroups: readonly FormationSubgroup[]): number {
-  return new Set(subgroups.flatMap((g) => g.members.map((m) => m.mindId))).size;
+  // Every listing counts every Formation's members: no arrays in between.
+  const ids = new Set<string>();
+  for (const g of subgroups) for (const m of g.members) ids.add(m.mindId);
+  return ids.size;
 }
 
 export interface FormationSummaryView {
