@@ -104,6 +104,27 @@ describe("CORS on the Node host", () => {
     expect(actual.headers["access-control-allow-origin"]).toBeUndefined();
   });
 
+  it("gives a preview's pulled lines the same headers, its Vary joined with Origin's", async () => {
+    const m = listed.sim.manifest();
+    const r = await request(
+      `${listed.server.url}/api/v1/audiences/${m.audiences.main?.id}/formations/preview`,
+      {
+        method: "POST",
+        headers: {
+          origin: APP,
+          authorization: `Bearer ${m.users.owner?.apiKey}`,
+          "content-type": "application/json",
+        },
+        body: '{"userInput":"by country"}',
+      },
+    );
+    expect(r.statusCode).toBe(200);
+    expect(r.headers["access-control-allow-origin"]).toBe(APP);
+    expect(r.headers.vary).toBe("Accept, Origin");
+    const lines = (await r.body.text()).trim().split("\n");
+    expect(lines.map((l) => JSON.parse(l).type)).toEqual(["meta", "status", "subgroups", "done"]);
+  });
+
   it("parses --cors-origin values", () => {
     expect(parseCorsOrigin("http://localhost:5173/")).toBe("http://localhost:5173");
     expect(parseCorsOrigin("*")).toBe("*");
