@@ -6,9 +6,9 @@
  * What is shared and what is copied is decided by freezing: the template's Mind records (the bulk of a
  * world: 5,000 of them in the default scenario) are frozen and shared by reference, and every other
  * record is copied, strings included by reference (they are immutable anyway); the Minds table is a
- * LayeredMap over the template's. A Mind therefore never
- * changes in place; its state machine replaces the record (src/resources/progress/training.ts), and code
- * that tried otherwise would throw in the first test that ran it.
+ * LayeredMap over the template's. A Mind therefore never changes in place; its state machine replaces
+ * the record (src/resources/progress/training.ts), and code that tried otherwise would throw in the first
+ * test that ran it.
  */
 import { LayeredMap } from "./layered-map.ts";
 import type { Manifest } from "./manifest.ts";
