@@ -190,7 +190,7 @@ export async function send(
     if (ex.closed) return;
     onError(error, { method, path });
     if (res.headersSent) res.destroy();
-    else writeEnvelope(res, 500, "Internal Server Error");
+    else writeEnvelope(res, 500, "Internal Server Error", path.split("?", 1)[0]);
   } finally {
     ex.reader = null;
     if (ex.closed) reader.cancel().catch(noop);

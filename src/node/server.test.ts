@@ -387,9 +387,9 @@ describe("node:http host plumbing (stub handler)", () => {
   });
 
   it("answers a handler that throws with a 500 envelope and reports it", async () => {
-    const r = await request(`${base}/throws`);
+    const r = await request(`${base}/throws?x=1`);
     expect(r.statusCode).toBe(500);
-    expect(await r.body.json()).toMatchObject({ statusCode: 500, error: true });
+    expect(await r.body.json()).toMatchObject({ statusCode: 500, error: true, url: "/throws" });
     expect(hostErrors).toHaveLength(1);
   });
 

@@ -300,7 +300,7 @@ async function handle(
   } catch (error) {
     if (ex.closed) return;
     onError(error, { method, path: target });
-    writeEnvelope(res, 500, "Internal Server Error");
+    writeEnvelope(res, 500, "Internal Server Error", pathOf(target));
     return;
   }
   if (outcome instanceof Answer) writeAnswer(method, res, outcome, ex);
