@@ -6,6 +6,7 @@
  * the violations' excerpts, with keys redacted.
  */
 
+import { isJsonType } from "../../src/core/body.ts";
 import { ruleText } from "../lib/context.ts";
 import { envelopeProblems, operationsById, responseViolations } from "../lib/contract.ts";
 import { Exchange } from "../lib/http.ts";
@@ -178,9 +179,8 @@ function refusals(ex: Exchange, refused: readonly Violation[], match: Match): Vi
   const say = (rule: string, message: string) => [
     violation({ check: "response/refusal", rule: ruleText(rule), ruleId: rule, message, exchange: ex }),
   ];
-  const media = (ex.requestHeaders["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-  // A JSON media type with parameters, in any case, is still JSON.
-  if (ex.status === 415 && (media === "application/json" || media.endsWith("+json")))
+  // A JSON media type with parameters, in any case, is still JSON: the simulator's own reading of it.
+  if (ex.status === 415 && isJsonType(ex.requestHeaders["content-type"] ?? null))
     return say(
       "input/media-type-415",
       `a body sent as ${ex.requestHeaders["content-type"]} was refused as another media type`,
