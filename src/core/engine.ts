@@ -209,7 +209,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     const url = URL.parse(request.url);
     // Only a host that passes its own target can get here with one that is not a URL.
     if (url === null) return renderError(new ApiError(400, "Bad Request"), "", {});
-    const who: Who = { userId: null, inert: false };
+    const who: Who = { userId: null, pure: false };
     let response: Outcome;
     const reads = request.method === "GET" || request.method === "HEAD";
     try {
@@ -242,7 +242,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
         response = renderError(new ApiError(500), url.pathname, {});
       }
     }
-    if (!who.inert) memo.touch();
+    if (!who.pure) memo.touch();
     const entry: JournalEntry = {
       at: world.clock.nowIso(),
       method: request.method,
@@ -348,18 +348,18 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       }
       const spec = routes.get(op.operationId);
       if (!spec) throw new ApiError(501, `${op.operationId} is not simulated yet`);
-      const pure = spec.pure === true && (request.method === "GET" || request.method === "HEAD");
-      const inert = pure || spec.changesNothing === true;
+      const pure = spec.pure === true;
       // A change is recorded with the headers it was served with (the credentials apart).
-      const recorded = sink && !inert ? new RecordingHeaders(request.headers) : null;
+      const recorded = sink && !pure ? new RecordingHeaders(request.headers) : null;
       const ctx = buildContext(world.services, request, url, op, params, prefix, caller, spec, recorded);
       spec.authorize?.(ctx);
       const raw = await readBody(ctx, op);
       checkBody(ctx, op, spec);
       await delay();
-      if (inert) {
-        who.inert = true;
-        return renderReply(pure ? await pureAnswer(ctx, op, spec) : await spec.handler(ctx), headers);
+      if (pure) {
+        who.pure = true;
+        const reused = request.method === "GET" || request.method === "HEAD";
+        return renderReply(reused ? await pureAnswer(ctx, op, spec) : await spec.handler(ctx), headers);
       }
       return renderReply(await changing(() => change(ctx, spec, raw, recorded, undefined)), headers);
     } catch (error) {
@@ -566,10 +566,10 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
   return sim;
 }
 
-/** What a request was: whose, and whether it changed nothing (which leaves derived data in place). */
+/** What a request was: whose, and whether it was pure (it changed nothing: derived data stays). */
 interface Who {
   userId: string | null;
-  inert: boolean;
+  pure: boolean;
 }
 
 const utf8 = new TextEncoder();

@@ -97,19 +97,14 @@ export interface RouteSpec {
    */
   invalidParameter?: (name: string, where: "query" | "header", value: string) => ApiError | null;
   /**
-   * A pure read: the handler changes nothing, and its answer depends only on the state, the caller, the
-   * path and the query. The engine then reuses the rendered answer until the state may have changed, and
-   * the request itself leaves what other pure reads derived in place (src/core/memo.ts). What the engine
-   * itself changes on every request (an API key's `lastUsedAt`, the rate-limit window) must not show in a
-   * pure read's answer: listing API keys, say, is not one.
+   * The handler changes nothing: the request runs outside the serial section of changes, is not recorded,
+   * and leaves what other requests derived in place (src/core/memo.ts). On GET and HEAD its answer must
+   * also depend only on the state, the caller, the path and the query: the engine then reuses the rendered
+   * answer until the state may have changed. What the engine itself changes on every request (an API
+   * key's `lastUsedAt`, the rate-limit window) must not show in such an answer: listing API keys, say, is
+   * not pure. A pure POST (the preview) depends on its body, and its answer is made anew each time.
    */
   pure?: true;
-  /**
-   * The handler changes nothing, though its answer depends on the request body (a preview): it runs
-   * outside the serial section of changes, is not recorded, and leaves what pure reads derived in place.
-   * Unlike a pure read's, its answer is made anew each time.
-   */
-  changesNothing?: true;
 }
 
 export type JobHandler = (services: Services, payload: unknown) => void;

@@ -315,7 +315,7 @@ function previewFormation(
 export const formationPreview: ResourceModule = {
   routes: {
     previewFormation: {
-      changesNothing: true,
+      pure: true,
       // Access, then negotiation: a 406 never depends on the body and comes before any generation.
       authorize: (ctx) => {
         viewable(ctx.state, ctx.params.audienceId ?? "", ctx.caller);
