@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { median } from "./lib/load.ts";
 import { launch, targetSpec } from "./lib/servers.ts";
+import { post } from "./sandboxes.ts";
 
 export interface StartupResult {
   samples: number;
@@ -73,14 +74,7 @@ export async function benchStartup(
     const first = await launch(withState, OPENAPI);
     try {
       for (let i = 0; i < savedSandboxes; i++) {
-        const made = await fetch(`${first.origin}/__sim/sandboxes`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: "{}",
-        });
-        const { manifest } = (await made.json()) as {
-          manifest: { users: Record<string, { apiKey: string }> };
-        };
+        const { manifest } = (await post(first.origin, "/__sim/sandboxes", {})).json;
         const key = manifest.users.owner?.apiKey ?? "";
         keys.push(key);
         // A change of its own, so that a restart has a log to bring back.
