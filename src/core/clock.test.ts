@@ -73,4 +73,24 @@ describe("VirtualClock", () => {
     other.advance(100);
     expect(ran.map((r) => r.kind)).toEqual(["keep"]);
   });
+
+  it("tells the queued jobs of a kind through scheduling, running, cancelling and restoring", () => {
+    const { clock } = manual();
+    const kinds = (c: VirtualClock, kind: string) => [...c.pendingOf(kind)].map((j) => j.payload);
+    clock.schedule(100, "build", 1);
+    clock.schedule(300, "build", 2);
+    clock.schedule(200, "other", 3);
+    clock.schedule(400, "build", 4);
+    expect(kinds(clock, "build").sort()).toEqual([1, 2, 4]);
+    clock.advance(150);
+    expect(kinds(clock, "build").sort()).toEqual([2, 4]);
+    clock.cancel((j) => j.payload === 4);
+    expect(kinds(clock, "build")).toEqual([2]);
+    expect(kinds(clock, "other")).toEqual([3]);
+    const { clock: other } = manual(0);
+    other.schedule(5, "build", 9);
+    other.restore(clock.snapshot());
+    expect(kinds(other, "build")).toEqual([2]);
+    expect(kinds(other, "none")).toEqual([]);
+  });
 });

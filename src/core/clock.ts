@@ -35,6 +35,11 @@ export class VirtualClock {
   private wallStart: number;
   private seq = 0;
   private jobs: Job[] = [];
+  /**
+   * The same jobs by kind. Resources ask whether one of their jobs is still queued (is a build stalled?)
+   * on every listing, and a manual clock may hold thousands of other jobs that are not yet due.
+   */
+  private byKind = new Map<string, Set<Job>>();
   private running = false;
   /** While a job runs, time reads as the job's due time, so the work it schedules is relative to that. */
   private pinned: number | null = null;
@@ -82,16 +87,37 @@ export class VirtualClock {
     let i = this.jobs.length;
     while (i > 0 && compareJobs(this.jobs[i - 1] as Job, job) > 0) i--;
     this.jobs.splice(i, 0, job);
+    this.index(job);
     return job;
   }
 
   /** Drops queued jobs that match, e.g. the pending build of a deleted Formation. */
   cancel(match: (job: Job) => boolean): void {
-    this.jobs = this.jobs.filter((j) => !match(j));
+    this.jobs = this.jobs.filter((j) => {
+      if (!match(j)) return true;
+      this.unindex(j);
+      return false;
+    });
   }
 
+  /** The queued jobs in the order they will run. */
   pending(): readonly Job[] {
     return this.jobs;
+  }
+
+  /** The queued jobs of one kind, in no particular order. */
+  pendingOf(kind: string): Iterable<Job> {
+    return this.byKind.get(kind) ?? [];
+  }
+
+  private index(job: Job): void {
+    const set = this.byKind.get(job.kind);
+    if (set) set.add(job);
+    else this.byKind.set(job.kind, new Set([job]));
+  }
+
+  private unindex(job: Job): void {
+    this.byKind.get(job.kind)?.delete(job);
   }
 
   /** Starts counting real time from now (after a scenario build, whose own duration is not simulated time). */
@@ -145,6 +171,7 @@ export class VirtualClock {
     try {
       for (let job = this.jobs[0]; job !== undefined && job.at <= limit; job = this.jobs[0]) {
         this.jobs.shift();
+        this.unindex(job);
         this.ran++;
         this.pinned = job.at;
         try {
@@ -172,6 +199,8 @@ export class VirtualClock {
     this.wallStart = this.wall();
     this.seq = snap.seq;
     this.jobs = snap.jobs.map((j) => ({ ...j })).sort(compareJobs);
+    this.byKind.clear();
+    for (const job of this.jobs) this.index(job);
   }
 }
 

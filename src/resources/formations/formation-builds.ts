@@ -102,15 +102,12 @@ export const formationJobs: Record<string, JobHandler> = { [JOB_STEP]: step, [JO
 /** True when a `building` Formation has no build job left that could finish it, or has not moved for long. */
 export function isStalled(s: Services, f: FormationRecord): boolean {
   if (f.status !== "building" || f.deletedAt !== null) return false;
-  const queued = s.clock
-    .pending()
-    .some(
-      (j) =>
-        j.kind === JOB_COMPLETE &&
-        (j.payload as BuildPayload).formationId === f.id &&
-        (j.payload as BuildPayload).seq === f.buildSeq,
-    );
-  return !queued || s.clock.now() - f.updatedAt > STALL_MS;
+  if (s.clock.now() - f.updatedAt > STALL_MS) return true;
+  for (const j of s.clock.pendingOf(JOB_COMPLETE)) {
+    const p = j.payload as BuildPayload;
+    if (p.formationId === f.id && p.seq === f.buildSeq) return false;
+  }
+  return true;
 }
 
 /** Re-queues at most `limit` of the oldest stalled builds of an Audience; returns how many. */
