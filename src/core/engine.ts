@@ -358,7 +358,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       await delay();
       if (pure) {
         who.pure = true;
-        const reused = request.method === "GET" || request.method === "HEAD";
+        const reused = !spec.volatile && (request.method === "GET" || request.method === "HEAD");
         return renderReply(reused ? await pureAnswer(ctx, op, spec) : await spec.handler(ctx), headers);
       }
       return renderReply(await changing(() => change(ctx, spec, raw, recorded, undefined)), headers);

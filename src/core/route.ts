@@ -98,13 +98,17 @@ export interface RouteSpec {
   invalidParameter?: (name: string, where: "query" | "header", value: string) => ApiError | null;
   /**
    * The handler changes nothing: the request runs outside the serial section of changes, is not recorded,
-   * and leaves what other requests derived in place (src/core/memo.ts). On GET and HEAD its answer must
-   * also depend only on the state, the caller, the path and the query: the engine then reuses the rendered
-   * answer until the state may have changed. What the engine itself changes on every request (an API
-   * key's `lastUsedAt`, the rate-limit window) must not show in such an answer: listing API keys, say, is
-   * not pure. A pure POST (the preview) depends on its body, and its answer is made anew each time.
+   * and leaves what other requests derived in place (src/core/memo.ts). On GET and HEAD the engine then
+   * reuses the rendered answer until the state may have changed, unless the route is `volatile`. A pure
+   * POST (the preview) depends on its body, and its answer is made anew each time.
    */
   pure?: true;
+  /**
+   * With `pure`: the answer shows what moves without a change (the virtual clock's time, an API key's
+   * `lastUsedAt` that every request sets), so it is rendered anew for each request and never reused.
+   * Without this, a pure GET's answer may depend only on the state, the caller, the path and the query.
+   */
+  volatile?: true;
 }
 
 export type JobHandler = (services: Services, payload: unknown) => void;

@@ -34,6 +34,18 @@ describe("GET /auth/me", () => {
 });
 
 describe("API keys", () => {
+  it("lists each key's lastUsedAt as of the last request, a read with another key included", async () => {
+    const created = await h.call("POST", "/api/v1/api-keys", { body: { name: "second" } });
+    const listed = async () => {
+      const r = await h.call("GET", "/api/v1/api-keys");
+      return (r.body as { id: string; lastUsedAt: string | null }[]).find((k) => k.id === created.body.id);
+    };
+    expect((await listed())?.lastUsedAt).toBeNull();
+    // A read that changes nothing else: the listing must not be an answer kept from before it.
+    expect((await h.call("GET", "/api/v1/auth/me", { as: created.body.key })).status).toBe(200);
+    expect((await listed())?.lastUsedAt).toBe(h.sim.manifest().now);
+  });
+
   it("creates a key that is shown once, works at once, and is listed without its secret", async () => {
     const created = await h.call("POST", "/api/v1/api-keys", { body: { name: "  CI pipeline  " } });
     expect(created.status).toBe(201);

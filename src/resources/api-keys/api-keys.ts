@@ -32,6 +32,9 @@ function invalidName(issues: ValidationIssue[]) {
 export const apiKeys: ResourceModule = {
   routes: {
     listApiKeys: {
+      // Each key's lastUsedAt moves with every request, so the list is read anew each time.
+      pure: true,
+      volatile: true,
       authorize: requireSubscription,
       handler: (ctx) => {
         const mine = [...ctx.state.apiKeys.values()].filter((k) => k.userId === ctx.caller.id);

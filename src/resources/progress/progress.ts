@@ -122,6 +122,9 @@ const viewableAudience = (ctx: RequestContext): AudienceRecord =>
 export const progress: ResourceModule = {
   routes: {
     getAudienceProgress: {
+      // As of the clock's now (`reconciledAt`): rendered anew for each request.
+      pure: true,
+      volatile: true,
       authorize: (ctx) => void viewableAudience(ctx),
       handler: (ctx) => ({
         status: 200,
