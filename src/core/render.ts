@@ -1,4 +1,5 @@
 /** Turning replies and errors into answers with the headers every answer of an operation carries. */
+import { encodeJson } from "./encoded-json.ts";
 import { ApiError } from "./errors.ts";
 import { Answer, LineStream, type Outcome } from "./exchange.ts";
 import type { Reply } from "./route.ts";
@@ -6,7 +7,7 @@ import type { Reply } from "./route.ts";
 const JSON_TYPE = "application/json; charset=utf-8";
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
-  return new Answer(status, { "content-type": JSON_TYPE, ...headers }, JSON.stringify(body));
+  return new Answer(status, { "content-type": JSON_TYPE, ...headers }, encodeJson(body));
 }
 
 /** An error as the envelope, with the operation's `headers` and the error's own (Allow, Retry-After, Vary). */

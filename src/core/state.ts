@@ -66,6 +66,10 @@ export interface MindTraining {
   learning: boolean;
 }
 
+/**
+ * Never changed in place once a world is built: a change puts a new record in its place (training moves,
+ * grounding). The template's are frozen; views keep what they encoded by record.
+ */
 export interface MindRecord {
   id: string;
   ownerId: string;

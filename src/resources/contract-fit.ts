@@ -4,6 +4,7 @@
  * type-check fails when a view and its schema drift apart.
  */
 import type { components } from "../contract/types.gen.ts";
+import type { Decoded } from "../core/encoded-json.ts";
 import type { AudienceDetailView, AudienceSummaryView } from "./audiences/audience-view.ts";
 import type { CheckoutSessionBody } from "./checkout/checkout.ts";
 import type { FormationDetailView, FormationSummaryView } from "./formations/formation-view.ts";
@@ -13,8 +14,8 @@ type Schema<K extends keyof components["schemas"]> = components["schemas"][K];
 type Fits<T extends U, U> = T;
 
 export type ContractFit = [
-  Fits<AudienceSummaryView, Schema<"Audience">>,
-  Fits<AudienceDetailView, Schema<"AudienceDetail">>,
+  Fits<Decoded<AudienceSummaryView>, Schema<"Audience">>,
+  Fits<Decoded<AudienceDetailView>, Schema<"AudienceDetail">>,
   Fits<FormationSummaryView, Schema<"FormationSummary">>,
   Fits<FormationDetailView, Schema<"Formation">>,
   Fits<CheckoutSessionBody, Schema<"CheckoutSession">>,

@@ -12,6 +12,7 @@ import {
   type FilterAttributes,
   isUploadedFileUrl,
 } from "../../../fixtures/index.ts";
+import { type Decoded, EncodedJson } from "../../core/encoded-json.ts";
 import type { AudienceRecord, MindRecord, State } from "../../core/state.ts";
 import { type AudienceRole, COLLABORATOR_ROLES } from "../access.ts";
 import { iso } from "../time.ts";
@@ -43,7 +44,7 @@ export interface AudienceDetailView extends Partial<SharingFields> {
   id: string;
   name: string;
   mindCount: number;
-  minds: MindPreview[] | MindDetail[];
+  minds: EncodedJson<MindPreview>[] | EncodedJson<MindDetail>[];
   isPublic: boolean;
   currentMemberRole: AudienceRole;
   grounding: { charts: unknown[]; sources: { title: string; url: string | null }[] } | null;
@@ -64,7 +65,7 @@ export interface AudienceSummaryView extends SharingFields {
   id: string;
   name: string;
   mindCount: number;
-  minds: MindPreview[];
+  minds: EncodedJson<MindPreview>[];
   createdAt: string;
   updatedAt: string;
   isPublic: boolean;
@@ -104,6 +105,29 @@ export function mindDetail(m: MindRecord): MindDetail {
   };
 }
 
+// A Mind record is never changed in place (a change is a new record: src/core/state.ts), so its views are
+// encoded once per record and laid as bytes into every answer that lists it (src/core/encoded-json.ts).
+const previews = new WeakMap<MindRecord, EncodedJson<MindPreview>>();
+const details = new WeakMap<MindRecord, EncodedJson<MindDetail>>();
+
+function encodedPreview(m: MindRecord): EncodedJson<MindPreview> {
+  let e = previews.get(m);
+  if (e === undefined) {
+    e = EncodedJson.of(mindPreview(m));
+    previews.set(m, e);
+  }
+  return e;
+}
+
+function encodedDetail(m: MindRecord): EncodedJson<MindDetail> {
+  let e = details.get(m);
+  if (e === undefined) {
+    e = EncodedJson.of(mindDetail(m));
+    details.set(m, e);
+  }
+  return e;
+}
+
 function reviewedFields(m: MindRecord): string[] {
   const reviewed: string[] = [];
   if ((m.name ?? "") !== "") reviewed.push("name");
@@ -133,7 +157,7 @@ export function audienceDetail(
     id: audience.id,
     name: audience.name,
     mindCount: members.length,
-    minds: opts.preview ? members.map(mindPreview) : members.map(mindDetail),
+    minds: opts.preview ? members.map(encodedPreview) : members.map(encodedDetail),
     isPublic: audience.isPublic,
     currentMemberRole: role,
     grounding: g
@@ -168,13 +192,20 @@ export function audienceSummary(
     id: audience.id,
     name: audience.name,
     mindCount: members.length,
-    minds: members.map(mindPreview),
+    minds: members.map(encodedPreview),
     createdAt: iso(audience.createdAt),
     updatedAt: iso(audience.updatedAt),
     isPublic: audience.isPublic,
     ...sharingFields(audience),
     currentMemberRole: role,
   };
+}
+
+/** A view as an answer's body, `{ data: view }`, its Minds laid in as the bytes they were encoded to. */
+export function asData<T extends AudienceDetailView | AudienceSummaryView>(
+  view: T,
+): EncodedJson<{ data: Decoded<T> }> {
+  return EncodedJson.object({ data: EncodedJson.object(view) });
 }
 
 function sharingFields(a: AudienceRecord): SharingFields {

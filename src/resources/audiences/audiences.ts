@@ -15,7 +15,7 @@ import type { RequestContext, ResourceModule, Services } from "../../core/route.
 import type { AudienceRecord, FormationRecord, MindRecord, State, UserRecord } from "../../core/state.ts";
 import { editable, isCollaborator, owned, roleOf, viewable } from "../access.ts";
 import { COMPLETED_TRAINING } from "../minds.ts";
-import { audienceDetail, audienceSummary, membersOf } from "./audience-view.ts";
+import { asData, audienceDetail, audienceSummary, membersOf } from "./audience-view.ts";
 
 export const COVER_IMAGE_JOB = "audiences.coverImage";
 /** Virtual time a queued cover image takes to render. */
@@ -61,7 +61,7 @@ function updateAudience(ctx: RequestContext) {
     audience.isPublic = isPublic;
   }
   audience.updatedAt = ctx.clock.now();
-  return { status: 200, body: { data: audienceSummary(ctx.state, audience, role) } };
+  return { status: 200, body: asData(audienceSummary(ctx.state, audience, role)) };
 }
 
 // ------------------------------------------------------------------------------------------- DELETE
@@ -205,7 +205,7 @@ function duplicateAudience(ctx: RequestContext) {
     const copy = earlier ? state.audiences.get(earlier.resultId) : undefined;
     if (copy) {
       const role = roleOf(state, copy, caller) ?? "owner";
-      return { status: 200, body: { data: audienceDetail(state, copy, role, { preview: false }) } };
+      return { status: 200, body: asData(audienceDetail(state, copy, role, { preview: false })) };
     }
   }
 
@@ -261,7 +261,7 @@ function duplicateAudience(ctx: RequestContext) {
   if (slot !== null && key !== null) {
     state.idempotency.set(slot, { scope, key, resultId: copy.id, createdAt: now });
   }
-  return { status: 201, body: { data: audienceDetail(state, copy, "owner", { preview: false }) } };
+  return { status: 201, body: asData(audienceDetail(state, copy, "owner", { preview: false })) };
 }
 
 // ------------------------------------------------------------------------------------------- module
@@ -274,7 +274,7 @@ export const audiences: ResourceModule = {
       handler: (ctx) => {
         const { audience, role } = viewable(ctx.state, audienceId(ctx), ctx.caller);
         const preview = ctx.queryValues.members === "preview";
-        return { status: 200, body: { data: audienceDetail(ctx.state, audience, role, { preview }) } };
+        return { status: 200, body: asData(audienceDetail(ctx.state, audience, role, { preview })) };
       },
     },
     updateAudience: {

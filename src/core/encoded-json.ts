@@ -1,0 +1,117 @@
+/**
+ * JSON encoded once and placed, as bytes, into every answer that holds it. An Audience's detail is mostly
+ * its member Minds, which rarely change while the Audience around them does (a member added, a rename):
+ * stringifying and encoding every member again for each read was most of what the read cost.
+ *
+ * An answer is put together from encoded parts by their place in it, never by searching its text:
+ * `EncodedJson.object` stringifies the runs of plain fields between encoded ones (each run on V8's fast
+ * path, which a single `toJSON` anywhere in a value leaves) and lays the bytes of the encoded fields
+ * between them. A handler answers the result as its body; `encodeJson` is what every JSON answer is made
+ * with.
+ */
+
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
+export class EncodedJson<T> {
+  private constructor(readonly bytes: Uint8Array) {}
+
+  /** Only to carry the type: what the bytes are the JSON of. */
+  declare readonly _of?: T;
+
+  /** `value`'s JSON. The value must not change afterwards: its bytes are what is reused. */
+  static of<T>(value: T): EncodedJson<T> {
+    return new EncodedJson(utf8.encode(JSON.stringify(value)));
+  }
+
+  /** A JSON array of encoded items. */
+  static array<T>(items: readonly EncodedJson<T>[]): EncodedJson<T[]> {
+    let length = 2 + Math.max(0, items.length - 1);
+    for (const item of items) length += item.bytes.byteLength;
+    const out = new Uint8Array(length);
+    out[0] = 0x5b; // [
+    let at = 1;
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0) out[at++] = 0x2c; // ,
+      const bytes = (items[i] as EncodedJson<T>).bytes;
+      out.set(bytes, at);
+      at += bytes.byteLength;
+    }
+    out[at] = 0x5d; // ]
+    return new EncodedJson(out);
+  }
+
+  /**
+   * A JSON object of `fields` in their order; a field that is an `EncodedJson`, or an array of nothing
+   * else, is laid in as its bytes. Fields JSON would leave out (undefined, functions) are left out.
+   */
+  static object<T extends object>(fields: T): EncodedJson<Decoded<T>> {
+    const chunks: Uint8Array[] = [];
+    let text = "{";
+    let first = true;
+    let run: Record<string, unknown> | null = null;
+    const member = (json: string) => {
+      text += first ? json : `,${json}`;
+      first = false;
+    };
+    const flush = () => {
+      if (run === null) return;
+      const json = JSON.stringify(run);
+      if (json.length > 2) member(json.slice(1, -1));
+      run = null;
+    };
+    for (const [key, value] of Object.entries(fields)) {
+      const encoded =
+        value instanceof EncodedJson ? value : isEncodedArray(value) ? EncodedJson.array(value) : null;
+      if (encoded === null) {
+        // No prototype: a field named __proto__ is a field like any other, as in the value.
+        run ??= Object.create(null) as Record<string, unknown>;
+        run[key] = value;
+        continue;
+      }
+      flush();
+      member(`${JSON.stringify(key)}:`);
+      chunks.push(utf8.encode(text), encoded.bytes);
+      text = "";
+    }
+    flush();
+    chunks.push(utf8.encode(`${text}}`));
+    return new EncodedJson(concat(chunks));
+  }
+
+  /** Stringified anywhere but in an answer (a test, a log), it is the JSON it stands for. */
+  toJSON(): unknown {
+    return JSON.parse(fromUtf8.decode(this.bytes));
+  }
+}
+
+function isEncodedArray(value: unknown): value is EncodedJson<unknown>[] {
+  return Array.isArray(value) && value.length > 0 && value.every((v) => v instanceof EncodedJson);
+}
+
+/** What a value holding encoded parts is as JSON: each `EncodedJson<T>` read as its `T`. */
+export type Decoded<T> =
+  T extends EncodedJson<infer U>
+    ? U
+    : T extends readonly (infer E)[]
+      ? Decoded<E>[]
+      : T extends object
+        ? { [K in keyof T]: Decoded<T[K]> }
+        : T;
+
+/** An answer's JSON: the text of a value, or the bytes of an encoded one. */
+export function encodeJson(value: unknown): string | Uint8Array {
+  return value instanceof EncodedJson ? value.bytes : JSON.stringify(value);
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const c of chunks) length += c.byteLength;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
