@@ -220,6 +220,8 @@ export function seedDefaultFormations(
     });
   for (const chart of audience.grounding?.charts ?? []) {
     if (!(FILTER_ATTRIBUTE_KEYS as readonly string[]).includes(chart.dimension)) continue;
+    // As above: a dimension that has its Formation needs no hypothesis worked out.
+    if (existing.has(chart.dimension)) continue;
     const labels = chart.data
       .map((d) => d.label)
       .filter((l) => l !== "Other")
