@@ -21,8 +21,9 @@
  */
 
 import type { components } from "../../contract/types.gen.ts";
+import { EncodedJson } from "../../core/encoded-json.ts";
 import type { RequestContext, ResourceModule } from "../../core/route.ts";
-import type { AudienceRecord, ResearchState, State } from "../../core/state.ts";
+import type { AudienceRecord, MindRecord, ResearchState, State } from "../../core/state.ts";
 import { viewable } from "../access.ts";
 import { isoOrNull } from "../time.ts";
 import { type TrainingView, trainingView } from "./training.ts";
@@ -100,20 +101,41 @@ export function coverageView(audience: AudienceRecord) {
   };
 }
 
+/** A member's row: its training as the description shows it, and the row's JSON, made once per record. */
+interface MemberRow {
+  update: TrainingView;
+  json: EncodedJson<{ mindId: string; update: TrainingView }>;
+}
+
+// A Mind record is never changed in place (src/core/state.ts): a training move is a new record, so a row
+// kept by record is never stale, and every read of progress lays the rows in as bytes.
+const rows = new WeakMap<MindRecord, MemberRow>();
+
+function rowOf(mind: MindRecord): MemberRow {
+  let row = rows.get(mind);
+  if (row === undefined) {
+    const update = trainingView(mind);
+    row = { update, json: EncodedJson.of({ mindId: mind.id, update }) };
+    rows.set(mind, row);
+  }
+  return row;
+}
+
 /** The progress document of an Audience at virtual time `now`. */
 export function progressOf(state: State, audience: AudienceRecord, now: number) {
-  const members = audience.memberIds.flatMap((mindId) => {
+  const members: MemberRow[] = [];
+  for (const mindId of audience.memberIds) {
     const mind = state.minds.get(mindId);
-    return mind ? [{ mindId, update: trainingView(mind) }] : [];
-  });
-  return {
+    if (mind) members.push(rowOf(mind));
+  }
+  return EncodedJson.object({
     audienceId: audience.id,
-    members,
+    members: EncodedJson.array(members.map((m) => m.json)),
     readiness: readinessOf(members.map((m) => m.update)),
     ...(audience.research !== null ? { research: researchView(audience.research) } : {}),
     coverage: coverageView(audience),
     reconciledAt: now,
-  };
+  });
 }
 
 const viewableAudience = (ctx: RequestContext): AudienceRecord =>
@@ -128,7 +150,7 @@ export const progress: ResourceModule = {
       authorize: (ctx) => void viewableAudience(ctx),
       handler: (ctx) => ({
         status: 200,
-        body: { data: progressOf(ctx.state, viewableAudience(ctx), ctx.clock.now()) },
+        body: EncodedJson.object({ data: progressOf(ctx.state, viewableAudience(ctx), ctx.clock.now()) }),
       }),
     },
   },
