@@ -134,10 +134,14 @@ export function placeIntoReadyFormations(
       !isHypothesis(f.hypothesis)
     )
       continue;
-    const placed = new Set(f.subgroups.flatMap((g) => g.members.map((m) => m.mindId)));
+    // One Mind added (the usual case) is looked for in place; a set of every placed member pays off only
+    // when several are.
+    const placed =
+      mindIds.length > 1 ? new Set(f.subgroups.flatMap((g) => g.members.map((m) => m.mindId))) : null;
     for (const id of mindIds) {
       const mind = s.state.minds.get(id);
-      if (!mind || placed.has(id)) continue;
+      if (!mind) continue;
+      if (placed ? placed.has(id) : f.subgroups.some((g) => g.members.some((m) => m.mindId === id))) continue;
       const p = place(mind, f.hypothesis, `${f.id}:${f.buildSeq}`);
       let group = f.subgroups.find((g) => g.id === p.subgroupId);
       if (!group) {
@@ -145,7 +149,7 @@ export function placeIntoReadyFormations(
         f.subgroups.push(group);
       }
       group.members.push({ mindId: id, confidence: p.confidence });
-      placed.add(id);
+      placed?.add(id);
     }
     f.updatedAt = s.clock.now();
   }
@@ -155,7 +159,10 @@ export function placeIntoReadyFormations(
 export function removeFromFormations(state: State, audienceId: string, mindId: string): void {
   for (const f of state.formations.values()) {
     if (f.audienceId !== audienceId) continue;
-    for (const g of f.subgroups) g.members = g.members.filter((m) => m.mindId !== mindId);
+    for (const g of f.subgroups) {
+      if (g.members.some((m) => m.mindId === mindId))
+        g.members = g.members.filter((m) => m.mindId !== mindId);
+    }
   }
 }
 
