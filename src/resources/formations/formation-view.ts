@@ -72,10 +72,12 @@ export function safeFailureReason(reason: string | null): string {
 
 /** Members assigned to any subgroup, each counted once. */
 export function assignedMembers(subgroups: readonly FormationSubgroup[]): number {
-  // Every listing counts every Formation's members: no arrays in between.
-  const ids = new Set<string>();
-  for (const g of subgroups) for (const m of g.members) ids.add(m.mindId);
-  return ids.size;
+  // A Mind sits in at most one subgroup of a Formation (a build sorts each member once; a member added later
+  // is placed only where it is not yet; a copy keeps the split), so the count is a sum: every listing counts
+  // every Formation's members, and a set of their IDs was most of what a listing allocated.
+  let n = 0;
+  for (const g of subgroups) n += g.members.length;
+  return n;
 }
 
 export interface FormationSummaryView {

@@ -307,6 +307,27 @@ describe("POST /audiences/{audienceId}/members", () => {
       }
     });
 
+    it("places one added Mind once, however often it comes and goes", async () => {
+      const id = h.id("minds", "ownLoose");
+      const ready = h.formation("mainReady");
+      for (let i = 0; i < 3; i++) {
+        expect((await h.call("POST", membersPath("main"), { body: { mindId: id } })).status).toBe(200);
+        h.sim.advance(MEMBERS_EFFECTS_MS);
+        expect(placedIn(ready).filter((m) => m === id)).toHaveLength(1);
+        // A Formation's count is the sum of its subgroups' because no Mind sits in two of them.
+        expect(new Set(placedIn(ready)).size).toBe(placedIn(ready).length);
+        expect((await h.call("DELETE", memberPath("main", id))).status).toBe(204);
+        h.sim.advance(MEMBERS_EFFECTS_MS);
+        expect(placedIn(ready)).not.toContain(id);
+      }
+      // Added, removed and added again before the effects run: two placements of the same Mind are due.
+      await h.call("POST", membersPath("main"), { body: { mindId: id } });
+      await h.call("DELETE", memberPath("main", id));
+      await h.call("POST", membersPath("main"), { body: { mindId: id } });
+      h.sim.advance(MEMBERS_EFFECTS_MS);
+      expect(placedIn(ready).filter((m) => m === id)).toHaveLength(1);
+    });
+
     it("does not place a Mind that was removed again before the placement ran", async () => {
       const id = h.id("minds", "ownLoose");
       await h.call("POST", membersPath("main"), { body: { mindId: id } });
