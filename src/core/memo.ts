@@ -14,7 +14,9 @@ const MAX_ENTRIES = 256;
 
 export class StateMemo {
   private current = 0;
-  private entries = new Map<string, { version: number; value: unknown }>();
+  /** Counts uses, so the least recently used entry is the one with the smallest `used`. */
+  private uses = 0;
+  private entries = new Map<string, { version: number; value: unknown; used: number }>();
 
   /** Changes whenever the state may have changed. */
   get version(): number {
@@ -31,9 +33,9 @@ export class StateMemo {
   peek<T>(key: string): T | undefined {
     const e = this.entries.get(key);
     if (e === undefined || e.version !== this.current) return undefined;
-    // Map order is insertion order: moving a hit to the end keeps the first entry the least recently used.
-    this.entries.delete(key);
-    this.entries.set(key, e);
+    // A hit only counts: moving the entry to the end of the map on every hit (a delete and a set) cost
+    // allocations on the path every reused answer takes. The count is searched only when the memo is full.
+    e.used = ++this.uses;
     return e.value as T;
   }
 
@@ -43,9 +45,8 @@ export class StateMemo {
    */
   set(key: string, value: unknown, version: number): void {
     if (version !== this.current) return;
-    this.entries.delete(key);
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { version, value });
+    if (!this.entries.has(key) && this.entries.size >= MAX_ENTRIES) this.evict();
+    this.entries.set(key, { version, value, used: ++this.uses });
   }
 
   /** The value for `key`, derived now if it is not known for the current state. */
@@ -56,5 +57,17 @@ export class StateMemo {
     const value = derive();
     this.set(key, value, version);
     return value;
+  }
+
+  private evict(): void {
+    let oldest: string | undefined;
+    let least = Number.POSITIVE_INFINITY;
+    for (const [key, e] of this.entries) {
+      if (e.used < least) {
+        least = e.used;
+        oldest = key;
+      }
+    }
+    if (oldest !== undefined) this.entries.delete(oldest);
   }
 }
