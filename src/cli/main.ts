@@ -133,18 +133,16 @@ async function main(): Promise<void> {
     process.stderr.write(`error: scenario "${name}" failed to build: ${describe(error)}\n`);
     process.exit(1);
   }
-  // The world is built: from here on V8 favours a small heap over fewer collections (memory saver mode).
-  // Under load the garbage that outlives a scavenge otherwise piles up in the old generation for a long
-  // while: resident memory after a short `npm run bench` about 100 MB rather than 140 to 180 MB (and flat
-  // over a 100,000-request soak), for roughly 10% more CPU per request. Not a command-line flag because
-  // there it also applies while the world is built, which slowed start-up by 40 to 80 ms;
-  // `node --no-memory-saver-mode dist/main.mjs` keeps it off.
-  // Node 22's V8 has no such flag (it would print an error), so only Node 24 and later get it.
-  const v8Major = Number(process.versions.v8.split(".")[0]);
-  const asked = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`.includes(
-    "memory-saver-mode",
-  );
-  if (v8Major >= 13 && !asked) setFlagsFromString("--memory-saver-mode");
+  // The world is built: from here on the old generation may grow only 10% past what survived the last full
+  // collection before the next one. V8's own factor (up to 4x for a small heap) let the garbage of a busy
+  // simulator pile up to about 125 MB of resident memory; its memory saver mode kept about 100 MB but cost
+  // 10% more CPU a request than this, which keeps about 108 MB (`npm run bench`, flat over its soak).
+  // Not a command-line flag because there it also applies while the world is built (10 ms more start-up);
+  // a node flag naming either setting (`node --heap-growing-percent=50 dist/main.mjs`) is left to rule.
+  const asked = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`;
+  if (!asked.includes("heap-growing-percent") && !asked.includes("memory-saver-mode")) {
+    setFlagsFromString("--heap-growing-percent=10");
+  }
   if (changeLog && saved) {
     // The changes made since the snapshot, made again; then a fresh snapshot and an empty log, so a
     // restart finds the same world even before the first change.
