@@ -47,7 +47,7 @@ export interface AudienceDetailView extends Partial<SharingFields> {
   minds: EncodedJson<MindPreview>[] | EncodedJson<MindDetail>[];
   isPublic: boolean;
   currentMemberRole: AudienceRole;
-  grounding: { charts: unknown[]; sources: { title: string; url: string | null }[] } | null;
+  grounding: EncodedJson<{ charts: unknown[]; sources: { title: string; url: string | null }[] }> | null;
   sources: {
     brief: string;
     adjustments: string[];
@@ -128,6 +128,19 @@ function encodedDetail(m: MindRecord): EncodedJson<MindDetail> {
   return e;
 }
 
+// A chart is complete when it joins an Audience's grounding (charts are added, never changed), and its
+// data's shares are most of what stringifying a detail's grounding cost.
+const charts = new WeakMap<object, EncodedJson<unknown>>();
+
+function encodedChart<T extends object>(chart: T): EncodedJson<T> {
+  let e = charts.get(chart);
+  if (e === undefined) {
+    e = EncodedJson.of(chart);
+    charts.set(chart, e);
+  }
+  return e as EncodedJson<T>;
+}
+
 function reviewedFields(m: MindRecord): string[] {
   const reviewed: string[] = [];
   if ((m.name ?? "") !== "") reviewed.push("name");
@@ -161,10 +174,10 @@ export function audienceDetail(
     isPublic: audience.isPublic,
     currentMemberRole: role,
     grounding: g
-      ? {
-          charts: g.charts,
+      ? EncodedJson.object({
+          charts: g.charts.map(encodedChart),
           sources: g.sources.map((src) => ({ ...src, url: redact(src.url, hide) })),
-        }
+        })
       : null,
     sources: {
       brief: s.brief,

@@ -101,6 +101,20 @@ export function coverageView(audience: AudienceRecord) {
   };
 }
 
+// Coverage changes only as a whole (a new array in place of the old: recalibration's refreshCoverage), so
+// its view is encoded once per array; its shares were most of what stringifying progress cost.
+const coverages = new WeakMap<object, EncodedJson<ReturnType<typeof coverageView>>>();
+
+function encodedCoverage(audience: AudienceRecord): EncodedJson<ReturnType<typeof coverageView>> | null {
+  if (audience.coverage === null) return null;
+  let e = coverages.get(audience.coverage);
+  if (e === undefined) {
+    e = EncodedJson.of(coverageView(audience));
+    coverages.set(audience.coverage, e);
+  }
+  return e;
+}
+
 /** A member's row: its training as the description shows it, and the row's JSON, made once per record. */
 interface MemberRow {
   update: TrainingView;
@@ -133,7 +147,7 @@ export function progressOf(state: State, audience: AudienceRecord, now: number) 
     members: EncodedJson.array(members.map((m) => m.json)),
     readiness: readinessOf(members.map((m) => m.update)),
     ...(audience.research !== null ? { research: researchView(audience.research) } : {}),
-    coverage: coverageView(audience),
+    coverage: encodedCoverage(audience),
     reconciledAt: now,
   });
 }
