@@ -64,9 +64,9 @@ describe("recorded changes", () => {
       h.sim.configure({ rateLimitPerMinute: 50 });
       if (clock === "manual") h.sim.advance(60_000);
       expect((await h.call("GET", `${base}/progress`)).status).toBe(200);
-      // A pure read is not recorded, nor the lastUsedAt it stamps (README, --state-file); a listing that
-      // may seed Formations is, and stamps it again.
-      expect((await h.call("GET", `${base}/formations`)).status).toBe(200);
+      // A pure read is not recorded, nor the lastUsedAt it stamps (README, --state-file); a change is, and
+      // stamps it again.
+      expect((await h.call("PUT", base, { body: { name: "Renamed again" } })).status).toBe(200);
 
       expect(log.some((l) => l.change.kind === "request" && l.durable)).toBe(true);
       expect(

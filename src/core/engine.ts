@@ -348,14 +348,15 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       }
       const spec = routes.get(op.operationId);
       if (!spec) throw new ApiError(501, `${op.operationId} is not simulated yet`);
-      const pure = spec.pure === true;
       // A change is recorded with the headers it was served with (the credentials apart).
-      const recorded = sink && !pure ? new RecordingHeaders(request.headers) : null;
+      const recorded = sink && spec.pure !== true ? new RecordingHeaders(request.headers) : null;
       const ctx = buildContext(world.services, request, url, op, params, prefix, caller, spec, recorded);
       spec.authorize?.(ctx);
       const raw = await readBody(ctx, op);
       checkBody(ctx, op, spec);
       await delay();
+      // Asked last, with nothing awaited between it and a pure handler: the state it saw is the one served.
+      const pure = spec.pure === true || (spec.pure !== undefined && spec.pure(ctx));
       if (pure) {
         who.pure = true;
         const reused = !spec.volatile && (request.method === "GET" || request.method === "HEAD");

@@ -101,8 +101,12 @@ export interface RouteSpec {
    * and leaves what other requests derived in place (src/core/memo.ts). On GET and HEAD the engine then
    * reuses the rendered answer until the state may have changed, unless the route is `volatile`. A pure
    * POST (the preview) depends on its body, and its answer is made anew each time.
+   *
+   * Or a test, asked right before the handler runs, for a route that changes something only now and then
+   * (a listing that repairs what it finds broken): pure when it answers true, a change as any other when
+   * false. It must read only, and answer false whenever the handler would change anything.
    */
-  pure?: true;
+  pure?: true | ((ctx: RequestContext) => boolean);
   /**
    * With `pure`: the answer shows what moves without a change (the virtual clock's time, an API key's
    * `lastUsedAt` that every request sets), so it is rendered anew for each request and never reused.

@@ -110,12 +110,16 @@ export function isStalled(s: Services, f: FormationRecord): boolean {
   return true;
 }
 
+/** The stalled builds of an Audience, oldest first. Reads only. */
+export function stalledBuilds(s: Services, audienceId: string): FormationRecord[] {
+  return [...s.state.formations.values()]
+    .filter((f) => f.audienceId === audienceId && isStalled(s, f))
+    .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+}
+
 /** Re-queues at most `limit` of the oldest stalled builds of an Audience; returns how many. */
 export function requeueStalled(s: Services, audienceId: string, limit = 100): number {
-  const stalled = [...s.state.formations.values()]
-    .filter((f) => f.audienceId === audienceId && isStalled(s, f))
-    .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
-    .slice(0, limit);
+  const stalled = stalledBuilds(s, audienceId).slice(0, limit);
   for (const f of stalled) startBuild(s, f);
   return stalled.length;
 }
@@ -202,38 +206,45 @@ function hypothesisFor(key: string, values: readonly string[]): FormationHypothe
   return { intent: `Split the audience by ${key}`, subgroups };
 }
 
+interface Seed {
+  dimension: string;
+  hypothesis: FormationHypothesisRecord;
+  name: string;
+}
+
 /**
- * Seeds the canonical default Formation and the grounding-derived ones (one per chart whose dimension is a
- * filter attribute), each at most once per Audience. Returns the new Formations, already building.
+ * The canonical default Formation and the grounding-derived ones (one per chart whose dimension is a
+ * filter attribute) that an Audience does not have yet. Reads only: a listing asks it to know whether it
+ * will change anything.
  */
-export function seedDefaultFormations(
-  s: Services,
-  audience: AudienceRecord,
-  creatorId: string,
-): FormationRecord[] {
-  const existing = new Set(
-    [...s.state.formations.values()]
-      .filter((f) => f.audienceId === audience.id && f.deletedAt === null && f.autoDimension !== null)
-      .map((f) => f.autoDimension),
-  );
-  const wanted: { dimension: string; hypothesis: FormationHypothesisRecord; name: string }[] = [];
+export function formationsToSeed(s: Services, audience: AudienceRecord): Seed[] {
+  const existing = new Set<string>();
+  for (const f of s.state.formations.values()) {
+    if (f.audienceId === audience.id && f.deletedAt === null && f.autoDimension !== null) {
+      existing.add(f.autoDimension);
+    }
+  }
+  const wanted: Seed[] = [];
   // Every listing asks; once the default split exists, its dimension need not be worked out again.
   const dflt = existing.has("default") ? null : defaultDimension(members(s.state, audience));
-  if (dflt)
+  if (dflt) {
+    existing.add("default");
     wanted.push({
       dimension: "default",
       hypothesis: hypothesisFor(dflt.key, dflt.values),
       name: `By ${dflt.key}`,
     });
+  }
   for (const chart of audience.grounding?.charts ?? []) {
     if (!(FILTER_ATTRIBUTE_KEYS as readonly string[]).includes(chart.dimension)) continue;
-    // As above: a dimension that has its Formation needs no hypothesis worked out.
+    // As above: a dimension that has its Formation needs no hypothesis worked out; the first chart wins.
     if (existing.has(chart.dimension)) continue;
     const labels = chart.data
       .map((d) => d.label)
       .filter((l) => l !== "Other")
       .slice(0, 15);
     if (labels.length >= 2) {
+      existing.add(chart.dimension);
       wanted.push({
         dimension: chart.dimension,
         hypothesis: hypothesisFor(chart.dimension, labels),
@@ -241,10 +252,19 @@ export function seedDefaultFormations(
       });
     }
   }
-  const created: FormationRecord[] = [];
-  for (const w of wanted) {
-    if (existing.has(w.dimension)) continue;
-    existing.add(w.dimension);
+  return wanted;
+}
+
+/**
+ * Seeds what `formationsToSeed` names, each at most once per Audience. Returns the new Formations, already
+ * building.
+ */
+export function seedDefaultFormations(
+  s: Services,
+  audience: AudienceRecord,
+  creatorId: string,
+): FormationRecord[] {
+  return formationsToSeed(s, audience).map((w) => {
     const f = newFormation(s, audience, creatorId, {
       name: w.name,
       hypothesis: w.hypothesis,
@@ -252,9 +272,8 @@ export function seedDefaultFormations(
       autoDimension: w.dimension,
     });
     startBuild(s, f);
-    created.push(f);
-  }
-  return created;
+    return f;
+  });
 }
 
 export interface FormationSpec {

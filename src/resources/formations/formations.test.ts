@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BUYING_ROLE_HYPOTHESIS, FAILED_HYPOTHESIS } from "../../../scenarios/default.ts";
-import { expectError, MAIN_VIEWERS } from "../../testing/harness.ts";
+import { expectError, harness, MAIN_VIEWERS } from "../../testing/harness.ts";
 import { BUILD_TOTAL_MS } from "./formation-builds.ts";
 import { GENERIC_FAILURE_REASON } from "./formation-view.ts";
 import {
@@ -193,6 +193,37 @@ describe("GET /audiences/{id}/formations: recovery at offset 0", () => {
     const got = await h.call("GET", one("main", id));
     expect(got.body.data.status).toBe("ready");
     expect(got.body.data.progress).toBeNull();
+  });
+
+  it("is a pure read when there is nothing to recover, and a recorded change when there is", async () => {
+    const recorded: string[] = [];
+    const own = await harness({
+      changes: { record: (c) => void recorded.push(c.kind === "request" ? `${c.method} ${c.url}` : c.kind) },
+    });
+    const main = `/api/v1/audiences/${own.id("audiences", "main")}`;
+    const state = own.sim.state;
+    expect((await own.call("GET", `${main}/formations`)).status).toBe(200);
+    // The first listing seeded main's default Formations: a change, recorded.
+    expect(recorded.filter((r) => r.endsWith(`${main}/formations`))).toHaveLength(1);
+    const detail = await own.call("GET", main);
+    (state.audiences.get(own.id("audiences", "main")) as { name: string }).name = "Behind the core's back";
+    expect((await own.call("GET", `${main}/formations`)).status).toBe(200);
+    // Nothing left to recover: not recorded, and what the detail read rendered is still in place.
+    expect(recorded.filter((r) => r.endsWith(`${main}/formations`))).toHaveLength(1);
+    expect((await own.call("GET", main)).text).toBe(detail.text);
+    // A build with nothing left to finish it: the next listing re-queues it, as a change again.
+    const building = [...state.formations.values()].find(
+      (f) => f.audienceId === own.id("audiences", "main") && f.status === "building",
+    );
+    if (!building) throw new Error("no building Formation on main");
+    own.sim.clock.cancel((j) => (j.payload as { formationId?: string }).formationId === building.id);
+    expect((await own.call("GET", `${main}/formations`)).status).toBe(200);
+    expect(recorded.filter((r) => r.endsWith(`${main}/formations`))).toHaveLength(2);
+    expect(
+      own.sim.clock
+        .pending()
+        .some((j) => (j.payload as { formationId?: string }).formationId === building.id),
+    ).toBe(true);
   });
 
   it("answers the listing even when recovery fails", async () => {

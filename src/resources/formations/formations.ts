@@ -16,10 +16,12 @@ import type { AudienceRecord, FormationRecord, State } from "../../core/state.ts
 import { type AudienceRole, isCollaborator, viewable } from "../access.ts";
 import {
   formationJobs,
+  formationsToSeed,
   isStalled,
   newFormation,
   requeueStalled,
   seedDefaultFormations,
+  stalledBuilds,
   startBuild,
 } from "./formation-builds.ts";
 import {
@@ -130,6 +132,24 @@ function recover(ctx: RequestContext, audience: AudienceRecord, role: AudienceRo
   }
 }
 
+/**
+ * A first page whose recovery would find nothing (the usual case) changes nothing: it is answered as a
+ * pure read, outside the serial section and without dropping what other reads derived. Asks what
+ * `recover` does, with the same functions.
+ */
+function nothingToRecover(ctx: RequestContext): boolean {
+  const offset = typeof ctx.queryValues.offset === "number" ? ctx.queryValues.offset : 0;
+  if (offset !== 0) return true;
+  const { audience, role } = viewable(ctx.state, audienceIdOf(ctx), ctx.caller, FORMATION_NOT_FOUND);
+  try {
+    if (isCollaborator(role) && formationsToSeed(ctx, audience).length > 0) return false;
+    return stalledBuilds(ctx, audience.id).length === 0;
+  } catch {
+    // Whatever the check cannot tell is left to the listing as a change (its recovery is best effort).
+    return false;
+  }
+}
+
 function listFormations(ctx: RequestContext) {
   const { audience, role } = viewable(ctx.state, audienceIdOf(ctx), ctx.caller, FORMATION_NOT_FOUND);
   const limit = typeof ctx.queryValues.limit === "number" ? ctx.queryValues.limit : DEFAULT_PAGE_SIZE;
@@ -190,7 +210,7 @@ function recomputeFormation(ctx: RequestContext) {
 
 export const formations: ResourceModule = {
   routes: {
-    listFormations: { handler: listFormations },
+    listFormations: { pure: nothingToRecover, handler: listFormations },
     createFormation: {
       // Access first: a caller who may not see the Audience learns nothing from the body checks.
       authorize: (ctx) => void viewable(ctx.state, audienceIdOf(ctx), ctx.caller),
