@@ -7,8 +7,8 @@
  * The node flags of "start" are for memory under load: `--max-semi-space-size=2` caps the young generation,
  * whose semi-spaces V8 otherwise grows to 64 MB (resident memory after a short `npm run bench` 195 MB
  * without the cap, 136 MB with it); `--v8-pool-size=2` keeps two V8 worker threads instead of four, each
- * with its own malloc arena (about 4 MB less). main.ts turns on V8's memory saver mode once the world is
- * built.
+ * with its own malloc arena (about 4 MB less). src/cli/memory.ts keeps the old generation close to what
+ * survives once the world is built.
  *
  * Usage: node scripts/build.ts [--if-stale]
  */

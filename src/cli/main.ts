@@ -7,7 +7,6 @@
  * usage (including a state file that is corrupt or of an unknown version).
  */
 import { readFile } from "node:fs/promises";
-import { setFlagsFromString } from "node:v8";
 import type { SimulatorOptions } from "../core/engine.ts";
 import type { JournalEntry } from "../core/journal.ts";
 import type { Manifest } from "../core/manifest.ts";
@@ -18,6 +17,7 @@ import { parseSnapshot, type Snapshot } from "../core/snapshot.ts";
 import type { ChangeLog, Checkpointer, SavedState } from "../node/change-log.ts";
 import type { RunningServer } from "../node/server.ts";
 import { type CliOptions, type LogFormat, parseCli, USAGE, UsageError } from "./args.ts";
+import { tightenHeap } from "./memory.ts";
 
 const CONTROL_TOKEN_HEADER = "x-sim-control-token";
 
@@ -133,16 +133,7 @@ async function main(): Promise<void> {
     process.stderr.write(`error: scenario "${name}" failed to build: ${describe(error)}\n`);
     process.exit(1);
   }
-  // The world is built: from here on the old generation may grow only 10% past what survived the last full
-  // collection before the next one. V8's own factor (up to 4x for a small heap) let the garbage of a busy
-  // simulator pile up to about 125 MB of resident memory; its memory saver mode kept about 100 MB but cost
-  // 10% more CPU a request than this, which keeps about 108 MB (`npm run bench`, flat over its soak).
-  // Not a command-line flag because there it also applies while the world is built (10 ms more start-up);
-  // a node flag naming either setting (`node --heap-growing-percent=50 dist/main.mjs`) is left to rule.
-  const asked = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`;
-  if (!asked.includes("heap-growing-percent") && !asked.includes("memory-saver-mode")) {
-    setFlagsFromString("--heap-growing-percent=10");
-  }
+  const collect = tightenHeap();
   if (changeLog && saved) {
     // The changes made since the snapshot, made again; then a fresh snapshot and an empty log, so a
     // restart finds the same world even before the first change.
@@ -243,6 +234,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
+  // Once listening, and after the first requests a client sends as it starts (src/cli/memory.ts).
+  setTimeout(collect, 250).unref();
   const fromState = saved?.snapshot != null;
   process.stdout.write(banner(server, options, sim.manifest(), sim.config, fromState, sandboxes.size));
 
