@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { EncodedJson, encodeJson } from "./encoded-json.ts";
+import { EncodedBy, EncodedJson, encodeJson } from "./encoded-json.ts";
 
 const text = (out: string | Uint8Array) => (typeof out === "string" ? out : new TextDecoder().decode(out));
 
@@ -80,5 +80,18 @@ describe("EncodedJson", () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("EncodedBy encodes an object's view once, and a replacing object's anew", () => {
+    let views = 0;
+    const by = new EncodedBy((r: { name: string }) => {
+      views++;
+      return { name: r.name };
+    });
+    const record = { name: "a" };
+    expect(by.of(record)).toBe(by.of(record));
+    const replaced = { ...record, name: "b" };
+    expect(text(by.of(replaced).bytes)).toBe('{"name":"b"}');
+    expect(views).toBe(2);
   });
 });

@@ -95,6 +95,25 @@ export class EncodedJson<T> {
   }
 }
 
+/**
+ * Encodings kept by the object they were made from, for objects that are replaced, never changed (a Mind
+ * record, a chart): each is encoded the first time it is shown, and dropped with it.
+ */
+export class EncodedBy<K extends object, T> {
+  private readonly kept = new WeakMap<K, EncodedJson<T>>();
+
+  constructor(private readonly view: (key: K) => T) {}
+
+  of(key: K): EncodedJson<T> {
+    let e = this.kept.get(key);
+    if (e === undefined) {
+      e = EncodedJson.of(this.view(key));
+      this.kept.set(key, e);
+    }
+    return e;
+  }
+}
+
 function isEncodedArray(value: unknown): value is EncodedJson<unknown>[] {
   return Array.isArray(value) && value.length > 0 && value.every((v) => v instanceof EncodedJson);
 }

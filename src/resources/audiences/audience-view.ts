@@ -9,10 +9,11 @@
 import {
   type BaselineDistribution,
   baselineDistributions,
+  type Chart,
   type FilterAttributes,
   isUploadedFileUrl,
 } from "../../../fixtures/index.ts";
-import { type Decoded, EncodedJson } from "../../core/encoded-json.ts";
+import { type Decoded, EncodedBy, EncodedJson } from "../../core/encoded-json.ts";
 import type { AudienceRecord, MindRecord, State } from "../../core/state.ts";
 import { type AudienceRole, COLLABORATOR_ROLES } from "../access.ts";
 import { iso } from "../time.ts";
@@ -107,39 +108,12 @@ export function mindDetail(m: MindRecord): MindDetail {
 
 // A Mind record is never changed in place (a change is a new record: src/core/state.ts), so its views are
 // encoded once per record and laid as bytes into every answer that lists it (src/core/encoded-json.ts).
-const previews = new WeakMap<MindRecord, EncodedJson<MindPreview>>();
-const details = new WeakMap<MindRecord, EncodedJson<MindDetail>>();
-
-function encodedPreview(m: MindRecord): EncodedJson<MindPreview> {
-  let e = previews.get(m);
-  if (e === undefined) {
-    e = EncodedJson.of(mindPreview(m));
-    previews.set(m, e);
-  }
-  return e;
-}
-
-function encodedDetail(m: MindRecord): EncodedJson<MindDetail> {
-  let e = details.get(m);
-  if (e === undefined) {
-    e = EncodedJson.of(mindDetail(m));
-    details.set(m, e);
-  }
-  return e;
-}
+const previews = new EncodedBy(mindPreview);
+const details = new EncodedBy(mindDetail);
 
 // A chart is complete when it joins an Audience's grounding (charts are added, never changed), and its
 // data's shares are most of what stringifying a detail's grounding cost.
-const charts = new WeakMap<object, EncodedJson<unknown>>();
-
-function encodedChart<T extends object>(chart: T): EncodedJson<T> {
-  let e = charts.get(chart);
-  if (e === undefined) {
-    e = EncodedJson.of(chart);
-    charts.set(chart, e);
-  }
-  return e as EncodedJson<T>;
-}
+const charts = new EncodedBy((chart: Chart) => chart);
 
 function reviewedFields(m: MindRecord): string[] {
   const reviewed: string[] = [];
@@ -170,12 +144,12 @@ export function audienceDetail(
     id: audience.id,
     name: audience.name,
     mindCount: members.length,
-    minds: opts.preview ? members.map(encodedPreview) : members.map(encodedDetail),
+    minds: opts.preview ? members.map((m) => previews.of(m)) : members.map((m) => details.of(m)),
     isPublic: audience.isPublic,
     currentMemberRole: role,
     grounding: g
       ? EncodedJson.object({
-          charts: g.charts.map(encodedChart),
+          charts: g.charts.map((c) => charts.of(c)),
           sources: g.sources.map((src) => ({ ...src, url: redact(src.url, hide) })),
         })
       : null,
@@ -205,7 +179,7 @@ export function audienceSummary(
     id: audience.id,
     name: audience.name,
     mindCount: members.length,
-    minds: members.map(encodedPreview),
+    minds: members.map((m) => previews.of(m)),
     createdAt: iso(audience.createdAt),
     updatedAt: iso(audience.updatedAt),
     isPublic: audience.isPublic,

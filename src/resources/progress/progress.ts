@@ -21,7 +21,7 @@
  */
 
 import type { components } from "../../contract/types.gen.ts";
-import { EncodedJson } from "../../core/encoded-json.ts";
+import { EncodedBy, EncodedJson } from "../../core/encoded-json.ts";
 import type { RequestContext, ResourceModule } from "../../core/route.ts";
 import type { AudienceRecord, MindRecord, ResearchState, State } from "../../core/state.ts";
 import { viewable } from "../access.ts";
@@ -89,31 +89,21 @@ export function coverageCounts(rows: NonNullable<AudienceRecord["coverage"]>): C
   return counts;
 }
 
-export function coverageView(audience: AudienceRecord) {
-  if (audience.coverage === null) return null;
+/** An Audience's coverage as progress shows it. */
+function coverageView(rows: NonNullable<AudienceRecord["coverage"]>) {
   return {
-    dimensions: audience.coverage.map((row) => ({
+    dimensions: rows.map((row) => ({
       dimension: row.dimension,
       status: row.status,
       distribution: row.distribution,
     })),
-    counts: coverageCounts(audience.coverage),
+    counts: coverageCounts(rows),
   };
 }
 
 // Coverage changes only as a whole (a new array in place of the old: recalibration's refreshCoverage), so
 // its view is encoded once per array; its shares were most of what stringifying progress cost.
-const coverages = new WeakMap<object, EncodedJson<ReturnType<typeof coverageView>>>();
-
-function encodedCoverage(audience: AudienceRecord): EncodedJson<ReturnType<typeof coverageView>> | null {
-  if (audience.coverage === null) return null;
-  let e = coverages.get(audience.coverage);
-  if (e === undefined) {
-    e = EncodedJson.of(coverageView(audience));
-    coverages.set(audience.coverage, e);
-  }
-  return e;
-}
+const coverages = new EncodedBy(coverageView);
 
 /** A member's row: its training as the description shows it, and the row's JSON, made once per record. */
 interface MemberRow {
@@ -147,7 +137,7 @@ export function progressOf(state: State, audience: AudienceRecord, now: number) 
     members: EncodedJson.array(members.map((m) => m.json)),
     readiness: readinessOf(members.map((m) => m.update)),
     ...(audience.research !== null ? { research: researchView(audience.research) } : {}),
-    coverage: encodedCoverage(audience),
+    coverage: audience.coverage === null ? null : coverages.of(audience.coverage),
     reconciledAt: now,
   });
 }
