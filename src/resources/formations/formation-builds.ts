@@ -117,13 +117,6 @@ export function stalledBuilds(s: Services, audienceId: string): FormationRecord[
     .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
 }
 
-/** Re-queues at most `limit` of the oldest stalled builds of an Audience; returns how many. */
-export function requeueStalled(s: Services, audienceId: string, limit = 100): number {
-  const stalled = stalledBuilds(s, audienceId).slice(0, limit);
-  for (const f of stalled) startBuild(s, f);
-  return stalled.length;
-}
-
 /** Background effect of adding members: each new Mind is placed into every ready Formation. */
 export function placeIntoReadyFormations(
   s: Services,
@@ -206,7 +199,7 @@ function hypothesisFor(key: string, values: readonly string[]): FormationHypothe
   return { intent: `Split the audience by ${key}`, subgroups };
 }
 
-interface Seed {
+export interface Seed {
   dimension: string;
   hypothesis: FormationHypothesisRecord;
   name: string;
@@ -255,16 +248,14 @@ export function formationsToSeed(s: Services, audience: AudienceRecord): Seed[] 
   return wanted;
 }
 
-/**
- * Seeds what `formationsToSeed` names, each at most once per Audience. Returns the new Formations, already
- * building.
- */
+/** Seeds the default and grounding-derived Formations an Audience lacks. Returns them, already building. */
 export function seedDefaultFormations(
   s: Services,
   audience: AudienceRecord,
   creatorId: string,
+  seeds: readonly Seed[] = formationsToSeed(s, audience),
 ): FormationRecord[] {
-  return formationsToSeed(s, audience).map((w) => {
+  return seeds.map((w) => {
     const f = newFormation(s, audience, creatorId, {
       name: w.name,
       hypothesis: w.hypothesis,

@@ -19,7 +19,7 @@ import {
   formationsToSeed,
   isStalled,
   newFormation,
-  requeueStalled,
+  type Seed,
   seedDefaultFormations,
   stalledBuilds,
   startBuild,
@@ -113,40 +113,60 @@ export function listedFormations(state: State, audienceId: string, userId: strin
   return [...rows, ...byDimension.values()].sort(newestFirst);
 }
 
-/**
- * Background recovery on a first page: collaborators get the default and grounding-derived Formations
- * seeded, and stalled builds are re-queued. Neither may fail the listing.
- */
-function recover(ctx: RequestContext, audience: AudienceRecord, role: AudienceRole): void {
-  if (isCollaborator(role)) {
+/** What recovery on a first page would do: collaborators' missing Formations, and stalled builds. */
+interface Recovery {
+  seeds: Seed[];
+  stalled: FormationRecord[];
+}
+
+/** Reads only. A part that cannot be worked out (a corrupt chart) is nothing to do: recovery is best effort. */
+function recoveryOf(ctx: RequestContext, audience: AudienceRecord, role: AudienceRole): Recovery {
+  const attempt = <T>(work: () => T[]): T[] => {
     try {
-      seedDefaultFormations(ctx, audience, audience.ownerId);
+      return work();
     } catch {
-      // Recovery is best effort: the listing answers with what exists.
+      return [];
     }
-  }
-  try {
-    requeueStalled(ctx, audience.id, RECOVERY_LIMIT);
-  } catch {
-    // As above.
-  }
+  };
+  return {
+    seeds: isCollaborator(role) ? attempt(() => formationsToSeed(ctx, audience)) : [],
+    stalled: attempt(() => stalledBuilds(ctx, audience.id)),
+  };
 }
 
 /**
+ * Listings whose purity test found nothing to recover: their handler, which runs at once, need not look
+ * again. One that found work looks again in its turn among the changes, where the state may have moved on.
+ */
+const nothingFound = new WeakSet<RequestContext>();
+
+/**
  * A first page whose recovery would find nothing (the usual case) changes nothing: it is answered as a
- * pure read, outside the serial section and without dropping what other reads derived. Asks what
- * `recover` does, with the same functions.
+ * pure read, outside the serial section and without dropping what other reads derived.
  */
 function nothingToRecover(ctx: RequestContext): boolean {
   const offset = typeof ctx.queryValues.offset === "number" ? ctx.queryValues.offset : 0;
   if (offset !== 0) return true;
   const { audience, role } = viewable(ctx.state, audienceIdOf(ctx), ctx.caller, FORMATION_NOT_FOUND);
+  const { seeds, stalled } = recoveryOf(ctx, audience, role);
+  if (seeds.length > 0 || stalled.length > 0) return false;
+  nothingFound.add(ctx);
+  return true;
+}
+
+/** Seeds and re-queues (at most RECOVERY_LIMIT of the oldest stalled builds). Neither may fail the listing. */
+function recover(ctx: RequestContext, audience: AudienceRecord, role: AudienceRole): void {
+  if (nothingFound.has(ctx)) return;
+  const { seeds, stalled } = recoveryOf(ctx, audience, role);
   try {
-    if (isCollaborator(role) && formationsToSeed(ctx, audience).length > 0) return false;
-    return stalledBuilds(ctx, audience.id).length === 0;
+    if (seeds.length > 0) seedDefaultFormations(ctx, audience, audience.ownerId, seeds);
   } catch {
-    // Whatever the check cannot tell is left to the listing as a change (its recovery is best effort).
-    return false;
+    // Recovery is best effort: the listing answers with what exists.
+  }
+  try {
+    for (const f of stalled.slice(0, RECOVERY_LIMIT)) startBuild(ctx, f);
+  } catch {
+    // As above.
   }
 }
 
