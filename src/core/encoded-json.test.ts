@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { EncodedBy, EncodedJson, encodeJson } from "./encoded-json.ts";
+import { EncodedJson, encodedBy, encodeJson } from "./encoded-json.ts";
 
 const text = (out: string | Uint8Array) => (typeof out === "string" ? out : new TextDecoder().decode(out));
 
@@ -82,9 +82,9 @@ describe("EncodedJson", () => {
     );
   });
 
-  it("EncodedBy encodes an object's view once, and a replacing object's anew", () => {
+  it("encodedBy encodes an object's view once, and a replacing object's anew", () => {
     let views = 0;
-    const by = new EncodedBy((r: { name: string }) => {
+    const by = encodedBy((r: { name: string }) => {
       views++;
       return { name: r.name };
     });

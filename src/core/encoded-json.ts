@@ -96,22 +96,27 @@ export class EncodedJson<T> {
 }
 
 /**
- * Encodings kept by the object they were made from, for objects that are replaced, never changed (a Mind
- * record, a chart): each is encoded the first time it is shown, and dropped with it.
+ * Values kept by the object they were made from, for objects that are replaced, never changed (a Mind
+ * record, a chart): each is made the first time it is asked for, and dropped with its object.
  */
-export class EncodedBy<K extends object, T> {
-  private readonly kept = new WeakMap<K, EncodedJson<T>>();
+export class KeptBy<K extends object, V> {
+  private readonly kept = new WeakMap<K, V>();
 
-  constructor(private readonly view: (key: K) => T) {}
+  constructor(private readonly make: (key: K) => V) {}
 
-  of(key: K): EncodedJson<T> {
-    let e = this.kept.get(key);
-    if (e === undefined) {
-      e = EncodedJson.of(this.view(key));
-      this.kept.set(key, e);
+  of(key: K): V {
+    let value = this.kept.get(key);
+    if (value === undefined) {
+      value = this.make(key);
+      this.kept.set(key, value);
     }
-    return e;
+    return value;
   }
+}
+
+/** An object's view, encoded once per object (`KeptBy`). */
+export function encodedBy<K extends object, T>(view: (key: K) => T): KeptBy<K, EncodedJson<T>> {
+  return new KeptBy((key: K) => EncodedJson.of(view(key)));
 }
 
 function isEncodedArray(value: unknown): value is EncodedJson<unknown>[] {

@@ -13,7 +13,7 @@ import {
   type FilterAttributes,
   isUploadedFileUrl,
 } from "../../../fixtures/index.ts";
-import { type Decoded, EncodedBy, EncodedJson } from "../../core/encoded-json.ts";
+import { type Decoded, EncodedJson, encodedBy } from "../../core/encoded-json.ts";
 import type { AudienceRecord, MindRecord, State } from "../../core/state.ts";
 import { type AudienceRole, COLLABORATOR_ROLES } from "../access.ts";
 import { iso } from "../time.ts";
@@ -108,12 +108,12 @@ export function mindDetail(m: MindRecord): MindDetail {
 
 // A Mind record is never changed in place (a change is a new record: src/core/state.ts), so its views are
 // encoded once per record and laid as bytes into every answer that lists it (src/core/encoded-json.ts).
-const previews = new EncodedBy(mindPreview);
-const details = new EncodedBy(mindDetail);
+const previews = encodedBy(mindPreview);
+const details = encodedBy(mindDetail);
 
 // A chart is complete when it joins an Audience's grounding (charts are added, never changed), and its
 // data's shares are most of what stringifying a detail's grounding cost.
-const charts = new EncodedBy((chart: Chart) => chart);
+const charts = encodedBy((chart: Chart) => chart);
 
 function reviewedFields(m: MindRecord): string[] {
   const reviewed: string[] = [];

@@ -21,7 +21,7 @@
  */
 
 import type { components } from "../../contract/types.gen.ts";
-import { EncodedBy, EncodedJson } from "../../core/encoded-json.ts";
+import { EncodedJson, encodedBy, KeptBy } from "../../core/encoded-json.ts";
 import type { RequestContext, ResourceModule } from "../../core/route.ts";
 import type { AudienceRecord, MindRecord, ResearchState, State } from "../../core/state.ts";
 import { viewable } from "../access.ts";
@@ -103,7 +103,7 @@ function coverageView(rows: NonNullable<AudienceRecord["coverage"]>) {
 
 // Coverage changes only as a whole (a new array in place of the old: recalibration's refreshCoverage), so
 // its view is encoded once per array; its shares were most of what stringifying progress cost.
-const coverages = new EncodedBy(coverageView);
+const coverages = encodedBy(coverageView);
 
 /** A member's row: its training as the description shows it, and the row's JSON, made once per record. */
 interface MemberRow {
@@ -113,24 +113,17 @@ interface MemberRow {
 
 // A Mind record is never changed in place (src/core/state.ts): a training move is a new record, so a row
 // kept by record is never stale, and every read of progress lays the rows in as bytes.
-const rows = new WeakMap<MindRecord, MemberRow>();
-
-function rowOf(mind: MindRecord): MemberRow {
-  let row = rows.get(mind);
-  if (row === undefined) {
-    const update = trainingView(mind);
-    row = { update, json: EncodedJson.of({ mindId: mind.id, update }) };
-    rows.set(mind, row);
-  }
-  return row;
-}
+const rows = new KeptBy((mind: MindRecord): MemberRow => {
+  const update = trainingView(mind);
+  return { update, json: EncodedJson.of({ mindId: mind.id, update }) };
+});
 
 /** The progress document of an Audience at virtual time `now`. */
 export function progressOf(state: State, audience: AudienceRecord, now: number) {
   const members: MemberRow[] = [];
   for (const mindId of audience.memberIds) {
     const mind = state.minds.get(mindId);
-    if (mind) members.push(rowOf(mind));
+    if (mind) members.push(rows.of(mind));
   }
   return EncodedJson.object({
     audienceId: audience.id,
