@@ -133,7 +133,6 @@ async function main(): Promise<void> {
     process.stderr.write(`error: scenario "${name}" failed to build: ${describe(error)}\n`);
     process.exit(1);
   }
-  const collect = tightenHeap();
   if (changeLog && saved) {
     // The changes made since the snapshot, made again; then a fresh snapshot and an empty log, so a
     // restart finds the same world even before the first change.
@@ -234,8 +233,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  // Once listening, and after the first requests a client sends as it starts (src/cli/memory.ts).
-  setTimeout(collect, 250).unref();
+  // The old generation kept close to what survives, from now on (src/cli/memory.ts).
+  tightenHeap();
   const fromState = saved?.snapshot != null;
   process.stdout.write(banner(server, options, sim.manifest(), sim.config, fromState, sandboxes.size));
 

@@ -1,7 +1,7 @@
 /**
  * How the served process keeps its resident memory down under load without paying much CPU for it.
  *
- * Once the world is built, the old generation may grow only 10% past what survived the last full
+ * Once the server listens, the old generation may grow only 10% past what survived the last full
  * collection before the next one. V8's own factor (up to 4x for a small heap) let the garbage of a busy
  * simulator pile up to about 125 MB of resident memory; its memory saver mode kept about 100 MB but cost
  * about 6% more CPU a mixed request than this (`npm run bench`). The factor only takes hold at a full
@@ -15,14 +15,14 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
-/** Sets the growing factor; answers the collection to make once listening (a no-op if flags were asked). */
-export function tightenHeap(): () => void {
+/** Called once the server listens; does nothing when a node flag names either setting. */
+export function tightenHeap(): void {
   const asked = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`;
-  if (asked.includes("heap-growing-percent") || asked.includes("memory-saver-mode")) return () => {};
+  if (asked.includes("heap-growing-percent") || asked.includes("memory-saver-mode")) return;
   setFlagsFromString("--heap-growing-percent=10");
   // `gc` exists only in a context made while --expose-gc is set; the flag is taken back at once.
   setFlagsFromString("--expose-gc");
   const gc = runInNewContext("gc") as () => void;
   setFlagsFromString("--no-expose-gc");
-  return () => gc();
+  setTimeout(gc, 250).unref();
 }
