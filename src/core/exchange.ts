@@ -36,7 +36,12 @@ export class Answer {
 
   /** The same answer with more headers; the answer's own win. */
   withHeaders(extra: Record<string, string>): Answer {
-    return new Answer(this.status, { ...extra, ...this.headers }, this.body);
+    return this.withHeaderSet({ ...extra, ...this.headers });
+  }
+
+  /** The same answer under exactly these headers. */
+  withHeaderSet(headers: Record<string, string>): Answer {
+    return new Answer(this.status, headers, this.body);
   }
 
   /** The same answer without its body, for HEAD. */
@@ -77,7 +82,12 @@ export class LineStream {
     this.source.stop();
   }
 
-  /** The same lines under these headers: the object is handed on, never read twice. */
+  /** The same lines with more headers; the stream's own win. */
+  withHeaders(extra: Record<string, string>): LineStream {
+    return this.withHeaderSet({ ...extra, ...this.headers });
+  }
+
+  /** The same lines under exactly these headers: the object is handed on, never read twice. */
   withHeaderSet(headers: Record<string, string>): LineStream {
     return new LineStream(this.status, headers, this.source);
   }

@@ -17,8 +17,7 @@ export function renderError(error: ApiError, path: string, headers: Record<strin
 
 /** A Reply becomes JSON (or an empty 204); a Response from a streaming handler gets the headers added. */
 export function renderReply(reply: Reply | Outcome, headers: Record<string, string>): Outcome {
-  if (reply instanceof Answer) return reply.withHeaders(headers);
-  if (reply instanceof LineStream) return reply.withHeaderSet({ ...headers, ...reply.headers });
+  if (reply instanceof Answer || reply instanceof LineStream) return reply.withHeaders(headers);
   if (isResponse(reply)) {
     for (const [k, v] of Object.entries(headers)) if (!reply.headers.has(k)) reply.headers.set(k, v);
     return reply;

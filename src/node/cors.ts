@@ -132,9 +132,7 @@ function withExtra(answer: Answer | LineStream, extra: Record<string, string>): 
   const headers = { ...answer.headers, ...extra };
   const vary = answer.headers.vary;
   if (extra.vary !== undefined && vary !== undefined) headers.vary = `${vary}, ${extra.vary}`;
-  return answer instanceof Answer
-    ? new Answer(answer.status, headers, answer.body)
-    : answer.withHeaderSet(headers);
+  return answer.withHeaderSet(headers);
 }
 
 function forbiddenOrigin(request: SimRequest, origin: string, list: readonly string[]): Answer {
