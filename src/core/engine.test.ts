@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createSimulator } from "../simulator.ts";
-import { expectError, harness } from "../testing/harness.ts";
+import { expectError, harness, recordingHarness } from "../testing/harness.ts";
 
 describe("the engine", () => {
   it("sends rate-limit headers on every v1 answer, 429 past the limit with Retry-After, and recovers", async () => {
@@ -247,10 +247,7 @@ describe("pure reads", () => {
 
 describe("requests that change nothing", () => {
   it("a preview leaves what pure reads rendered in place and is not recorded", async () => {
-    const recorded: string[] = [];
-    const h = await harness({
-      changes: { record: (c) => void recorded.push(c.kind === "request" ? `${c.method} ${c.url}` : c.kind) },
-    });
+    const { h, recorded } = await recordingHarness();
     const main = `/api/v1/audiences/${h.id("audiences", "main")}`;
     const state = h.sim.state;
     const first = await h.call("GET", main);

@@ -208,6 +208,21 @@ export function live<T extends object>(table: Map<string, T>, id: string): T {
  * top, or in a describe whose tests need a world); `h` always reads the running test's harness, so
  * helpers written once at a file's top reach the world of whichever test calls them.
  */
+/**
+ * A harness whose recorded changes are listed as they come: `METHOD url` for a request, the kind for any
+ * other change. For tests of what is (and is not) recorded.
+ */
+export async function recordingHarness(
+  options: SimulatorOptions = {},
+): Promise<{ h: Harness; recorded: string[] }> {
+  const recorded: string[] = [];
+  const h = await harness({
+    ...options,
+    changes: { record: (c) => void recorded.push(c.kind === "request" ? `${c.method} ${c.url}` : c.kind) },
+  });
+  return { h, recorded };
+}
+
 export function harnessEachTest(options: SimulatorOptions = {}): { h: Harness; fresh: () => void } {
   let current: Harness | undefined;
   const h = new Proxy({} as Harness, {

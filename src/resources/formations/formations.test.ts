@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BUYING_ROLE_HYPOTHESIS, FAILED_HYPOTHESIS } from "../../../scenarios/default.ts";
-import { expectError, harness, MAIN_VIEWERS } from "../../testing/harness.ts";
+import { expectError, MAIN_VIEWERS, recordingHarness } from "../../testing/harness.ts";
 import { BUILD_TOTAL_MS } from "./formation-builds.ts";
 import { GENERIC_FAILURE_REASON } from "./formation-view.ts";
 import {
@@ -196,10 +196,7 @@ describe("GET /audiences/{id}/formations: recovery at offset 0", () => {
   });
 
   it("is a pure read when there is nothing to recover, and a recorded change when there is", async () => {
-    const recorded: string[] = [];
-    const own = await harness({
-      changes: { record: (c) => void recorded.push(c.kind === "request" ? `${c.method} ${c.url}` : c.kind) },
-    });
+    const { h: own, recorded } = await recordingHarness();
     const main = `/api/v1/audiences/${own.id("audiences", "main")}`;
     const state = own.sim.state;
     expect((await own.call("GET", `${main}/formations`)).status).toBe(200);
