@@ -17,6 +17,7 @@ import {
   record,
   stall,
 } from "./formations.testkit.ts";
+import { RECOVERY_LIMIT } from "./formations.ts";
 
 freshWorldEachTest();
 
@@ -193,6 +194,23 @@ describe("GET /audiences/{id}/formations: recovery at offset 0", () => {
     const got = await h.call("GET", one("main", id));
     expect(got.body.data.status).toBe("ready");
     expect(got.body.data.progress).toBeNull();
+  });
+
+  it("re-queues at most RECOVERY_LIMIT of the oldest stalled builds per listing", async () => {
+    // Building, with no job left to finish them: stalled. Put in newest first, a minute apart.
+    const start = h.sim.clock.now() - 3_600_000;
+    const n = RECOVERY_LIMIT + 5;
+    const at = (i: number) => start + (n - 1 - i) * 60_000;
+    const newestFirst = Array.from({ length: n }, (_, i) =>
+      insert("main", { status: "building", createdAt: at(i), updatedAt: at(i) }),
+    );
+    const stalled = [...newestFirst].reverse();
+    await h.call("GET", base("main"), { as: "studyViewer" });
+    const queued = stalled.filter((f) => pendingBuild(f.id));
+    expect(queued.map((f) => f.id)).toEqual(stalled.slice(0, RECOVERY_LIMIT).map((f) => f.id));
+    // The next first page takes the rest.
+    await h.call("GET", base("main"), { as: "studyViewer" });
+    expect(stalled.every((f) => pendingBuild(f.id))).toBe(true);
   });
 
   it("is a pure read when there is nothing to recover, and a recorded change when there is", async () => {
