@@ -87,6 +87,25 @@ describe("recorded changes", () => {
     });
   }
 
+  it("replay a move of a real clock from the instant it was made, not from the change before it", async () => {
+    let wall = 1_000_000;
+    const log: Change[] = [];
+    const h = await harness({
+      clock: "real",
+      wallClock: () => wall,
+      changes: { record: (change) => void log.push(structuredClone(change)) },
+    });
+    const start = h.sim.snapshot();
+    const base = `/api/v1/audiences/${h.id("audiences", "main")}`;
+    expect((await h.call("PUT", base, { body: { name: "Before the wait" } })).status).toBe(200);
+    wall += 10_000;
+    h.sim.advance(60_000);
+    const again = createSimulator({ clock: "real", snapshot: start, wallClock: () => 7_000_000 });
+    await again.replay(log);
+    expect(again.clock.now()).toBe(h.sim.clock.now());
+    expect(digest(again.snapshot())).toBe(digest(h.sim.snapshot()));
+  });
+
   it("record a reset, and replay it", async () => {
     const { h, log, start } = await recorded("manual");
     await h.sim.reset({ seed: 5 });

@@ -38,6 +38,12 @@ export interface TimeChange {
 
 export interface AdvanceChange {
   kind: "advance";
+  /**
+   * The instant the move started from. A real clock runs on between changes, so without it a replay
+   * would move from the last change's instant instead and lose the time in between (and the jobs due in
+   * it). Absent in logs written before it was recorded; those replay from the last change.
+   */
+  at?: number;
   ms: number;
 }
 

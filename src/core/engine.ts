@@ -169,8 +169,9 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     restore,
     advance: (ms) => {
       memo.touch();
+      const at = world.clock.now();
       world.clock.advance(ms);
-      record({ kind: "advance", ms }, true);
+      record({ kind: "advance", at, ms }, true);
       return world.clock.nowIso();
     },
     configure: (patch) => {
@@ -426,6 +427,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
             world.clock.moveTo(c.at);
             break;
           case "advance":
+            if (c.at !== undefined) world.clock.moveTo(c.at);
             sim.advance(c.ms);
             break;
           case "config":

@@ -75,6 +75,7 @@ describe("the change log", () => {
     const sim = createSimulator({ clock: "manual", changes: log });
     await sim.ready;
     await log.compact(sim);
+    const t0 = sim.clock.now();
     sim.advance(1_000);
     sim.advance(2_000);
     await log.flush();
@@ -83,7 +84,10 @@ describe("the change log", () => {
     ]);
     let saved = await readSavedState(path);
     expect(saved.snapshot?.log).toEqual({ generation: 2 });
-    expect(saved.changes).toEqual([advance(1_000), advance(2_000)]);
+    expect(saved.changes).toEqual([
+      { ...advance(1_000), at: t0 },
+      { ...advance(2_000), at: t0 + 1_000 },
+    ]);
     sim.advance(3_000);
     expect(full).toBe(1);
     await log.compact(sim);
@@ -115,11 +119,12 @@ describe("the change log", () => {
     const sim = createSimulator({ clock: "manual", changes: log });
     await sim.ready;
     await log.compact(sim);
+    const t0 = sim.clock.now();
     sim.advance(500);
     await log.close();
     await writeFile(`${path}.log.2`, `${await readFile(`${path}.log.2`, "utf8")}0badf00d {"kind":"adv`);
     const saved = await readSavedState(path);
-    expect(saved.changes).toEqual([advance(500)]);
+    expect(saved.changes).toEqual([{ ...advance(500), at: t0 }]);
     expect(saved.notices.join()).toMatch(/dropped 1 incomplete record at its end/);
   });
 });
