@@ -56,7 +56,7 @@ export interface AudienceDetailView extends Partial<SharingFields> {
     links: { url: string; title: string }[];
     files: { name: string; url: string | null; sizeBytes: number; contentType: string }[];
   };
-  baselineDistributions: BaselineDistribution[];
+  baselineDistributions: EncodedJson<BaselineDistribution[]>;
   calibration: { active: boolean };
   createdAt: string;
   updatedAt: string;
@@ -128,6 +128,40 @@ function reviewedFields(m: MindRecord): string[] {
   return reviewed;
 }
 
+/**
+ * Baselines depend on the member records alone (records are replaced, never changed), and a detail is read
+ * far more often than its members change. The two latest member lists of an Audience are kept, so one
+ * whose member is added and removed again (or read by callers on either side of a change) computes them
+ * once for each.
+ */
+const baselines = new WeakMap<AudienceRecord, BaselinesFor[]>();
+interface BaselinesFor {
+  members: readonly MindRecord[];
+  json: EncodedJson<BaselineDistribution[]>;
+}
+
+function baselinesOf(
+  audience: AudienceRecord,
+  members: readonly MindRecord[],
+): EncodedJson<BaselineDistribution[]> {
+  let kept = baselines.get(audience);
+  if (kept === undefined) {
+    kept = [];
+    baselines.set(audience, kept);
+  }
+  for (const k of kept) if (sameRecords(k.members, members)) return k.json;
+  const json = EncodedJson.of(baselineDistributions(members));
+  kept.unshift({ members, json });
+  if (kept.length > 2) kept.pop();
+  return json;
+}
+
+function sameRecords(a: readonly MindRecord[], b: readonly MindRecord[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 const redact = (url: string, hide: boolean): string | null => (hide && isUploadedFileUrl(url) ? null : url);
 
 export function audienceDetail(
@@ -160,7 +194,7 @@ export function audienceDetail(
       links: s.links.map((l) => ({ ...l })),
       files: s.files.map((f) => ({ ...f, url: redact(f.url, hide) })),
     },
-    baselineDistributions: baselineDistributions(members),
+    baselineDistributions: baselinesOf(audience, members),
     calibration: { active: audience.calibrationActive },
     createdAt: iso(audience.createdAt),
     updatedAt: iso(audience.updatedAt),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isUploadedFileUrl } from "../../../fixtures/index.ts";
+import { baselineDistributions, isUploadedFileUrl } from "../../../fixtures/index.ts";
 import { table } from "../../core/state.ts";
 import { expectError, live, NOT_MAIN_OWNERS } from "../../testing/harness.ts";
 import {
@@ -101,6 +101,23 @@ describe("GET /audiences/{audienceId}", () => {
     expect(country.distribution.reduce((n: number, v: { count: number }) => n + v.count, 0)).toBe(
       withCountry,
     );
+  });
+
+  it("shows the baselines of the members it has now, across adds, removals and swaps", async () => {
+    const expected = () => baselineDistributions(audience("main").memberIds.map((id) => mind(id)!));
+    const baselines = async () => (await h.call("GET", path("main"))).body.data.baselineDistributions;
+    const members = `${path("main")}/members`;
+    const loose = h.id("minds", "ownLoose");
+    const first = audience("main").memberIds[0];
+    expect(await baselines()).toEqual(expected());
+    expect((await h.call("POST", members, { body: { mindId: loose } })).status).toBe(200);
+    const withLoose = expected();
+    expect(await baselines()).toEqual(withLoose);
+    expect((await h.call("DELETE", `${members}/${first}`)).status).toBe(204);
+    // As many members as at the start, not the same ones.
+    expect(audience("main").memberIds.length).toBe(MAIN_MEMBERS);
+    expect(await baselines()).toEqual(expected());
+    expect(expected()).not.toEqual(withLoose);
   });
 
   it("reports calibration.active while a recalibration runs", async () => {
