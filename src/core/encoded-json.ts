@@ -16,6 +16,13 @@ const OPEN = utf8.encode("[");
 const COMMA = utf8.encode(",");
 const CLOSE = utf8.encode("]");
 
+/**
+ * A piece of an answer: bytes encoded before (a record's view, kept) or text stringified for this answer.
+ * Text is encoded only when the answer is joined, straight into it: encoding each short run of plain fields
+ * into an array of its own cost an allocation each (about a microsecond apiece, many per detail).
+ */
+type Piece = Uint8Array | string;
+
 export class EncodedJson<T> {
   private flat: Uint8Array | null = null;
 
@@ -23,15 +30,25 @@ export class EncodedJson<T> {
    * The JSON's bytes in pieces: an answer made of encoded parts keeps theirs and is copied into one
    * array only once, when it is answered (joining at every level copied a detail's 56 KB three times).
    */
-  private constructor(private readonly pieces: readonly Uint8Array[]) {}
+  private constructor(private readonly pieces: readonly Piece[]) {}
 
   /** Only to carry the type: what the bytes are the JSON of. */
   declare readonly _of?: T;
 
   /** The JSON's bytes, joined on first use. */
   get bytes(): Uint8Array {
-    this.flat ??= this.pieces.length === 1 ? (this.pieces[0] as Uint8Array) : concat(this.pieces);
+    if (this.flat === null) {
+      const only = this.pieces.length === 1 ? this.pieces[0] : undefined;
+      this.flat = only instanceof Uint8Array ? only : join(this.pieces);
+    }
     return this.flat;
+  }
+
+  /** The same JSON as one piece: what is kept to be laid into many answers is joined once, not each time. */
+  joined(): EncodedJson<T> {
+    return this.pieces.length === 1 && this.pieces[0] instanceof Uint8Array
+      ? this
+      : new EncodedJson([this.bytes]);
   }
 
   /** `value`'s JSON. The value must not change afterwards: its bytes are what is reused. */
@@ -41,7 +58,7 @@ export class EncodedJson<T> {
 
   /** A JSON array of encoded items. */
   static array<T>(items: readonly EncodedJson<T>[]): EncodedJson<T[]> {
-    const pieces: Uint8Array[] = [OPEN];
+    const pieces: Piece[] = [OPEN];
     for (let i = 0; i < items.length; i++) {
       if (i > 0) pieces.push(COMMA);
       for (const piece of (items[i] as EncodedJson<T>).pieces) pieces.push(piece);
@@ -55,7 +72,7 @@ export class EncodedJson<T> {
    * else, is laid in as its bytes. Fields JSON would leave out (undefined, functions) are left out.
    */
   static object<T extends object>(fields: T): EncodedJson<Decoded<T>> {
-    const pieces: Uint8Array[] = [];
+    const pieces: Piece[] = [];
     let text = "{";
     let first = true;
     let run: Record<string, unknown> | null = null;
@@ -80,12 +97,12 @@ export class EncodedJson<T> {
       }
       flush();
       member(`${JSON.stringify(key)}:`);
-      pieces.push(utf8.encode(text));
+      pieces.push(text);
       for (const piece of encoded.pieces) pieces.push(piece);
       text = "";
     }
     flush();
-    pieces.push(utf8.encode(`${text}}`));
+    pieces.push(`${text}}`);
     return new EncodedJson(pieces);
   }
 
@@ -114,6 +131,39 @@ export class KeptBy<K extends object, V> {
   }
 }
 
+/**
+ * Values made from a list of records that are replaced, never changed (an Audience's member Minds), kept
+ * for the latest few lists of each owner. A read is far more frequent than a change of the list, and a list
+ * often comes back (a member added and removed again; callers reading on either side of a change).
+ */
+export class KeptByRecords<O extends object, R, V> {
+  private readonly kept = new WeakMap<O, { records: readonly R[]; value: V }[]>();
+
+  constructor(
+    private readonly make: (records: readonly R[]) => V,
+    private readonly latest = 2,
+  ) {}
+
+  of(owner: O, records: readonly R[]): V {
+    let lists = this.kept.get(owner);
+    if (lists === undefined) {
+      lists = [];
+      this.kept.set(owner, lists);
+    }
+    for (const k of lists) if (sameRecords(k.records, records)) return k.value;
+    const value = this.make(records);
+    lists.unshift({ records, value });
+    if (lists.length > this.latest) lists.pop();
+    return value;
+  }
+}
+
+function sameRecords<R>(a: readonly R[], b: readonly R[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** An object's view, encoded once per object (`KeptBy`). */
 export function encodedBy<K extends object, T>(view: (key: K) => T): KeptBy<K, EncodedJson<T>> {
   return new KeptBy((key: K) => EncodedJson.of(view(key)));
@@ -138,14 +188,21 @@ export function encodeJson(value: unknown): string | Uint8Array {
   return value instanceof EncodedJson ? value.bytes : JSON.stringify(value);
 }
 
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const c of chunks) length += c.byteLength;
-  const out = new Uint8Array(length);
+/**
+ * The pieces in one array. Text is encoded in place; its room is reserved at three bytes per UTF-16 unit
+ * (the most UTF-8 needs), so the answer is a view of an array at most that much longer than it.
+ */
+function join(pieces: readonly Piece[]): Uint8Array {
+  let room = 0;
+  for (const p of pieces) room += typeof p === "string" ? p.length * 3 : p.byteLength;
+  const out = new Uint8Array(room);
   let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
+  for (const p of pieces) {
+    if (typeof p === "string") at += utf8.encodeInto(p, out.subarray(at)).written;
+    else {
+      out.set(p, at);
+      at += p.byteLength;
+    }
   }
-  return out;
+  return at === room ? out : out.subarray(0, at);
 }

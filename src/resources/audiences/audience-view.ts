@@ -13,7 +13,7 @@ import {
   type FilterAttributes,
   isUploadedFileUrl,
 } from "../../../fixtures/index.ts";
-import { type Decoded, EncodedJson, encodedBy } from "../../core/encoded-json.ts";
+import { type Decoded, EncodedJson, encodedBy, KeptByRecords } from "../../core/encoded-json.ts";
 import type { AudienceRecord, MindRecord, State } from "../../core/state.ts";
 import { type AudienceRole, COLLABORATOR_ROLES } from "../access.ts";
 import { iso } from "../time.ts";
@@ -45,7 +45,7 @@ export interface AudienceDetailView extends Partial<SharingFields> {
   id: string;
   name: string;
   mindCount: number;
-  minds: EncodedJson<MindPreview>[] | EncodedJson<MindDetail>[];
+  minds: EncodedJson<MindPreview[]> | EncodedJson<MindDetail[]>;
   isPublic: boolean;
   currentMemberRole: AudienceRole;
   grounding: EncodedJson<{ charts: unknown[]; sources: { title: string; url: string | null }[] }> | null;
@@ -66,7 +66,7 @@ export interface AudienceSummaryView extends SharingFields {
   id: string;
   name: string;
   mindCount: number;
-  minds: EncodedJson<MindPreview>[];
+  minds: EncodedJson<MindPreview[]>;
   createdAt: string;
   updatedAt: string;
   isPublic: boolean;
@@ -128,39 +128,17 @@ function reviewedFields(m: MindRecord): string[] {
   return reviewed;
 }
 
-/**
- * Baselines depend on the member records alone (records are replaced, never changed), and a detail is read
- * far more often than its members change. The two latest member lists of an Audience are kept, so one
- * whose member is added and removed again (or read by callers on either side of a change) computes them
- * once for each.
- */
-const baselines = new WeakMap<AudienceRecord, BaselinesFor[]>();
-interface BaselinesFor {
-  members: readonly MindRecord[];
-  json: EncodedJson<BaselineDistribution[]>;
-}
-
-function baselinesOf(
-  audience: AudienceRecord,
-  members: readonly MindRecord[],
-): EncodedJson<BaselineDistribution[]> {
-  let kept = baselines.get(audience);
-  if (kept === undefined) {
-    kept = [];
-    baselines.set(audience, kept);
-  }
-  for (const k of kept) if (sameRecords(k.members, members)) return k.json;
-  const json = EncodedJson.of(baselineDistributions(members));
-  kept.unshift({ members, json });
-  if (kept.length > 2) kept.pop();
-  return json;
-}
-
-function sameRecords(a: readonly MindRecord[], b: readonly MindRecord[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+// Views of the member list as a whole depend on the member records alone, and a detail is read far more
+// often than its members change: each is made once per member list (the latest two of each Audience).
+const baselines = new KeptByRecords((members: readonly MindRecord[]) =>
+  EncodedJson.of(baselineDistributions(members)),
+);
+const previewList = new KeptByRecords((members: readonly MindRecord[]) =>
+  EncodedJson.array(members.map((m) => previews.of(m))).joined(),
+);
+const detailList = new KeptByRecords((members: readonly MindRecord[]) =>
+  EncodedJson.array(members.map((m) => details.of(m))).joined(),
+);
 
 const redact = (url: string, hide: boolean): string | null => (hide && isUploadedFileUrl(url) ? null : url);
 
@@ -178,7 +156,7 @@ export function audienceDetail(
     id: audience.id,
     name: audience.name,
     mindCount: members.length,
-    minds: opts.preview ? members.map((m) => previews.of(m)) : members.map((m) => details.of(m)),
+    minds: opts.preview ? previewList.of(audience, members) : detailList.of(audience, members),
     isPublic: audience.isPublic,
     currentMemberRole: role,
     grounding: g
@@ -194,7 +172,7 @@ export function audienceDetail(
       links: s.links.map((l) => ({ ...l })),
       files: s.files.map((f) => ({ ...f, url: redact(f.url, hide) })),
     },
-    baselineDistributions: baselinesOf(audience, members),
+    baselineDistributions: baselines.of(audience, members),
     calibration: { active: audience.calibrationActive },
     createdAt: iso(audience.createdAt),
     updatedAt: iso(audience.updatedAt),
@@ -213,7 +191,7 @@ export function audienceSummary(
     id: audience.id,
     name: audience.name,
     mindCount: members.length,
-    minds: members.map((m) => previews.of(m)),
+    minds: previewList.of(audience, members),
     createdAt: iso(audience.createdAt),
     updatedAt: iso(audience.updatedAt),
     isPublic: audience.isPublic,
