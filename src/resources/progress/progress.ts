@@ -21,7 +21,7 @@
  */
 
 import type { components } from "../../contract/types.gen.ts";
-import { EncodedJson, encodedBy, KeptBy } from "../../core/encoded-json.ts";
+import { EncodedJson, encodedBy, KeptBy, KeptByRecords } from "../../core/encoded-json.ts";
 import type { RequestContext, ResourceModule } from "../../core/route.ts";
 import type { AudienceRecord, MindRecord, ResearchState, State } from "../../core/state.ts";
 import { viewable } from "../access.ts";
@@ -118,17 +118,28 @@ const rows = new KeptBy((mind: MindRecord): MemberRow => {
   return { update, json: EncodedJson.of({ mindId: mind.id, update }) };
 });
 
+// The rows and readiness of a member list, made once per list (the latest two of each Audience): progress
+// is read again and again while the list stays, and training moves replace the records it is keyed by.
+const memberRows = new KeptByRecords((minds: readonly MindRecord[]) => {
+  const members = minds.map((m) => rows.of(m));
+  return {
+    json: EncodedJson.array(members.map((m) => m.json)).joined(),
+    readiness: readinessOf(members.map((m) => m.update)),
+  };
+});
+
 /** The progress document of an Audience at virtual time `now`. */
 export function progressOf(state: State, audience: AudienceRecord, now: number) {
-  const members: MemberRow[] = [];
+  const minds: MindRecord[] = [];
   for (const mindId of audience.memberIds) {
     const mind = state.minds.get(mindId);
-    if (mind) members.push(rows.of(mind));
+    if (mind) minds.push(mind);
   }
+  const members = memberRows.of(audience, minds);
   return EncodedJson.object({
     audienceId: audience.id,
-    members: EncodedJson.array(members.map((m) => m.json)),
-    readiness: readinessOf(members.map((m) => m.update)),
+    members: members.json,
+    readiness: members.readiness,
     ...(audience.research !== null ? { research: researchView(audience.research) } : {}),
     coverage: audience.coverage === null ? null : coverages.of(audience.coverage),
     reconciledAt: now,
