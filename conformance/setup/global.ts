@@ -23,7 +23,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     if (!process.env.CONFORMANCE_SEED) settings.seed = OWN_SUITE_SEED;
     const { createSimulator } = await import("../../src/simulator.ts");
     const { startServer } = await import("../../src/node/server.ts");
-    const sim = createSimulator({ clock: "manual", wallClock: Date.now });
+    // Every reused answer is checked against a fresh one: a stale one answers 500, which the kit reports.
+    const sim = createSimulator({ clock: "manual", wallClock: Date.now, verifyKeptAnswers: true });
     const server = await startServer(sim, { port: 0, host: "127.0.0.1", onError: () => {} });
     settings.target = server.url;
     close = server.close;

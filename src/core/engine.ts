@@ -9,6 +9,7 @@ import { ApiError, methodNotAllowed, unauthorized } from "./errors.ts";
 import { Answer, LineStream, type Outcome, type SimRequest, toResponse } from "./exchange.ts";
 import { Faults } from "./faults.ts";
 import { Journal, type JournalEntry } from "./journal.ts";
+import { keysOutOfReach, verifyKept } from "./kept-answers.ts";
 import type { Manifest } from "./manifest.ts";
 import { StateMemo } from "./memo.ts";
 import { collectModules } from "./modules.ts";
@@ -210,7 +211,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     const url = URL.parse(request.url);
     // Only a host that passes its own target can get here with one that is not a URL.
     if (url === null) return renderError(new ApiError(400, "Bad Request"), "", {});
-    const who: Who = { userId: null, pure: false };
+    const who: Who = { userId: null, pure: false, keysOnly: false };
     let response: Outcome;
     const reads = request.method === "GET" || request.method === "HEAD";
     try {
@@ -243,7 +244,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
         response = renderError(new ApiError(500), url.pathname, {});
       }
     }
-    if (!who.pure) memo.touch();
+    if (!who.pure && !who.keysOnly) memo.touch();
     const entry: JournalEntry = {
       at: world.clock.nowIso(),
       method: request.method,
@@ -363,6 +364,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
         const reused = !spec.volatile && (request.method === "GET" || request.method === "HEAD");
         return renderReply(reused ? await pureAnswer(ctx, op, spec) : await spec.handler(ctx), headers);
       }
+      who.keysOnly = spec.keysOnly === true;
       return renderReply(await changing(() => change(ctx, spec, raw, recorded, undefined)), headers);
     } catch (error) {
       if (error instanceof ApiError) return renderError(error, path, headers);
@@ -510,9 +512,16 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
   async function pureAnswer(ctx: RequestContext, op: Operation, spec: RouteSpec): Promise<Outcome> {
     const key = `answer ${op.operationId} ${ctx.caller?.id ?? ""} ${ctx.url.pathname}${ctx.url.search}`;
     const known = memo.peek<Answer>(key);
-    if (known) return known;
+    if (known) {
+      if (options.verifyKeptAnswers)
+        verifyKept(known, renderReply(await spec.handler(keysOutOfReach(ctx)), {}), key);
+      return known;
+    }
     const version = memo.version;
-    const rendered = renderReply(await spec.handler(ctx), {});
+    const rendered = renderReply(
+      await spec.handler(options.verifyKeptAnswers ? keysOutOfReach(ctx) : ctx),
+      {},
+    );
     if (!(rendered instanceof Answer)) return rendered;
     const answer =
       typeof rendered.body === "string"
@@ -573,6 +582,8 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
 interface Who {
   userId: string | null;
   pure: boolean;
+  /** A change of API keys only: kept answers stay (`RouteSpec.keysOnly`). */
+  keysOnly: boolean;
 }
 
 const utf8 = new TextEncoder();

@@ -113,6 +113,13 @@ export interface RouteSpec {
    * Without this, a pure GET's answer may depend only on the state, the caller, the path and the query.
    */
   volatile?: true;
+  /**
+   * The change writes API keys only (the `apiKeys` and `apiKeyByHash` tables), which no kept answer reads
+   * (tests check it: `verifyKeptAnswers`): what other requests rendered stays in the memo. Managing keys
+   * is frequent beside reads (a client rotating its key), and a change that dropped every rendered
+   * Audience for it made each read after it render anew.
+   */
+  keysOnly?: true;
 }
 
 export type JobHandler = (services: Services, payload: unknown) => void;

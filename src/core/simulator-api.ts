@@ -56,6 +56,12 @@ export interface SimulatorOptions {
    * sink says the change is durable. `replay` brings the changes back.
    */
   changes?: ChangeSink;
+  /**
+   * For tests: every answer kept for reuse is rendered with API keys out of reach (reading them throws),
+   * and every reuse is checked against a fresh render (a difference throws), so a kept answer that went
+   * stale, or one that a change of keys should have dropped, fails the test that met it.
+   */
+  verifyKeptAnswers?: boolean;
 }
 
 export interface Simulator {

@@ -101,6 +101,7 @@ function found<T>(record: T | undefined, what: string): T {
 export async function harness(options: SimulatorOptions = {}): Promise<Harness> {
   const sim = createSimulator({
     clock: "manual",
+    verifyKeptAnswers: true,
     onError: (e) => {
       throw e;
     },

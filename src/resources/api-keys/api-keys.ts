@@ -44,6 +44,7 @@ export const apiKeys: ResourceModule = {
       },
     },
     createApiKey: {
+      keysOnly: true,
       authorize: (ctx) => {
         requireSubscription(ctx);
         if (ctx.caller.sso) throw forbidden("API keys are disabled for this SSO-linked account");
@@ -67,6 +68,7 @@ export const apiKeys: ResourceModule = {
       },
     },
     deleteApiKey: {
+      keysOnly: true,
       authorize: requireSubscription,
       handler: (ctx) => {
         const key = ctx.state.apiKeys.get(ctx.params.keyId ?? "");
