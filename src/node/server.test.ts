@@ -478,6 +478,39 @@ describe("node:http host, light path (a Handler, no web Request)", () => {
   });
 });
 
+describe("node:http host, answers of one turn", () => {
+  it("are written together at the turn's end; one that cannot be written fails alone, reported", async () => {
+    const errors: unknown[] = [];
+    const written: string[] = [];
+    // Both answers are made in the same turn: neither handler awaits anything real.
+    const server = await startServer(
+      {
+        async handle(req) {
+          written.push(req.url);
+          const bad = req.url.endsWith("/bad");
+          return new Answer(200, bad ? { "x-bad": "a\nb" } : {}, "ok");
+        },
+      },
+      { port: 0, host: "127.0.0.1", onError: (e) => errors.push(e) },
+    );
+    try {
+      const [good, bad] = await Promise.allSettled([
+        request(`${server.url}/good`).then(async (r) => [r.statusCode, await r.body.text()]),
+        request(`${server.url}/bad`).then((r) => r.statusCode),
+      ]);
+      expect(good).toEqual({ status: "fulfilled", value: [200, "ok"] });
+      expect(bad.status).toBe("rejected");
+      expect(written).toHaveLength(2);
+      expect(errors).toHaveLength(1);
+      expect(String(errors[0])).toMatch(/x-bad/);
+      // The server goes on serving.
+      expect((await request(`${server.url}/again`)).statusCode).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("node:http host, a client that half-closes", () => {
   let server: RunningServer;
   beforeAll(async () => {
