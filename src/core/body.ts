@@ -15,6 +15,11 @@ export type BodyResult = { present: false } | { present: true; text: string };
 export async function readCapped(request: SimRequest, maxBytes: number): Promise<BodyResult> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  if (request.bodyBytes) {
+    const bytes = await request.bodyBytes(maxBytes);
+    if (bytes === "too large") throw tooLarge(maxBytes);
+    return bytes === null || bytes.byteLength === 0 ? { present: false } : decoded(bytes);
+  }
   if (!request.body) return { present: false };
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -37,8 +42,15 @@ export async function readCapped(request: SimRequest, maxBytes: number): Promise
     bytes.set(c, offset);
     offset += c.byteLength;
   }
+  return decoded(bytes);
+}
+
+/** Decodes whole texts only (never streams), so one decoder serves every request. */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+function decoded(bytes: Uint8Array): BodyResult {
   try {
-    return { present: true, text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes) };
+    return { present: true, text: utf8.decode(bytes) };
   } catch {
     throw badRequest("Invalid JSON body", { reason: "Body is not valid UTF-8" });
   }

@@ -18,6 +18,12 @@ export interface SimRequest {
   readonly url: string;
   readonly headers: HeaderReader;
   readonly body: ReadableStream<Uint8Array> | null;
+  /**
+   * The whole body at once, for a host that reads it more cheaply than through `body`: null when there is
+   * none, `"too large"` as soon as more than `maxBytes` arrived (the rest is then never read). Either this
+   * or `body` is read, never both.
+   */
+  readonly bodyBytes?: (maxBytes: number) => Promise<Uint8Array | null | "too large">;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
 }

@@ -329,7 +329,11 @@ function moved(request: SimRequest, url: URL, path: string): SimRequest {
     method: request.method,
     url: `${url.origin}${path}${url.search}`,
     headers: request.headers,
-    body: request.body,
+    // Read only when the sandbox's engine asks: a host may make its body stream on first use.
+    get body() {
+      return request.body;
+    },
+    ...(request.bodyBytes ? { bodyBytes: request.bodyBytes } : {}),
     signal: request.signal,
   };
 }

@@ -164,17 +164,36 @@ class RawHeaders implements HeaderReader {
 }
 
 class HostRequest implements SimRequest {
+  private stream: ReadableStream<Uint8Array> | null = null;
+
   constructor(
     readonly method: string,
     readonly url: string,
     readonly headers: RawHeaders,
-    readonly body: ReadableStream<Uint8Array> | null,
+    /** Null when the request has no body. */
+    private readonly source: { req: IncomingMessage; res: ServerResponse } | null,
     private readonly ex: Exchange,
   ) {}
 
   get signal(): AbortSignal {
     return signalOf(this.ex);
   }
+
+  /** For handlers that want a stream (a fetch handler's Request): made on first use. */
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this.source !== null && this.stream === null)
+      this.stream = bodyStream(this.source.req, this.source.res, this.ex);
+    return this.stream;
+  }
+
+  /**
+   * The simulator's way: the body in one piece, with no web stream between the socket and it. A field, so
+   * that it may be passed on alone (a sandbox hands the request to its own engine).
+   */
+  readonly bodyBytes = (maxBytes: number): Promise<Uint8Array | null | "too large"> =>
+    this.source === null
+      ? Promise.resolve(null)
+      : readWhole(this.source.req, this.source.res, this.ex, maxBytes);
 }
 
 const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE"]);
@@ -276,8 +295,13 @@ async function handle(
   const origin = host !== undefined && HOST_RE.test(host) ? `http://${host}` : fallbackOrigin;
   const withBody = hasBody && method !== "GET" && method !== "HEAD";
   ex.expectContinue = expectContinue && withBody;
-  const body = withBody ? bodyStream(req, res, ex) : null;
-  const request = new HostRequest(method, origin + target, new RawHeaders(raw), body, ex);
+  const request = new HostRequest(
+    method,
+    origin + target,
+    new RawHeaders(raw),
+    withBody ? { req, res } : null,
+    ex,
+  );
   res.once("close", () => {
     if (res.writableFinished) return;
     ex.closed = true;
@@ -394,6 +418,55 @@ function bodyStream(req: IncomingMessage, res: ServerResponse, ex: Exchange): Re
     // No read-ahead before the first read; `pull` then runs whenever the reader waits on an empty queue.
     { highWaterMark: 0, size: (chunk) => chunk.byteLength },
   );
+}
+
+/**
+ * The whole request body, read only now that the simulator asks (so, as with `bodyStream`, a request refused
+ * by its headers alone never has its body sent after `Expect: 100-continue`), and no further than `maxBytes`:
+ * past it, reading stops and the rest is drained once the answer is out (`linger`).
+ */
+function readWhole(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ex: Exchange,
+  maxBytes: number,
+): Promise<Uint8Array | null | "too large"> {
+  if (ex.expectContinue) {
+    ex.expectContinue = false;
+    res.writeContinue();
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        settled = true;
+        ex.bodyAbandoned = true;
+        req.pause();
+        req.off("data", onData);
+        resolve("too large");
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => {
+      if (settled) return;
+      settled = true;
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    });
+    const aborted = (): void => {
+      if (settled) return;
+      settled = true;
+      ex.bodyAbandoned = true;
+      // The client went away mid-body; to the simulator that is an aborted request, not a bug.
+      reject(new DOMException("The client aborted the request body", "AbortError"));
+    };
+    req.once("error", aborted);
+    req.once("close", aborted);
+  });
 }
 
 /**
