@@ -2,8 +2,9 @@
  * Data derived from the state (a rendered audience detail, an index of an Audience's filter attributes),
  * kept until the state may have changed. Records are changed in place by handlers and jobs, so nothing
  * can tell a change by looking at the state; instead the engine calls `touch()` after everything that may
- * change it: every request other than a declared pure read, every job, a reset or restore, a clock move,
- * and every time code outside the core takes hold of the live state.
+ * change it: every request other than a declared pure read or a change of API keys only (`keysOnly`: no
+ * kept answer reads keys, which tests check), every job, a reset or restore, a clock move, and every time
+ * code outside the core takes hold of the live state.
  */
 
 /**
