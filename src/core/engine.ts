@@ -523,10 +523,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       {},
     );
     if (!(rendered instanceof Answer)) return rendered;
-    const answer =
-      typeof rendered.body === "string"
-        ? new Answer(rendered.status, rendered.headers, utf8.encode(rendered.body))
-        : rendered;
+    const answer = rendered.encoded();
     if (answer.status === 200) memo.set(key, answer, version);
     return answer;
   }
@@ -585,5 +582,3 @@ interface Who {
   /** A change of API keys only: kept answers stay (`RouteSpec.keysOnly`). */
   keysOnly: boolean;
 }
-
-const utf8 = new TextEncoder();

@@ -11,6 +11,8 @@ export interface HeaderReader {
   has(name: string): boolean;
 }
 
+const utf8 = new TextEncoder();
+
 /** The part of a web `Request` the core reads. */
 export interface SimRequest {
   readonly method: string;
@@ -48,6 +50,13 @@ export class Answer {
   /** The same answer under exactly these headers. */
   withHeaderSet(headers: Record<string, string>): Answer {
     return new Answer(this.status, headers, this.body);
+  }
+
+  /** The same answer with its body as bytes: what is kept to be sent again is encoded once. */
+  encoded(): Answer {
+    return typeof this.body === "string"
+      ? new Answer(this.status, this.headers, utf8.encode(this.body))
+      : this;
   }
 
   /** The same answer without its body, for HEAD. */

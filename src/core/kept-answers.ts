@@ -6,8 +6,6 @@
 import { Answer, type Outcome } from "./exchange.ts";
 import type { RequestContext } from "./route.ts";
 
-const utf8 = new TextEncoder();
-
 /** Reading API keys throws: what a kept answer is rendered with under `verifyKeptAnswers`. */
 export function keysOutOfReach(ctx: RequestContext): RequestContext {
   const state = new Proxy(ctx.state, {
@@ -28,8 +26,7 @@ export function keysOutOfReach(ctx: RequestContext): RequestContext {
 
 /** A kept answer that is reused must be the answer the state gives now (`fresh`); throws if not. */
 export function verifyKept(known: Answer, fresh: Outcome, key: string): void {
-  const bytes = (a: Outcome) =>
-    a instanceof Answer ? (typeof a.body === "string" ? utf8.encode(a.body) : a.body) : null;
+  const bytes = (a: Outcome) => (a instanceof Answer ? (a.encoded().body as Uint8Array | null) : null);
   const [was, is] = [bytes(known), bytes(fresh)];
   const same = was !== null && is !== null && was.length === is.length && was.every((b, i) => b === is[i]);
   if (!same || known.status !== fresh.status) throw new Error(`A kept answer went stale: ${key}`);
