@@ -25,6 +25,7 @@ import { EncodedJson, encodedBy, KeptBy, KeptByRecords } from "../../core/encode
 import type { RequestContext, ResourceModule } from "../../core/route.ts";
 import type { AudienceRecord, MindRecord, ResearchState, State } from "../../core/state.ts";
 import { viewable } from "../access.ts";
+import { membersOf } from "../audiences/audience-view.ts";
 import { isoOrNull } from "../time.ts";
 import { type TrainingView, trainingView } from "./training.ts";
 
@@ -130,12 +131,7 @@ const memberRows = new KeptByRecords((minds: readonly MindRecord[]) => {
 
 /** The progress document of an Audience at virtual time `now`. */
 export function progressOf(state: State, audience: AudienceRecord, now: number) {
-  const minds: MindRecord[] = [];
-  for (const mindId of audience.memberIds) {
-    const mind = state.minds.get(mindId);
-    if (mind) minds.push(mind);
-  }
-  const members = memberRows.of(audience, minds);
+  const members = memberRows.of(audience, membersOf(state, audience));
   return EncodedJson.object({
     audienceId: audience.id,
     members: members.json,
