@@ -174,7 +174,9 @@ class HostRequest implements SimRequest {
     /** Null when the request has no body. */
     private readonly source: { req: IncomingMessage; res: ServerResponse } | null,
     private readonly ex: Exchange,
-  ) {}
+  ) {
+    if (source !== null) this.bodyBytes = (maxBytes) => readWhole(source.req, source.res, ex, maxBytes);
+  }
 
   get signal(): AbortSignal {
     return signalOf(this.ex);
@@ -188,13 +190,11 @@ class HostRequest implements SimRequest {
   }
 
   /**
-   * The simulator's way: the body in one piece, with no web stream between the socket and it. A field, so
-   * that it may be passed on alone (a sandbox hands the request to its own engine).
+   * The simulator's way: the body in one piece, with no web stream between the socket and it. Only on a
+   * request that has a body (one without needs no closure made for it), and a field, so that it may be
+   * passed on alone (a sandbox hands the request to its own engine).
    */
-  readonly bodyBytes = (maxBytes: number): Promise<Uint8Array | null | "too large"> =>
-    this.source === null
-      ? Promise.resolve(null)
-      : readWhole(this.source.req, this.source.res, this.ex, maxBytes);
+  readonly bodyBytes?: (maxBytes: number) => Promise<Uint8Array | "too large">;
 }
 
 const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE"]);
@@ -387,10 +387,7 @@ function bodyStream(req: IncomingMessage, res: ServerResponse, ex: Exchange): Re
           return;
         }
         flowing = true;
-        if (ex.expectContinue) {
-          ex.expectContinue = false;
-          res.writeContinue();
-        }
+        startBody(res, ex);
         let ended = false;
         req.on("data", (chunk: Buffer) => {
           if (ex.bodyAbandoned) return;
@@ -404,8 +401,7 @@ function bodyStream(req: IncomingMessage, res: ServerResponse, ex: Exchange): Re
         const aborted = (): void => {
           if (ended || ex.bodyAbandoned) return;
           ex.bodyAbandoned = true;
-          // The client went away mid-body; to the simulator that is an aborted request, not a bug.
-          controller.error(new DOMException("The client aborted the request body", "AbortError"));
+          controller.error(clientAborted());
         };
         req.once("error", aborted);
         req.once("close", aborted);
@@ -421,6 +417,19 @@ function bodyStream(req: IncomingMessage, res: ServerResponse, ex: Exchange): Re
   );
 }
 
+/** The body is about to be read: a client that sent `Expect: 100-continue` is told to go on now. */
+function startBody(res: ServerResponse, ex: Exchange): void {
+  if (ex.expectContinue) {
+    ex.expectContinue = false;
+    res.writeContinue();
+  }
+}
+
+/** The client went away mid-body; to the simulator that is an aborted request, not a bug. */
+function clientAborted(): DOMException {
+  return new DOMException("The client aborted the request body", "AbortError");
+}
+
 /**
  * The whole request body, read only now that the simulator asks (so, as with `bodyStream`, a request refused
  * by its headers alone never has its body sent after `Expect: 100-continue`), and no further than `maxBytes`:
@@ -431,11 +440,8 @@ function readWhole(
   res: ServerResponse,
   ex: Exchange,
   maxBytes: number,
-): Promise<Uint8Array | null | "too large"> {
-  if (ex.expectContinue) {
-    ex.expectContinue = false;
-    res.writeContinue();
-  }
+): Promise<Uint8Array | "too large"> {
+  startBody(res, ex);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -462,8 +468,7 @@ function readWhole(
       if (settled) return;
       settled = true;
       ex.bodyAbandoned = true;
-      // The client went away mid-body; to the simulator that is an aborted request, not a bug.
-      reject(new DOMException("The client aborted the request body", "AbortError"));
+      reject(clientAborted());
     };
     req.once("error", aborted);
     req.once("close", aborted);
