@@ -205,11 +205,6 @@ export function live<T extends object>(table: Map<string, T>, id: string): T {
 }
 
 /**
- * A harness made anew for every test. `fresh()` registers the `beforeEach` where it is called (at a file's
- * top, or in a describe whose tests need a world); `h` always reads the running test's harness, so
- * helpers written once at a file's top reach the world of whichever test calls them.
- */
-/**
  * A harness whose recorded changes are listed as they come: `METHOD url` for a request, the kind for any
  * other change. For tests of what is (and is not) recorded.
  */
@@ -224,6 +219,11 @@ export async function recordingHarness(
   return { h, recorded };
 }
 
+/**
+ * A harness made anew for every test. `fresh()` registers the `beforeEach` where it is called (at a file's
+ * top, or in a describe whose tests need a world); `h` always reads the running test's harness, so
+ * helpers written once at a file's top reach the world of whichever test calls them.
+ */
 export function harnessEachTest(options: SimulatorOptions = {}): { h: Harness; fresh: () => void } {
   let current: Harness | undefined;
   const h = new Proxy({} as Harness, {
