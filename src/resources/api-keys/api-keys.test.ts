@@ -117,10 +117,17 @@ describe("API keys", () => {
 
   it("deletes a key, and the deleted key stops authenticating at once, even mid-request sequence", async () => {
     const created = (await h.call("POST", "/api/v1/api-keys", { body: { name: "temp" } })).body;
+    // Answers rendered for the key's owner are kept, and a change of keys leaves them kept (keysOnly):
+    // the deleted key must still be refused before any of them is reused.
+    const detail = `/api/v1/audiences/${h.id("audiences", "main")}`;
+    for (const path of ["/api/v1/auth/me", detail])
+      expect((await h.call("GET", path, { as: created.key })).status).toBe(200);
     const del = await h.call("DELETE", `/api/v1/api-keys/${created.id}`, { as: created.key });
     expect(del.status).toBe(204);
     expect(del.text).toBe("");
     expect((await h.call("GET", "/api/v1/auth/me", { as: created.key })).status).toBe(401);
+    expect((await h.call("GET", detail, { as: created.key })).status).toBe(401);
+    expect((await h.call("GET", detail)).status).toBe(200);
   });
 
   it.each([
