@@ -1,4 +1,4 @@
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Change } from "../core/changes.ts";
@@ -20,12 +20,23 @@ describe("log records", () => {
     expect(parseLog(good, "f")).toEqual({ records: [advance(1), advance(2)], torn: 0 });
     const cut = encodeRecord(advance(3)).slice(0, 12);
     expect(parseLog(good + cut, "f")).toEqual({ records: [advance(1), advance(2)], torn: 1 });
-    // A whole line whose checksum does not match (a block of zeros after a crash, say) is a torn tail too.
+    // A whole line whose checksum does not match is a torn tail too.
     const flipped = encodeRecord(advance(4)).replace('"ms":4', '"ms":5');
-    expect(parseLog(good + flipped + "\0\0\0\n", "f")).toEqual({
+    expect(parseLog(good + flipped, "f")).toEqual({ records: [advance(1), advance(2)], torn: 1 });
+  });
+
+  it("stop at the zeros written ahead: what follows them was never acknowledged", () => {
+    const good = encodeRecord(advance(1)) + encodeRecord(advance(2));
+    const zeros = "\0".repeat(4096);
+    expect(parseLog(good + zeros, "f")).toEqual({ records: [advance(1), advance(2)], torn: 0 });
+    // A crash that left a later block of a group on disk and not an earlier one: a hole, then records.
+    const later = encodeRecord(advance(4)) + encodeRecord(advance(5));
+    expect(parseLog(good + zeros + later + zeros, "f")).toEqual({
       records: [advance(1), advance(2)],
       torn: 2,
     });
+    const cut = encodeRecord(advance(3)).slice(0, 12);
+    expect(parseLog(good + cut + zeros, "f")).toEqual({ records: [advance(1), advance(2)], torn: 1 });
   });
 
   it("refuse damage with good records after it: that is no torn tail", () => {
@@ -43,6 +54,26 @@ describe("the change log", () => {
     expect(log.syncs).toBeLessThanOrEqual(3);
     expect(parseLog(await readFile(`${path}.log.1`, "utf8"), "f").records).toHaveLength(200);
     await log.close();
+  });
+
+  it("writes its records into space written ahead, in steps, and leaves none of it when closed", async () => {
+    const path = join(tmp.path, "ahead.json");
+    const log = new ChangeLog(path, 0, { onFatal: fatal });
+    // One group at a time, each past the last: the space ahead runs out and is written again many times.
+    let written = 0;
+    for (let i = 0; i < 3000; i += 100) {
+      const group = Array.from({ length: 100 }, (_, j) => advance(i + j));
+      await Promise.all(group.map((c) => log.record(c, true)));
+      written += group.map(encodeRecord).join("").length;
+      const text = await readFile(`${path}.log.1`, "utf8");
+      expect(text.indexOf("\0")).toBe(written);
+      expect(parseLog(text, "f")).toEqual({
+        records: Array.from({ length: i + 100 }, (_, k) => advance(k)),
+        torn: 0,
+      });
+    }
+    await log.close();
+    expect((await stat(`${path}.log.1`)).size).toBe(written);
   });
 
   it("acknowledges a change only once it is on disk", async () => {

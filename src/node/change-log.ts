@@ -15,6 +15,7 @@
  * `onFatal` is told and the host stops, as PostgreSQL does on a failed fsync, rather than acknowledge
  * changes it has not saved.
  */
+import { writeSync } from "node:fs";
 import { type FileHandle, open, readdir, readFile, unlink } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { crc32 } from "node:zlib";
@@ -25,6 +26,8 @@ import { readStateFile, StateFileError, syncDirectory, writeFileAtomic } from ".
 /** After this many records, or this many bytes, of log the world is written as a snapshot again. */
 export const COMPACT_AFTER_RECORDS = 5_000;
 export const COMPACT_AFTER_BYTES = 8 * 1024 * 1024;
+const FIRST_ZERO_AHEAD = 16 * 1024;
+const MAX_ZERO_AHEAD = 1024 * 1024;
 
 export interface SavedState {
   snapshot: Snapshot | null;
@@ -93,11 +96,22 @@ export async function readSavedState(path: string, baseKnown = false): Promise<S
 
 /** The good records of one log file, and how many damaged ones end it. */
 export function parseLog(text: string, file: string): { records: Change[]; torn: number } {
-  const lines = text.split("\n");
+  // The log's unwritten space is zeros, and a record never holds a zero byte (JSON escapes it). Whatever
+  // follows the first zero came from a write whose fsync never finished (a group is acknowledged only when
+  // all of it is on disk, and the next is written only after), so it is a torn tail however it reads.
+  const unwritten = text.indexOf("\0");
+  const after =
+    unwritten < 0
+      ? 0
+      : text
+          .slice(unwritten)
+          .split(/[\0\n]+/)
+          .filter(Boolean).length;
+  const lines = (unwritten < 0 ? text : text.slice(0, unwritten)).split("\n");
   // A file that ends in "\n" splits into a last empty piece; anything else there is a torn record.
   const last = lines.pop() as string;
   const records: Change[] = [];
-  let bad = last.length > 0 ? 1 : 0;
+  let bad = after + (last.length > 0 ? 1 : 0);
   let firstBad = -1;
   for (const [n, line] of lines.entries()) {
     const record = decode(line);
@@ -154,6 +168,10 @@ export class ChangeLog implements ChangeSink {
   private pumping: Promise<void> | null = null;
   private file: FileHandle | null = null;
   private fileGeneration = -1;
+  /** Where the next record goes in the current file, and how far zeros have been written ahead of it. */
+  private end = 0;
+  private zeroedTo = 0;
+  private zeroAhead = FIRST_ZERO_AHEAD / 2;
   private records = 0;
   private bytes = 0;
   private compacting: Promise<void> | null = null;
@@ -235,6 +253,8 @@ export class ChangeLog implements ChangeSink {
 
   async close(): Promise<void> {
     await this.flush();
+    // The zeros ahead are not needed by a log that takes no more records.
+    await this.file?.truncate(this.end);
     await this.file?.close();
     this.file = null;
   }
@@ -244,7 +264,12 @@ export class ChangeLog implements ChangeSink {
       for (let batch = this.queue.shift(); batch !== undefined; batch = this.queue.shift()) {
         try {
           const file = await this.fileFor(batch.generation);
-          await file.write(batch.text.join(""));
+          // Written synchronously: into the page cache, which takes microseconds, where a trip to libuv's
+          // threads would add a hop to every group. The fsync after it is what the writers wait for.
+          const bytes = Buffer.from(batch.text.join(""));
+          writeAll(file.fd, bytes, this.end);
+          this.end += bytes.length;
+          if (this.zeroedTo - this.end < this.zeroAhead / 2) this.writeZerosAhead(file.fd);
           await file.datasync();
           this.syncs++;
         } catch (error) {
@@ -260,13 +285,37 @@ export class ChangeLog implements ChangeSink {
     }
   }
 
+  /**
+   * The log's space is written with zeros ahead of its records, as PostgreSQL does its WAL segments: a
+   * record then lands in blocks the file already has, so its fdatasync flushes the data and no metadata
+   * (an append changes the file's size, and on ext4 each such fdatasync waits for a journal commit; about
+   * a third slower here). The reader stops at the first zero byte. Each step doubles, up to 1 MiB, so that
+   * a sandbox's log that takes a few changes stays small.
+   */
+  private writeZerosAhead(fd: number): void {
+    this.zeroAhead = Math.min(this.zeroAhead * 2, MAX_ZERO_AHEAD);
+    const from = Math.max(this.zeroedTo, this.end);
+    writeAll(fd, Buffer.alloc(this.zeroAhead), from);
+    this.zeroedTo = from + this.zeroAhead;
+  }
+
   private async fileFor(generation: number): Promise<FileHandle> {
     if (this.file !== null && this.fileGeneration === generation) return this.file;
     await this.file?.close();
-    this.file = await open(logPath(this.path, generation), "a", 0o600);
+    // A generation's file is always new ("wx"): records go at positions of their own, not O_APPEND's.
+    this.file = await open(logPath(this.path, generation), "wx", 0o600);
     this.fileGeneration = generation;
+    this.end = 0;
+    this.zeroedTo = 0;
+    this.zeroAhead = FIRST_ZERO_AHEAD / 2;
     // The new file's name must survive a crash as well as what is written into it.
     await syncDirectory(dirname(this.path));
     return this.file;
   }
+}
+
+/** `writeSync` may write less than asked (a disk filling up); what is left is written, or it throws. */
+function writeAll(fd: number, bytes: Uint8Array, position: number): void {
+  for (let done = 0; done < bytes.length; )
+    done += writeSync(fd, bytes, done, bytes.length - done, position + done);
 }
