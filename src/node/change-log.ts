@@ -23,8 +23,13 @@ import type { Change, ChangeSink } from "../core/changes.ts";
 import { encodeSnapshot, type Snapshot } from "../core/snapshot.ts";
 import { readStateFile, StateFileError, syncDirectory, writeFileAtomic } from "./state-file.ts";
 
-/** After this many records, or this many bytes, of log the world is written as a snapshot again. */
-export const COMPACT_AFTER_RECORDS = 5_000;
+/**
+ * After this many records, or this many bytes, of log the world is written as a snapshot again. The two
+ * costs it weighs, measured on the default world (a 7 MB snapshot): a snapshot takes about 60 ms of the
+ * main thread and as much again in garbage collection, which at every 5,000 changes was 8% of the rate of
+ * durable writes; a restart after a crash replays the log, about 15 µs a change (0.3 s for 20,000).
+ */
+export const COMPACT_AFTER_RECORDS = 20_000;
 export const COMPACT_AFTER_BYTES = 8 * 1024 * 1024;
 const FIRST_ZERO_AHEAD = 16 * 1024;
 const MAX_ZERO_AHEAD = 1024 * 1024;
