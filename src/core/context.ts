@@ -44,9 +44,18 @@ export function buildContext(
   };
 }
 
-/** Reads the body within the operation's cap, and takes it; answers it as read, for the change log. */
-export async function readBody(ctx: RequestContext, op: Operation): Promise<BodyResult> {
-  if (ctx.request.method === "GET" || ctx.request.method === "HEAD") return { present: false };
+const NO_BODY: BodyResult = Object.freeze({ present: false });
+
+/**
+ * Reads the body within the operation's cap, and takes it; answers it as read, for the change log. A read
+ * (GET, HEAD) has none, and is answered at once rather than in a promise.
+ */
+export function readBody(ctx: RequestContext, op: Operation): BodyResult | Promise<BodyResult> {
+  if (ctx.request.method === "GET" || ctx.request.method === "HEAD") return NO_BODY;
+  return readAndTake(ctx, op);
+}
+
+async function readAndTake(ctx: RequestContext, op: Operation): Promise<BodyResult> {
   const raw = await readCapped(ctx.request, op.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   if (raw.present && op.bodySchemaRef && !isJsonType(ctx.headers.get("content-type"))) {
     throw new ApiError(415, "Content-Type must be application/json");
