@@ -303,13 +303,8 @@ async function handle(
     withBody ? { req, res } : null,
     ex,
   );
-  res.once("close", () => {
-    if (res.writableFinished) return;
-    ex.closed = true;
-    ex.abort?.abort();
-    ex.reader?.cancel().catch(noop);
-    ex.lines?.stop();
-  });
+  (res as ExchangeResponse)[EXCHANGE] = ex;
+  res.on("close", closeExchange);
 
   if (withBody) {
     // Whatever of the body nobody read (still on the wire, or paused in the socket's buffer) is drained,
@@ -340,6 +335,22 @@ async function handle(
     });
   } else if (outcome instanceof LineStream) writeLines(method, res, outcome, ex, onError, target);
   else await send(method, res, outcome, ex, onError, target);
+}
+
+/**
+ * Every response's "close" listener is this one function, which finds its exchange on the response: a
+ * closure and `once`'s wrapper for each request were a fair part of what a small answer allocated.
+ */
+const EXCHANGE = Symbol("exchange");
+type ExchangeResponse = ServerResponse & { [EXCHANGE]: Exchange };
+
+function closeExchange(this: ExchangeResponse): void {
+  if (this.writableFinished) return;
+  const ex = this[EXCHANGE];
+  ex.closed = true;
+  ex.abort?.abort();
+  ex.reader?.cancel().catch(noop);
+  ex.lines?.stop();
 }
 
 /**
