@@ -15,17 +15,17 @@ export async function sha256Hex(text: string): Promise<string> {
 }
 
 /**
- * Raw key to its SHA-256, so that a client presenting the same key on every request is hashed once, not per
- * request (the hash is a pure function of the key, so the cache is shared and never stale). Bounded: it
- * starts over when full, so random keys cannot grow it.
+ * Authorization header to the SHA-256 of the key it carries, so that a client presenting the same key on
+ * every request has it parsed and hashed once, not per request (the hash is a pure function of the header,
+ * so the cache is shared and never stale). Bounded: it starts over when full, so random keys cannot grow it.
  */
 const HASH_CACHE_MAX = 1024;
 const hashCache = new Map<string, string>();
 
-async function hashOfKey(raw: string): Promise<string> {
+async function hashOfKey(header: string, raw: string): Promise<string> {
   const hash = await sha256Hex(raw);
   if (hashCache.size >= HASH_CACHE_MAX) hashCache.clear();
-  hashCache.set(raw, hash);
+  hashCache.set(header, hash);
   return hash;
 }
 
@@ -55,11 +55,12 @@ export interface Caller {
  * request, and one await fewer on the path every request takes.
  */
 export function authenticate(state: State, header: string | null): Caller | null | Promise<Caller | null> {
+  if (header === null) return null;
+  const cached = hashCache.get(header);
+  if (cached !== undefined) return callerOf(state, cached);
   const raw = bearerKey(header);
   if (!raw) return null;
-  const cached = hashCache.get(raw);
-  if (cached !== undefined) return callerOf(state, cached);
-  return hashOfKey(raw).then((hash) => callerOf(state, hash));
+  return hashOfKey(header, raw).then((hash) => callerOf(state, hash));
 }
 
 function callerOf(state: State, hash: string): Caller | null {

@@ -47,9 +47,10 @@ export class Router {
   }
 
   match(method: string, pathname: string): RouteMatch {
-    const segments = pathname.split("/").slice(1);
+    // A pathname starts with "/": its first piece is empty, and the walk starts after it.
+    const segments = pathname.split("/");
     const params: Record<string, string> = {};
-    const node = this.walk(this.root, segments, 0, params);
+    const node = this.walk(this.root, segments, 1, params);
     if (!node) return { kind: "not-found" };
     const op = node.ops.get(method as Method) ?? (method === "HEAD" ? node.ops.get("GET") : undefined);
     if (op) return { kind: "found", op, params, prefix: node.prefix };
