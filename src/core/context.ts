@@ -40,7 +40,6 @@ export function buildContext(
     apiKey: caller?.key as RequestContext["apiKey"],
     origin: url.origin,
     prefix,
-    signal: request.signal,
   };
 }
 

@@ -67,8 +67,6 @@ export interface RequestContext extends Services {
   origin: string;
   /** The prefix the request used: `/api/v1`, `/v1`, `/api/acp` or ``. */
   prefix: string;
-  /** Aborted when the client goes away (streams stop generating). */
-  signal: AbortSignal;
 }
 
 export interface Reply {

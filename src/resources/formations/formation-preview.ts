@@ -308,7 +308,7 @@ function previewFormation(
   return new LineStream(
     200,
     { "content-type": `${NDJSON}; charset=utf-8`, vary: "Accept" },
-    ndjsonLines(previewEvents(meta, generate), ctx.signal),
+    ndjsonLines(previewEvents(meta, generate), ctx.request.signal),
   );
 }
 
