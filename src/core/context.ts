@@ -31,14 +31,12 @@ export function buildContext(
     url,
     path: url.pathname,
     params,
-    query: url.searchParams,
     queryValues,
     headers,
     body: undefined,
     hasBody: false,
     caller: caller?.user as RequestContext["caller"],
     apiKey: caller?.key as RequestContext["apiKey"],
-    origin: url.origin,
     prefix,
   };
 }

@@ -47,12 +47,15 @@ export interface Services {
 
 export interface RequestContext extends Services {
   request: SimRequest;
+  /**
+   * The URL the request reached: its query is `url.searchParams`, its origin (for URLs in responses:
+   * statusUrl, continue_url…) `url.origin`, each made when first read rather than on every request.
+   */
   url: URL;
   /** The request path, as echoed in error envelopes. */
   path: string;
   /** The matched path template's parameters, percent-decoded. */
   params: Record<string, string>;
-  query: URLSearchParams;
   /** Query and header parameters the contract declares, coerced to their schema types and validated. */
   queryValues: Record<string, unknown>;
   headers: HeaderReader;
@@ -63,8 +66,6 @@ export interface RequestContext extends Services {
   /** The authenticated caller on authenticated routes. */
   caller: UserRecord;
   apiKey: ApiKeyRecord;
-  /** The origin the request reached, for URLs in responses (statusUrl, continue_url…). */
-  origin: string;
   /** The prefix the request used: `/api/v1`, `/v1`, `/api/acp` or ``. */
   prefix: string;
 }

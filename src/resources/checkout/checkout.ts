@@ -332,7 +332,7 @@ function createSession(ctx: RequestContext) {
     lineItemId: `li_${ctx.rng.chars(24, ID_ALPHABET)}`,
     capabilities: structuredClone(body.capabilities),
     metadata: structuredClone(body.metadata ?? {}),
-    origin: `${ctx.origin}${ctx.pageBase}`,
+    origin: `${ctx.url.origin}${ctx.pageBase}`,
     createdAt: now,
     expiresAt: now + CHECKOUT_TTL_MS,
     completedAt: null,

@@ -396,7 +396,7 @@ export const filterAttributes: ResourceModule = {
       authorize: (ctx) => void viewable(ctx.state, ctx.params.audienceId ?? "", ctx.caller),
       handler: (ctx) => {
         const { audience } = viewable(ctx.state, ctx.params.audienceId ?? "", ctx.caller);
-        const selection = parseFilters(ctx.query.get("filters"));
+        const selection = parseFilters(ctx.url.searchParams.get("filters"));
         // Every filter of this Audience reads the same index until the state may have changed.
         const index = ctx.memo(`filter-index ${audience.id}`, () =>
           buildFilterIndex(ctx.state.minds, audience.memberIds),
