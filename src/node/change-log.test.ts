@@ -127,6 +127,12 @@ describe("the change log", () => {
     expect(saved.changes).toEqual([]);
     expect(saved.snapshot?.clock.now).toBe(sim.clock.now());
     await log.close();
+    // A log continued from here (no file on disk names a generation) goes where the next read looks.
+    expect(saved.generation).toBeGreaterThanOrEqual(saved.snapshot?.log?.generation ?? 0);
+    const next = new ChangeLog(path, saved.generation, { onFatal: fatal });
+    await next.record(advance(4_000), true);
+    await next.close();
+    expect((await readSavedState(path)).changes).toEqual([advance(4_000)]);
   });
 
   it("asks for a snapshot after a reset, which makes everything logged before it moot", async () => {

@@ -38,7 +38,10 @@ export interface SavedState {
   snapshot: Snapshot | null;
   /** The changes to replay on the snapshot, in order. */
   changes: Change[];
-  /** The highest log generation found (0 when none): a log written from here on continues after it. */
+  /**
+   * The highest log generation found or named by the snapshot (0 when none): a log written from here on
+   * continues after it.
+   */
   generation: number;
   /** Things worth telling the operator, such as a torn last record that was dropped. */
   notices: string[];
@@ -96,7 +99,9 @@ export async function readSavedState(path: string, baseKnown = false): Promise<S
       );
     }
   }
-  return { snapshot, changes, generation: generations.at(-1) ?? 0, notices };
+  // A log written from here on continues after every generation on disk, and after the one the snapshot
+  // says its log continues in: that one may never have been written (no change came after the snapshot).
+  return { snapshot, changes, generation: Math.max(generations.at(-1) ?? 0, from), notices };
 }
 
 /** The good records of one log file, and how many damaged ones end it. */
