@@ -100,12 +100,17 @@ const added: JobHandler = (s: Services, payload) => {
     audience,
     p.mindIds.filter((id) => members.has(id)),
   );
-  const hasDefault = [...s.state.formations.values()].some(
-    (f) => f.audienceId === audience.id && f.deletedAt === null && f.autoDimension !== null,
-  );
-  if (!hasDefault && audience.memberIds.length > 0) seedDefaultFormations(s, audience, audience.ownerId);
+  if (!hasDefaultFormation(s, audience.id) && audience.memberIds.length > 0)
+    seedDefaultFormations(s, audience, audience.ownerId);
   retrainFailed(s, audience);
 };
+
+/** Scanned in place: every addition's job asks, and copying every Formation into an array first cost more. */
+function hasDefaultFormation(s: Services, audienceId: string): boolean {
+  for (const f of s.state.formations.values())
+    if (f.audienceId === audienceId && f.deletedAt === null && f.autoDimension !== null) return true;
+  return false;
+}
 
 const removed: JobHandler = (s: Services, payload) => {
   const audience = s.state.audiences.get((payload as EffectsPayload).audienceId);
