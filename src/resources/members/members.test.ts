@@ -361,6 +361,15 @@ describe("POST /audiences/{audienceId}/members", () => {
       await h.call("POST", membersPath("empty"), { body: { mindId: h.id("minds", "ownLoose") } });
       h.sim.advance(MEMBERS_EFFECTS_MS);
       expect(ofEmpty()).toHaveLength(count);
+      // Deleted ones do not exist: once they are gone, the next addition seeds again.
+      for (const f of ofEmpty()) {
+        const d = await h.call("DELETE", `/api/v1/audiences/${emptyId}/formations/${f.id}`);
+        expect(d.status).toBe(204);
+      }
+      await h.call("DELETE", memberPath("empty", h.id("minds", "ownLoose")));
+      await h.call("POST", membersPath("empty"), { body: { mindId: h.id("minds", "ownLoose") } });
+      h.sim.advance(MEMBERS_EFFECTS_MS);
+      expect(ofEmpty().filter((f) => f.deletedAt === null).length).toBeGreaterThan(0);
     });
 
     it("retrains members whose training failed, but not those that failed for good", async () => {
