@@ -329,12 +329,15 @@ function moved(request: SimRequest, url: URL, path: string): SimRequest {
     method: request.method,
     url: `${url.origin}${path}${url.search}`,
     headers: request.headers,
-    // Read only when the sandbox's engine asks: a host may make its body stream on first use.
+    // Read only when the sandbox's engine asks: a host may make its body stream and its signal (an
+    // AbortController) on first use, and most requests never ask for either.
     get body() {
       return request.body;
     },
+    get signal() {
+      return request.signal;
+    },
     ...(request.bodyBytes ? { bodyBytes: request.bodyBytes } : {}),
-    signal: request.signal,
   };
 }
 
