@@ -155,9 +155,8 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       ? Promise.resolve().then(() => restore(initial))
       : build(ownScenario(), options.seed ?? ownScenario().seed ?? 1)
   ).then(() => undefined);
-  // Whoever waits for `ready` sees a failed build; nobody waiting is no unhandled rejection.
-  ready.catch(() => {});
   // Once built, a request need not wait a turn of microtasks on `ready` (a few hundred ns, on every request).
+  // Whoever waits for `ready` sees a failed build; nobody waiting is no unhandled rejection.
   let built = false;
   ready.then(
     () => {
