@@ -8,10 +8,10 @@
  *
  * A request body is read only when the simulator asks for it, whole (`bodyBytes`) and no further than the
  * operation's cap, so a body over the cap is refused without being read in full; a handler that wants a
- * stream gets a web stream, made on first use, that reads the socket only as fast as it is consumed. When a response
- * is finished before its request body was (a 413, or an answer that never needed the body), the rest is
- * drained for a bounded time and size, so the client reads the answer rather than a connection reset; past
- * that bound the connection is closed.
+ * stream gets a web stream, made on first use, that reads the socket only as fast as it is consumed. When
+ * a response is finished before its request body was (a 413, or an answer that never needed the body), the
+ * rest is drained for a bounded time and size, so the client reads the answer rather than a connection
+ * reset; past that bound the connection is closed.
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
