@@ -181,7 +181,6 @@ export class ChangeLog implements ChangeSink {
   /** Where the next record goes in the current file, and how far zeros have been written ahead of it. */
   private end = 0;
   private zeroedTo = 0;
-  private zeroAhead = FIRST_ZERO_AHEAD / 2;
   private records = 0;
   private bytes = 0;
   private compacting: Promise<void> | null = null;
@@ -279,7 +278,7 @@ export class ChangeLog implements ChangeSink {
           const bytes = Buffer.from(batch.text.join(""));
           writeAll(file.fd, bytes, this.end);
           this.end += bytes.length;
-          if (this.zeroedTo - this.end < this.zeroAhead / 2) this.writeZerosAhead(file.fd);
+          if (this.zeroedTo - this.end < this.zeroStep() / 2) this.writeZerosAhead(file.fd);
           await file.datasync();
           this.syncs++;
         } catch (error) {
@@ -299,14 +298,21 @@ export class ChangeLog implements ChangeSink {
    * The log's space is written with zeros ahead of its records, as PostgreSQL does its WAL segments: a
    * record then lands in blocks the file already has, so its fdatasync flushes the data and no metadata
    * (an append changes the file's size, and on ext4 each such fdatasync waits for a journal commit; about
-   * a third slower here). The reader stops at the first zero byte. Each step doubles, up to 1 MiB, so that
-   * a sandbox's log that takes a few changes stays small.
+   * a third slower here). The reader stops at the first zero byte.
    */
   private writeZerosAhead(fd: number): void {
-    this.zeroAhead = Math.min(this.zeroAhead * 2, MAX_ZERO_AHEAD);
+    const step = this.zeroStep();
     const from = Math.max(this.zeroedTo, this.end);
-    writeAll(fd, Buffer.alloc(this.zeroAhead), from);
-    this.zeroedTo = from + this.zeroAhead;
+    writeAll(fd, Buffer.alloc(step), from);
+    this.zeroedTo = from + step;
+  }
+
+  /**
+   * As much as the file has been given so far, 16 KiB to 1 MiB: the steps about double, so a sandbox's log
+   * that takes a few changes stays small and a busy one is given room a megabyte at a time.
+   */
+  private zeroStep(): number {
+    return Math.min(MAX_ZERO_AHEAD, Math.max(FIRST_ZERO_AHEAD, this.zeroedTo));
   }
 
   private async fileFor(generation: number): Promise<FileHandle> {
@@ -317,7 +323,6 @@ export class ChangeLog implements ChangeSink {
     this.fileGeneration = generation;
     this.end = 0;
     this.zeroedTo = 0;
-    this.zeroAhead = FIRST_ZERO_AHEAD / 2;
     // The new file's name must survive a crash as well as what is written into it.
     await syncDirectory(dirname(this.path));
     return this.file;
