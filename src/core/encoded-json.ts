@@ -37,18 +37,19 @@ export class EncodedJson<T> {
 
   /** The JSON's bytes, joined on first use. */
   get bytes(): Uint8Array {
-    if (this.flat === null) {
-      const only = this.pieces.length === 1 ? this.pieces[0] : undefined;
-      this.flat = only instanceof Uint8Array ? only : join(this.pieces);
-    }
+    this.flat ??= this.onePiece() ?? join(this.pieces);
     return this.flat;
   }
 
   /** The same JSON as one piece: what is kept to be laid into many answers is joined once, not each time. */
   joined(): EncodedJson<T> {
-    return this.pieces.length === 1 && this.pieces[0] instanceof Uint8Array
-      ? this
-      : new EncodedJson([this.bytes]);
+    return this.onePiece() ? this : new EncodedJson([this.bytes]);
+  }
+
+  /** The bytes, when they are already one encoded piece. */
+  private onePiece(): Uint8Array | undefined {
+    const only = this.pieces.length === 1 ? this.pieces[0] : undefined;
+    return only instanceof Uint8Array ? only : undefined;
   }
 
   /** `value`'s JSON. The value must not change afterwards: its bytes are what is reused. */
