@@ -6,6 +6,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
+// Before any bundle is imported: on an older Node the bundles fail to link (a SyntaxError about a missing
+// export of node:module) long before they could say why. These two imports exist on every Node since 12.
+const MAJOR = Number(process.versions.node.split(".")[0]);
+if (MAJOR < 22) {
+  process.stderr.write(`audience-research-sim needs Node 22 or newer; this is v${process.versions.node}\n`);
+  process.exit(2);
+}
+
 const COMMANDS = {
   serve: { bundle: "../dist/main.mjs", about: "serve the simulator over HTTP (the options of npm start)" },
   conformance: {

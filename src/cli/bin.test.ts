@@ -12,9 +12,12 @@ import { ROOT } from "../testing/cli.ts";
 
 const BIN = join(ROOT, "bin/audience-research-sim.mjs");
 
-function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+function run(
+  args: string[],
+  nodeArgs: string[] = [],
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: "1" },
     });
@@ -42,6 +45,18 @@ describe("audience-research-sim", () => {
     expect(version.out.trim()).toMatch(/^\d+\.\d+\.\d+/);
     expect((await run(["deploy"])).code).toBe(2);
     expect((await run([])).code).toBe(2);
+  });
+
+  it("says in one line that an older Node will not do, before any bundle is loaded", async () => {
+    // This Node made to report an old version: the check must come before the bundles, which need Node 22's
+    // node:module exports and would otherwise die with a SyntaxError about them.
+    const old = `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.11.1"})`;
+    for (const command of ["serve", "conformance", "proxy"]) {
+      const r = await run([command, "--port", "0"], ["--import", old]);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe("audience-research-sim needs Node 22 or newer; this is v20.11.1\n");
+      expect(r.out).toBe("");
+    }
   });
 
   it("gives each command's own --help", async () => {
