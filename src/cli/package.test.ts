@@ -88,6 +88,20 @@ describe("the installed package", () => {
     ).toMatch(/MIT License/);
   });
 
+  it("ships the scenario schema where README's $schema line points", async () => {
+    // Editors resolve "$schema" as a path, not through the package's exports: the file must be there.
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const shown = /"\$schema": "(\.\/node_modules\/audience-research-sim\/[^"]+)"/.exec(readme)?.[1];
+    expect(shown, "README shows a $schema path into the installed package").toBeDefined();
+    const schema = JSON.parse(readFileSync(join(dir, shown as string), "utf8"));
+    expect(schema.title).toBe("ScenarioDocument");
+    const tarball = readdirSync(dir).find((f) => f.endsWith(".tgz")) as string;
+    const listed = (await run("tar", ["-tzf", tarball])).out.split("\n");
+    expect(listed).toContain(
+      `package/${(shown as string).replace("./node_modules/audience-research-sim/", "")}`,
+    );
+  });
+
   it("holds no test and no TypeScript source, and installs without the API reference's dependency tree", async () => {
     const listed = (await run("npm", ["ls", "--all", "--parseable", "--omit=dev"])).out;
     expect(listed).not.toMatch(/@scalar\/api-reference/);
