@@ -35,7 +35,7 @@ export interface CliOptions {
   log: LogFormat | null;
   /** `--state-file PATH`: load the world from PATH if it exists, save it there on every change. */
   stateFile: string | null;
-  /** Which of the flags a saved state overrides were given: `scenario`, `seed`, `rate-limit`, `latency`. */
+  /** Which of the flags a saved world overrides were given: `scenario`, `seed`, `rate-limit`, `latency`, `clock`. */
   given: string[];
   /** `--cors-origin`: origins a browser app may call from; `*` (the default) is any origin. */
   corsOrigins: string[];
@@ -193,7 +193,7 @@ export function parseCli(
   const instance = values.instance ?? null;
   if (instance !== null && !INSTANCE_NAME.test(instance))
     throw new UsageError(`--instance must be 1 to 16 characters a-z and 0-9, not "${instance}"`);
-  const given = (["scenario", "seed", "rate-limit", "latency"] as const).filter(
+  const given = (["scenario", "seed", "rate-limit", "latency", "clock"] as const).filter(
     (f) => values[f] !== undefined,
   );
 

@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   }
   // What the world starts from when no saved state says otherwise: a snapshot, or a scenario document.
   const start = await startingWorld(options, simulator);
-  const loaded = saved?.snapshot ?? start.snapshot;
+  const loaded = keepSavedClock(saved?.snapshot ?? start.snapshot, options);
   const log = options.log === null ? undefined : requestLogger(options.log);
   // Prism (Prefer: dynamic=true) is an optional peer: without it such requests get the contract's example and
   // say why in a header; the operator hears it once, here.
@@ -267,6 +267,23 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+/**
+ * A saved world keeps the clock it was saved on (a manual one stays manual, with its time and jobs), and so
+ * does every reset of it; `--clock` given explicitly wins, with a notice. Changes `options.clock` to match.
+ */
+function keepSavedClock(snapshot: Snapshot | null, options: CliOptions): Snapshot | null {
+  const savedMode = snapshot?.clock.mode;
+  if (!snapshot || savedMode === undefined || savedMode === options.clock) return snapshot;
+  if (!options.given.includes("clock")) {
+    options.clock = savedMode;
+    return snapshot;
+  }
+  process.stderr.write(
+    `notice: the saved world ran on a ${savedMode} clock; --clock ${options.clock} given, so it runs on a ${options.clock} one\n`,
+  );
+  return { ...snapshot, clock: { ...snapshot.clock, mode: options.clock } };
 }
 
 /**

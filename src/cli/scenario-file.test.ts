@@ -64,7 +64,7 @@ describe("a scenario file that cannot be served", () => {
 });
 
 describe("serve --from-snapshot", () => {
-  it("starts from a saved world: the same manifest, the same snapshot bytes", async () => {
+  it("starts from a saved world on the clock it was saved on: the same snapshot bytes", async () => {
     const first = await serveCli([
       "--scenario",
       "examples/work-in-flight.json",
@@ -76,9 +76,22 @@ describe("serve --from-snapshot", () => {
     await stopCli(first.run);
     const file = join(dir.path, "world.snapshot.json");
     await writeFile(file, saved);
-    const second = await serveCli(["--from-snapshot", file, "--clock", "manual", "--quiet"]);
+    expect(JSON.parse(saved).clock.mode).toBe("manual");
+    // No --clock: the saved world's manual clock, its time and its jobs, not the default real one.
+    const second = await serveCli(["--from-snapshot", file, "--quiet"]);
+    expect(second.run.stdout()).toMatch(/Clock\s+manual/);
+    await new Promise((r) => setTimeout(r, 30));
     expect(await (await fetch(`${second.base}/__sim/snapshot`)).text()).toBe(saved);
+    // A reset keeps that clock too.
+    await callJson(second.base, "POST", "/__sim/reset", {}, {});
+    expect(JSON.parse(await (await fetch(`${second.base}/__sim/snapshot`)).text()).clock.mode).toBe("manual");
     await stopCli(second.run);
+    // --clock given explicitly wins, and says so.
+    const real = await serveCli(["--from-snapshot", file, "--clock", "real", "--quiet"]);
+    expect(real.run.stderr()).toContain("the saved world ran on a manual clock; --clock real given");
+    expect(real.run.stdout()).toMatch(/Clock\s+real/);
+    expect(JSON.parse(await (await fetch(`${real.base}/__sim/snapshot`)).text()).clock.mode).toBe("real");
+    await stopCli(real.run);
     await writeFile(file, `${saved.slice(0, 100)}`);
     const broken = startCli(["--from-snapshot", file, "--port", "0"]);
     expect((await broken.exit).code).toBe(2);

@@ -28,6 +28,8 @@ export interface ClockSnapshot {
   now: number;
   seq: number;
   jobs: Job[];
+  /** Whether time moves by itself; a world saved on a manual clock comes back on one. Absent in older snapshots. */
+  mode?: ClockMode;
 }
 
 export class VirtualClock {
@@ -191,7 +193,7 @@ export class VirtualClock {
   }
 
   snapshot(): ClockSnapshot {
-    return { now: this.now(), seq: this.seq, jobs: this.jobs.map((j) => ({ ...j })) };
+    return { now: this.now(), seq: this.seq, jobs: this.jobs.map((j) => ({ ...j })), mode: this.mode };
   }
 
   restore(snap: ClockSnapshot): void {

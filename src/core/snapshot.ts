@@ -140,6 +140,8 @@ export function checkSnapshot(value: unknown): Snapshot {
       Array.isArray(clock.jobs),
     "clock must be { now, seq, jobs[] }",
   );
+  const mode = (clock as Record<string, unknown>).mode;
+  need(mode === undefined || mode === "real" || mode === "manual", 'clock.mode must be "real" or "manual"');
   for (const job of (clock as { jobs: unknown[] }).jobs) {
     need(
       isObject(job) &&

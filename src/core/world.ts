@@ -89,7 +89,8 @@ export function restoreWorld(deps: WorldDeps, saved: Snapshot): { world: World; 
   if (unknown.length > 0) throw new SnapshotError(`no handler for job kind "${unknown[0]}"`);
   const state = deserializeState(snap.state);
   const services = {} as Services;
-  const clock = newClock(deps, snap.clock.now, services);
+  // The snapshot's own clock mode: a world saved on a manual clock stays on one (older snapshots say none).
+  const clock = newClock(deps, snap.clock.now, services, snap.clock.mode);
   clock.restore(snap.clock);
   const runtime = createRng(snap.seed).fork("runtime");
   try {
@@ -117,8 +118,13 @@ export function snapshotOf(world: World, config: SimConfig): Snapshot {
   };
 }
 
-function newClock(deps: WorldDeps, start: number, services: Services): VirtualClock {
-  return new VirtualClock(deps.clockMode, start, deps.wall, (job) => {
+function newClock(
+  deps: WorldDeps,
+  start: number,
+  services: Services,
+  mode: ClockMode = deps.clockMode,
+): VirtualClock {
+  return new VirtualClock(mode, start, deps.wall, (job) => {
     const run = deps.jobs.get(job.kind);
     if (!run) throw new Error(`No handler for job kind ${job.kind}`);
     deps.memo.touch();

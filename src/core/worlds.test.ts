@@ -158,6 +158,29 @@ describe("world snapshots", () => {
     expect((await status()).text).toBe(answer);
   });
 
+  it("keep their clock: a manual world loaded into a real-clock simulator does not move by itself", async () => {
+    let wall = 1_000_000;
+    const manual = createSimulator({ clock: "manual" });
+    await manual.ready;
+    const saved = manual.snapshot();
+    expect(saved.clock.mode).toBe("manual");
+    const real = createSimulator({ clock: "real", wallClock: () => wall });
+    await real.ready;
+    real.load(saved);
+    const before = real.manifest().now;
+    wall += 60_000;
+    expect(real.manifest().now).toBe(before);
+    expect(real.snapshotText()).toBe(manual.snapshotText());
+    // And the other way round: a real world stays real.
+    const back = createSimulator({ clock: "manual", wallClock: () => wall });
+    await back.ready;
+    back.load({ ...saved, clock: { ...saved.clock, mode: "real" } });
+    const at = Date.parse(back.manifest().now);
+    wall += 5_000;
+    expect(Date.parse(back.manifest().now)).toBe(at + 5_000);
+    expect(() => back.load({ ...saved, clock: { ...saved.clock, mode: "fast" } })).toThrow(/clock.mode/);
+  });
+
   it("refuse what is not a snapshot of this world, and change nothing", async () => {
     const { call, world } = setup();
     const snap = JSON.parse((await call("GET", "/__sim/snapshot")).text);
