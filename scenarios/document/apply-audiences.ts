@@ -7,7 +7,7 @@ import { memberCap, mindCap } from "../../src/core/plans.ts";
 import type { AudienceRecord, MindRecord, UserRecord } from "../../src/core/state.ts";
 import { populatedPrimaryBuckets } from "../../src/resources/formations/formation-classifier.ts";
 import { type Applying, entries, known, trainingOf } from "./applying.ts";
-import type { Audience, ScenarioDocument } from "./types.gen.ts";
+import type { Audience, Formation, ScenarioDocument } from "./types.gen.ts";
 
 export function applyAudiences(w: Applying, doc: ScenarioDocument): void {
   for (const [h, a] of entries(doc.audiences)) applyAudience(w, h, a);
@@ -19,13 +19,17 @@ function applyAudience(w: Applying, h: string, a: Audience): void {
   const existing = w.audience(h);
   if (!existing && a.owner === undefined) {
     w.problem(`${path}/owner`, "is required for a new Audience");
+    w.markBroken("audiences", h);
     return;
   }
   const owner =
     a.owner !== undefined
       ? w.needUser(a.owner, `${path}/owner`)
       : b.state.users.get((existing as AudienceRecord).ownerId);
-  if (!owner) return;
+  if (!owner) {
+    w.markBroken("audiences", h);
+    return;
+  }
   const members = a.members === undefined ? undefined : membersOf(w, h, a, owner, existing?.topic);
   const grounded = a.grounding !== undefined && a.grounding !== false;
   const uploaded = typeof a.grounding === "object" && a.grounding.uploadedFile === true;
@@ -86,12 +90,13 @@ function membersOf(
     if (typeof m === "string") {
       const mind = w.mind(m);
       if (mind) out.push(mind);
-      else w.problem(path, `names no Mind of this scenario (${known(w.b.manifest.minds)})`);
+      else w.dangling("minds", m, path, `names no Mind of this scenario (${known(w.b.manifest.minds)})`);
       return;
     }
     if ("membersOf" in m) {
       const other = w.audience(m.membersOf);
-      if (!other) w.problem(`${path}/membersOf`, "names no Audience made before this one");
+      if (!other)
+        w.dangling("audiences", m.membersOf, `${path}/membersOf`, "names no Audience made before this one");
       else out.push(...other.memberIds.slice(0, m.count).flatMap((id) => w.b.state.minds.get(id) ?? []));
       return;
     }
@@ -112,47 +117,52 @@ function membersOf(
 }
 
 export function applyFormations(w: Applying, doc: ScenarioDocument): void {
-  for (const [h, f] of entries(doc.formations)) {
-    const path = `/formations/${h}`;
-    if (w.b.manifest.formations[h]) {
-      w.problem(path, "is already a Formation of the extended scenario; give a new one another handle");
-      continue;
-    }
-    const audience = w.audience(f.audience);
-    if (!audience) {
-      w.problem(`${path}/audience`, `names no Audience of this scenario (${known(w.b.manifest.audiences)})`);
-      continue;
-    }
-    const n = audience.memberIds.length;
-    if (n < LIMITS.formationMembersMin || n > LIMITS.formationMembersMax) {
-      w.problem(
-        `${path}/audience`,
-        `has ${n} members; a Formation sorts ${LIMITS.formationMembersMin} to ${LIMITS.formationMembersMax}`,
-      );
-      continue;
-    }
-    const owner = w.b.state.users.get(audience.ownerId);
-    const creator = f.creator === undefined ? owner : w.needUser(f.creator, `${path}/creator`);
-    if (!creator || !owner) continue;
-    if (!canEdit(audience, creator, owner)) {
-      w.problem(
-        `${path}/creator`,
-        "cannot edit this Audience: only its owner and collaborators create Formations",
-      );
-      continue;
-    }
-    const made = w.b.formation(h, audience, creator, {
-      name: f.name,
-      hypothesis: f.hypothesis,
-      visibility: f.visibility ?? "shared",
-      ...(f.status !== undefined ? { status: f.status } : {}),
-    });
-    if (made.status === "ready" && populatedPrimaryBuckets(made.subgroups) < 2)
-      w.problem(
-        `${path}/status`,
-        "cannot be ready: sorting the members by this hypothesis fills fewer than two subgroups (leave status out, or say failed)",
-      );
+  for (const [h, f] of entries(doc.formations)) if (!applyFormation(w, h, f)) w.markBroken("formations", h);
+}
+
+/** Makes one Formation; false when a problem (reported) kept it from being made. */
+function applyFormation(w: Applying, h: string, f: Formation): boolean {
+  const path = `/formations/${h}`;
+  if (w.b.manifest.formations[h]) {
+    w.problem(path, "is already a Formation of the extended scenario; give a new one another handle");
+    return false;
   }
+  const audience = w.audience(f.audience);
+  if (!audience) {
+    const message = `names no Audience of this scenario (${known(w.b.manifest.audiences)})`;
+    w.dangling("audiences", f.audience, `${path}/audience`, message);
+    return false;
+  }
+  const n = audience.memberIds.length;
+  if (n < LIMITS.formationMembersMin || n > LIMITS.formationMembersMax) {
+    w.problem(
+      `${path}/audience`,
+      `has ${n} members; a Formation sorts ${LIMITS.formationMembersMin} to ${LIMITS.formationMembersMax}`,
+    );
+    return false;
+  }
+  const owner = w.b.state.users.get(audience.ownerId);
+  const creator = f.creator === undefined ? owner : w.needUser(f.creator, `${path}/creator`);
+  if (!creator || !owner) return false;
+  if (!canEdit(audience, creator, owner)) {
+    w.problem(
+      `${path}/creator`,
+      "cannot edit this Audience: only its owner and collaborators create Formations",
+    );
+    return false;
+  }
+  const made = w.b.formation(h, audience, creator, {
+    name: f.name,
+    hypothesis: f.hypothesis,
+    visibility: f.visibility ?? "shared",
+    ...(f.status !== undefined ? { status: f.status } : {}),
+  });
+  if (made.status === "ready" && populatedPrimaryBuckets(made.subgroups) < 2)
+    w.problem(
+      `${path}/status`,
+      "cannot be ready: sorting the members by this hypothesis fills fewer than two subgroups (leave status out, or say failed)",
+    );
+  return true;
 }
 
 function canEdit(a: AudienceRecord, user: UserRecord, owner: UserRecord): boolean {
@@ -168,7 +178,9 @@ export function applyStudies(w: Applying, doc: ScenarioDocument): void {
     const audiences = s.audiences.flatMap((a, i) => {
       const found = w.audience(a);
       if (!found)
-        w.problem(
+        w.dangling(
+          "audiences",
+          a,
           `${path}/audiences/${i}`,
           `names no Audience of this scenario (${known(w.b.manifest.audiences)})`,
         );

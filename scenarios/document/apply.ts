@@ -11,15 +11,18 @@ import type { ScenarioProblem } from "../../src/core/scenario.ts";
 import type { ScenarioBuilder } from "../builder.ts";
 import { addPriceCatalogue } from "../catalogue.ts";
 import { applyAudiences, applyFormations, applyStudies, checkWorld } from "./apply-audiences.ts";
+import { checkSetup } from "./apply-setup.ts";
 import { Applying, entries, known, trainingOf } from "./applying.ts";
 import type { Attributes, Mind, ScenarioDocument, User } from "./types.gen.ts";
 
+/** `broken`: handles (`users/dev`) left out of `doc` for a problem already reported; see Applying. */
 export function applyDocument(
   b: ScenarioBuilder,
   doc: ScenarioDocument,
   extended: boolean,
+  broken: readonly string[] = [],
 ): ScenarioProblem[] {
-  const w = new Applying(b);
+  const w = new Applying(b, broken);
   for (const [h, t] of entries(doc.teams)) {
     const team = b.teams.get(h);
     if (team) team.name = t.name;
@@ -35,6 +38,7 @@ export function applyDocument(
   if (doc.prices) applyPrices(w, doc);
   else if (!extended) addPriceCatalogue(b);
   checkWorld(w);
+  checkSetup(w, doc);
   return w.problems;
 }
 
@@ -44,7 +48,12 @@ function applyUser(w: Applying, h: string, u: User): void {
   const existing = w.user(h);
   const team = u.team === undefined ? undefined : b.teams.get(u.team);
   if (u.team !== undefined && !team)
-    w.problem(`${path}/team`, `names no team of this scenario (${known(Object.fromEntries(b.teams))})`);
+    w.dangling(
+      "teams",
+      u.team,
+      `${path}/team`,
+      `names no team of this scenario (${known(Object.fromEntries(b.teams))})`,
+    );
   const plan = u.plan ?? existing?.plan ?? "free";
   const active =
     u.subscriptionActive ?? (u.plan !== undefined ? plan !== "free" : existing?.subscriptionActive) ?? false;
@@ -125,7 +134,10 @@ function applyMind(w: Applying, h: string, m: Mind): void {
   const { b } = w;
   const path = `/minds/${h}`;
   const owner = w.needUser(m.owner, `${path}/owner`);
-  if (!owner) return;
+  if (!owner) {
+    w.markBroken("minds", h);
+    return;
+  }
   const existing = w.mind(h);
   const mind =
     existing ??
@@ -159,7 +171,13 @@ function applyFollows(w: Applying, h: string, u: User): void {
   u.follows?.forEach((a, i) => {
     const path = `/users/${h}/follows/${i}`;
     const audience = w.audience(a);
-    if (!audience) w.problem(path, `names no Audience of this scenario (${known(w.b.manifest.audiences)})`);
+    if (!audience)
+      w.dangling(
+        "audiences",
+        a,
+        path,
+        `names no Audience of this scenario (${known(w.b.manifest.audiences)})`,
+      );
     else if (!audience.isPublic) w.problem(path, "is not public: only a public Audience can be followed");
     else if (!user.following.includes(audience.id)) user.following.push(audience.id);
   });

@@ -9,11 +9,37 @@ import type { Training } from "./types.gen.ts";
 /** Where problems go, and how a document's handles are found in what is built so far. */
 export class Applying {
   readonly problems: ScenarioProblem[] = [];
+  /**
+   * Handles (`users/dev`) the document declares but that were not made: left out for a problem already
+   * reported (a schema problem, a dangling owner). A reference to one is not reported again: the problem is
+   * the record's own, and saying "names nothing" about a handle that is in the file would mislead.
+   */
+  private readonly broken: Set<string>;
 
-  constructor(readonly b: ScenarioBuilder) {}
+  constructor(
+    readonly b: ScenarioBuilder,
+    broken: Iterable<string> = [],
+  ) {
+    this.broken = new Set(broken);
+  }
 
   problem(path: string, message: string): void {
     this.problems.push({ path, message });
+  }
+
+  /** A handle of `kind` was not made because of a problem already reported. */
+  markBroken(kind: HandleKind, handle: string): void {
+    this.broken.add(`${kind}/${handle}`);
+  }
+
+  /** Whether a reference to this handle fails only because of a problem already reported. */
+  isBroken(kind: HandleKind, handle: string): boolean {
+    return this.broken.has(`${kind}/${handle}`) || this.broken.has(`${kind}/*`);
+  }
+
+  /** A problem about a reference, unless the handle it names is broken (then it was reported already). */
+  dangling(kind: HandleKind, handle: string, path: string, message: string): void {
+    if (!this.isBroken(kind, handle)) this.problem(path, message);
   }
 
   user(handle: string): UserRecord | undefined {
@@ -34,10 +60,28 @@ export class Applying {
   /** The user a handle names, or a problem at `path` saying which handles there are. */
   needUser(handle: string, path: string): UserRecord | undefined {
     const u = this.user(handle);
-    if (!u) this.problem(path, `names no user of this scenario (${known(this.b.manifest.users)})`);
+    if (!u)
+      this.dangling(
+        "users",
+        handle,
+        path,
+        `names no user of this scenario (${known(this.b.manifest.users)})`,
+      );
     return u;
   }
 }
+
+/** The sections of a scenario document whose keys are handles. */
+export const HANDLE_KINDS = [
+  "teams",
+  "users",
+  "minds",
+  "audiences",
+  "formations",
+  "studies",
+  "prices",
+] as const;
+export type HandleKind = (typeof HANDLE_KINDS)[number];
 
 export function trainingOf(t: Training): MindTraining {
   return { ...(t === "completed" ? COMPLETED_TRAINING : TRAINING_STATES[t]) };

@@ -105,15 +105,14 @@ describe("scenario documents", () => {
         users: { "9bad": {}, ok: { plan: "gold", colour: "red" } },
         audiences: { a: { members: [{ generate: 0 }, 5] } },
       }),
-    ).toEqual(
-      expect.arrayContaining([
-        { path: "/users/9bad", message: expect.stringMatching(/not a valid handle/) },
-        { path: "/users/ok/plan", message: 'must be one of "free", "premium", "team"' },
-        { path: "/users/ok/colour", message: "is not a field of the scenario format here" },
-        { path: "/audiences/a/members/0/generate", message: "must be >= 1" },
-        { path: "/audiences/a/members/1", message: "must be string" },
-      ]),
-    );
+    ).toEqual([
+      { path: "/users/9bad", message: expect.stringMatching(/not a valid handle/) },
+      { path: "/users/ok/colour", message: "is not a field of the scenario format here" },
+      { path: "/users/ok/plan", message: 'must be one of "free", "premium", "team"' },
+      { path: "/audiences/a/members/0/generate", message: "must be >= 1" },
+      // Neither a handle nor an object: the last branch of the choice says what it wanted.
+      { path: "/audiences/a/members/1", message: "must be object" },
+    ]);
   });
 
   it("refuse what the description does not allow, each problem at its path", () => {
@@ -171,6 +170,53 @@ describe("scenario documents", () => {
       { path: "/setup/0/as", message: "names no user of this scenario" },
       { path: "/setup/0/path", message: "{audiences.none} names no handle of this scenario" },
     ]);
+  });
+
+  it("report every problem in one answer: schema and meaning together, none caused by another", () => {
+    // An unknown field, a wrong type and a dangling handle, each in its own record: all three at once.
+    expect(
+      problemsOf({
+        users: { dev: { plan: "premium", colour: "red" }, mate: { plan: 7 } },
+        audiences: { a: { owner: "ghost" } },
+      }),
+    ).toEqual([
+      { path: "/users/dev/colour", message: "is not a field of the scenario format here" },
+      { path: "/users/mate/plan", message: 'must be one of "free", "premium", "team"' },
+      { path: "/audiences/a/owner", message: expect.stringMatching(/names no user/) },
+    ]);
+    // A dangling owner alone: the Formation on that Audience is not said to name nothing (it is in the
+    // file), nor is the setup step that reads it.
+    expect(
+      problemsOf({
+        users: { dev: { plan: "premium" } },
+        audiences: { a: { owner: "ghost", members: [{ generate: 6 }] } },
+        formations: { f: { audience: "a", name: "x", hypothesis: HYPOTHESIS } },
+        setup: [
+          { as: "dev", method: "GET", path: "/api/v1/audiences/{audiences.a}/formations/{formations.f}" },
+        ],
+      }),
+    ).toEqual([{ path: "/audiences/a/owner", message: expect.stringMatching(/names no user/) }]);
+    // A user with a schema problem: what refers to that user is not reported again, what is wrong
+    // elsewhere is.
+    expect(
+      problemsOf({
+        users: { dev: { plan: "gold" }, ok: {} },
+        minds: { m: { owner: "dev" } },
+        audiences: { a: { owner: "dev", members: ["m"] }, b: { owner: "ok", members: ["nobody"] } },
+        setup: [{ as: "dev", method: "GET", path: "/api/v1/auth/me" }],
+      }),
+    ).toEqual([
+      { path: "/users/dev/plan", message: 'must be one of "free", "premium", "team"' },
+      { path: "/audiences/b/members/0", message: expect.stringMatching(/names no Mind/) },
+    ]);
+    // A bad setup step leaves the setup out, not the rest; a bad top-level field likewise.
+    expect(
+      problemsOf({
+        seed: -1,
+        audiences: { a: { owner: "ghost" } },
+        setup: [{ as: "x", method: "FETCH", path: "/api/v1/auth/me" }],
+      }).map((p) => p.path),
+    ).toEqual(["/seed", "/setup/0/method", "/audiences/a/owner"]);
   });
 
   it("refuse a Formation that cannot be ready, and one whose creator cannot edit the Audience", () => {

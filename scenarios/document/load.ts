@@ -10,7 +10,6 @@ import { createRng } from "../../src/core/prng.ts";
 import {
   type BuiltScenario,
   DEFAULT_START,
-  PLACEHOLDER_KINDS,
   type Scenario,
   ScenarioError,
   type ScenarioProblem,
@@ -20,6 +19,7 @@ import { emptyState } from "../../src/core/state.ts";
 import { type CodeScenario, ScenarioBuilder } from "../builder.ts";
 import { scenarios } from "../index.ts";
 import { applyDocument } from "./apply.ts";
+import { HANDLE_KINDS } from "./applying.ts";
 import { schemaProblems } from "./schema.ts";
 import type { ScenarioDocument } from "./types.gen.ts";
 
@@ -43,7 +43,8 @@ export function loadScenario(document: unknown, builtIns: readonly CodeScenario[
     return known;
   }
   const problems = schemaProblems(document);
-  if (problems.length > 0) throw new ScenarioError(problems);
+  if (problems.length > 0)
+    throw new ScenarioError([...problems, ...problemsBeyond(document, problems, builtIns)]);
   // A copy of its own: records of the worlds share parts of it (a hypothesis), which the caller may change.
   const doc = JSON.parse(key) as ScenarioDocument;
   const made = compile(doc, builtIns);
@@ -52,7 +53,57 @@ export function loadScenario(document: unknown, builtIns: readonly CodeScenario[
   return made;
 }
 
-function compile(doc: ScenarioDocument, builtIns: readonly CodeScenario[]): Scenario {
+/**
+ * The problems of meaning in a document that has schema problems too, so that one answer lists them all:
+ * the document is checked again with every record that has a schema problem left out (a `users/dev` with a
+ * wrong plan, the whole setup for a bad step, a bad top-level field), and references to what was left out
+ * are not reported (see Applying): the problems found are the document's own, none caused by another.
+ */
+function problemsBeyond(
+  document: unknown,
+  schema: readonly ScenarioProblem[],
+  builtIns: readonly CodeScenario[],
+): ScenarioProblem[] {
+  if (!isPlainObject(document)) return [];
+  const pruned = structuredClone(document) as Record<string, unknown>;
+  const broken: string[] = [];
+  for (const { path } of schema) {
+    const [section, handle] = path.split("/").slice(1).map(unescapePointer);
+    if (section === undefined || section === "") return [];
+    const kind = HANDLE_KINDS.find((k) => k === section);
+    const records = pruned[section];
+    if (kind && handle !== undefined && isPlainObject(records)) {
+      delete records[handle];
+      broken.push(`${kind}/${handle}`);
+    } else {
+      // A whole section of the wrong shape, the setup (its steps depend on each other), a top-level field.
+      delete pruned[section];
+      if (kind) broken.push(`${kind}/*`);
+    }
+  }
+  if (schemaProblems(pruned).length > 0) return [];
+  try {
+    compile(pruned as ScenarioDocument, builtIns, broken);
+    return [];
+  } catch (error) {
+    if (error instanceof ScenarioError) return [...error.problems];
+    throw error;
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replaceAll("~1", "/").replaceAll("~0", "~");
+}
+
+function compile(
+  doc: ScenarioDocument,
+  builtIns: readonly CodeScenario[],
+  broken: readonly string[] = [],
+): Scenario {
   const base = doc.extends === undefined ? undefined : builtIns.find((s) => s.name === doc.extends);
   if (doc.extends !== undefined && !base) {
     const names = builtIns.map((s) => s.name).join(", ");
@@ -72,7 +123,7 @@ function compile(doc: ScenarioDocument, builtIns: readonly CodeScenario[]): Scen
       if (kept && kept.seed === seed && kept.now === now) return kept.built;
       const b = new ScenarioBuilder(emptyState(), rng, now, name, seed);
       base?.fill(b);
-      const problems = applyDocument(b, doc, base !== undefined);
+      const problems = applyDocument(b, doc, base !== undefined, broken);
       if (problems.length > 0) throw new ScenarioError(problems);
       return b.built();
     },
@@ -86,38 +137,6 @@ function compile(doc: ScenarioDocument, builtIns: readonly CodeScenario[]): Scen
   const seed = doc.seed ?? 1;
   const now = startTime ?? DEFAULT_START;
   const built = scenario.build({ rng: createRng(seed).fork("scenario"), seed, now });
-  const setupProblems = checkSetup(doc, built);
-  if (setupProblems.length > 0) throw new ScenarioError(setupProblems);
   first = { seed, now, built };
   return scenario;
-}
-
-/** Any `{word.handle}`, to say which are no placeholder at all (the core's PLACEHOLDER takes known kinds). */
-const ANY_PLACEHOLDER = /\{([a-z]+)\.([^}]*)\}/g;
-
-/** Setup steps name users and handles that the built world has. */
-function checkSetup(doc: ScenarioDocument, built: BuiltScenario): ScenarioProblem[] {
-  const problems: ScenarioProblem[] = [];
-  const { manifest } = built;
-  doc.setup?.forEach((step, i) => {
-    if (!("as" in step)) return;
-    if (!Object.hasOwn(manifest.users, step.as))
-      problems.push({ path: `/setup/${i}/as`, message: "names no user of this scenario" });
-    for (const [, kind, handle] of step.path.matchAll(ANY_PLACEHOLDER)) {
-      const section = (PLACEHOLDER_KINDS as readonly string[]).includes(kind as string)
-        ? (manifest[kind as (typeof PLACEHOLDER_KINDS)[number]] as Record<string, unknown>)
-        : undefined;
-      if (!section)
-        problems.push({
-          path: `/setup/${i}/path`,
-          message: `{${kind}.…} is no placeholder: use one of ${PLACEHOLDER_KINDS.map((k) => `{${k}.HANDLE}`).join(", ")}`,
-        });
-      else if (!Object.hasOwn(section, handle as string))
-        problems.push({
-          path: `/setup/${i}/path`,
-          message: `{${kind}.${handle}} names no handle of this scenario`,
-        });
-    }
-  });
-  return problems;
 }

@@ -3,16 +3,33 @@
  * with every problem collected (not only the first) as a JSON pointer and what was expected there.
  */
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
+import schema from "../../scenario.schema.json" with { type: "json" };
 import { compileSchema } from "../../src/contract/validate.ts";
 import type { ScenarioProblem } from "../../src/core/scenario.ts";
-import schema from "./scenario.schema.json" with { type: "json" };
 
 let validate: ValidateFunction | undefined;
 
 /** Compiled on first use: a host that never loads a document never pays for it. */
 function validator(): ValidateFunction {
-  validate ??= compileSchema(schema);
+  validate ??= compileSchema(withoutEditorChoices(schema));
   return validate;
+}
+
+/**
+ * A choice (a member handle or generated members, a request or a clock step) is written twice: as anyOf for
+ * editors, which offer the branches, and as if/then/else, which says precisely what failed in the branch
+ * the value meant. Checked with both, the anyOf would also report the branch not taken (a request step
+ * "lacks advanceMs"), and its errors come from the same $refs; so this check drops the anyOf wherever an
+ * if stands beside it. The two accept the same documents: the if/then/else reaches every branch.
+ */
+function withoutEditorChoices(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutEditorChoices);
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  const dropAnyOf = "if" in node && "anyOf" in node;
+  for (const [k, v] of Object.entries(node))
+    if (!(dropAnyOf && k === "anyOf")) out[k] = withoutEditorChoices(v);
+  return out;
 }
 
 /** Every structural problem of `doc`; none means it has the scenario format's shape. */
@@ -22,10 +39,10 @@ export function schemaProblems(doc: unknown): ScenarioProblem[] {
   const seen = new Set<string>();
   const problems: ScenarioProblem[] = [];
   for (const e of check.errors ?? []) {
-    // A choice (member handle or generated members, request or clock step) is written as anyOf for editors
-    // and as if/then/else for this check: the if/then/else branch says precisely what failed, so the
-    // anyOf's own complaints about the branch not taken are left out.
-    if (e.keyword === "anyOf" || e.keyword === "if" || e.schemaPath.includes("/anyOf/")) continue;
+    // The if's own "must match then/else" adds nothing to what failed inside the branch.
+    if (e.keyword === "if") continue;
+    // A bad handle is said once, by propertyNames at the handle's own path, not again by the pattern within.
+    if (e.propertyName !== undefined && e.keyword !== "propertyNames") continue;
     const problem = { path: pathOf(e), message: messageOf(e) };
     const key = `${problem.path} ${problem.message}`;
     if (!seen.has(key)) {

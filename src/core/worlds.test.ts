@@ -79,7 +79,11 @@ describe("inline scenarios", () => {
     const r = await call("POST", "/__sim/reset", { body: { scenario: bad } });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ statusCode: 400, error: true, url: "/__sim/reset" });
-    expect(r.body.data.problems).toEqual([{ path: "/users/dev/plan", message: expect.any(String) }]);
+    // Both at once: the schema's problem and the meaning's.
+    expect(r.body.data.problems).toEqual([
+      { path: "/users/dev/plan", message: expect.any(String) },
+      { path: "/audiences/a/owner", message: expect.stringMatching(/names no user/) },
+    ]);
     const semantic = await call("POST", "/__sim/reset", {
       body: { scenario: { audiences: { a: { owner: "ghost" } } } },
     });
