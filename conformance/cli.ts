@@ -1,7 +1,8 @@
 /**
  * `npm run conformance -- --target URL [options]`: checks its arguments, reaches the target, then runs
  * every check against it with the kit's own runner (lib/runner.ts; no test framework needed). Exit 0:
- * every check held; 1: at least one violation; 2: bad usage, bad config, or target unreachable.
+ * every check held; 1: at least one violation; 2: bad usage, bad config, target unreachable, or a world or
+ * config that lacks what the chosen checks need; 3: incomplete (nothing checked, or most checks skipped).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -58,7 +59,8 @@ Options:
   --junit FILE           also write a JUnit report to FILE (the terminal report stays)
   --json FILE            also write the JSON report to FILE (the terminal report stays)
   --shard I/N            run only shard I of N (every N-th check, for CI machines in parallel)
-  -t, --test PATTERN     run only checks whose name matches PATTERN (e.g. "generic/auth")
+  -t, --only PATTERN     run only checks whose "name: title" matches PATTERN (e.g. "generic/auth")
+  --skip PATTERN         leave out the checks whose "name: title" matches PATTERN
   --replay FILE          re-run one saved failing sequence (reports/sequence-*.json) against the target
   --contract FILE|URL    check against this version of openapi.json (a file, or a URL such as the
                          deployment's /_openapi.json) instead of the one the kit ships with
@@ -66,7 +68,11 @@ Options:
                          reports/conformance-coverage.json and print the summary; needs no target
   -h, --help             this text
 
-Exit status: 0 every check held; 1 at least one violation; 2 bad usage, bad config or target unreachable.
+Exit status: 0 every check held; 1 at least one violation; 2 bad usage, bad config, target unreachable,
+or a world (--scenario) or config that lacks what the chosen checks need (named; nothing is run: leave
+those checks out with --skip, or pick others with --only); 3 incomplete: no violation, but nothing was
+checked or more than half of the chosen checks were skipped for reasons not asked for (a budget, a
+deployment's plan), so the run is no pass.
 Reports: reports/conformance-violations.json and reports/conformance-coverage.json.
 `;
 
@@ -80,6 +86,7 @@ interface Options extends Omit<RunSettings, "runId"> {
   reporters: Reporter[];
   shard: { index: number; count: number } | null;
   testPattern: string | null;
+  skipPattern: string | null;
   replay: string | null;
   contract: string | null;
 }
@@ -116,6 +123,8 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
         json: { type: "string" },
         shard: { type: "string" },
         test: { type: "string", short: "t" },
+        only: { type: "string" },
+        skip: { type: "string" },
         replay: { type: "string" },
         contract: { type: "string" },
         "merge-coverage": { type: "string", multiple: true },
@@ -181,10 +190,22 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
     // A replay runs the one check that saved the sequence.
     testPattern: replay
       ? `${replay.check.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&")}:`
-      : ((values.test as string | undefined) ?? null),
+      : pattern("-t/--only", (values.only as string | undefined) ?? (values.test as string | undefined)),
+    skipPattern: pattern("--skip", values.skip as string | undefined),
     replay: replay?.file ?? null,
     contract: (values.contract as string | undefined) ?? null,
   };
+}
+
+/** A check-name pattern as given, once it is known to be a regular expression. */
+function pattern(name: string, raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  try {
+    new RegExp(raw);
+  } catch (e) {
+    throw new UsageError(`${name} must be a regular expression: ${(e as Error).message}`);
+  }
+  return raw;
 }
 
 /** `--time-budget`: a duration (`60s`, `5m`), or null when not given. */
@@ -317,18 +338,40 @@ async function main(): Promise<number> {
     throw e;
   }
   // The checks and everything they derive from the contract load only now, after --contract took effect.
-  const [{ runChecks }, { allChecks }] = await Promise.all([
+  const [{ runChecks, chooseChecks, lackingNeeds }, { allChecks }] = await Promise.all([
     import("./lib/runner.ts"),
     import("./checks/index.ts"),
   ]);
-  const failed = await runChecks(info, {
+  const selection = {
     checks: allChecks,
     pattern: o.testPattern ? new RegExp(o.testPattern) : null,
+    skip: o.skipPattern ? new RegExp(o.skipPattern) : null,
     shard: o.shard,
-    reporters: o.reporters,
-    budget: o.budget,
+  };
+  // A world or config without what the checks need would have them skipped and the run go green on what
+  // little is left: refused before anything runs, naming what is missing and who needs it.
+  const chosen = chooseChecks(selection);
+  const lacking = lackingNeeds(chosen, info);
+  if (lacking.size > 0) {
+    process.stderr.write(refusal(lacking, chosen.length, info.kind === "simulator"));
+    return 2;
+  }
+  const summary = await runChecks(info, { ...selection, reporters: o.reporters, budget: o.budget });
+  return summary.exitCode;
+}
+
+/** The missing handles or fields, each with the checks that need it, and how to run without them. */
+function refusal(lacking: Map<string, string[]>, chosen: number, simulator: boolean): string {
+  const needing = new Set([...lacking.values()].flat());
+  const what = simulator
+    ? `the simulator's world lacks handles that ${needing.size} of the ${chosen} chosen checks need (a scenario document that "extends": "default" keeps the default scenario's handles)`
+    : `the config lacks fields that ${needing.size} of the ${chosen} chosen checks need (see conformance/example.config.json)`;
+  const lines = [...lacking].map(([need, checks]) => {
+    const shown = checks.slice(0, 4).join(", ");
+    return `  ${need}: needed by ${shown}${checks.length > 4 ? ` and ${checks.length - 4} more` : ""}`;
   });
-  return failed > 0 ? 1 : 0;
+  const skip = [...needing].map((n) => n.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+  return `conformance: ${what}; nothing was run:\n${lines.join("\n")}\nTo run the others, leave these out: --skip '^(${skip}):'\n`;
 }
 
 // The package's `proxy` command runs from this bundle too (bin/audience-research-sim.mjs names it so).

@@ -166,25 +166,61 @@ export class Target {
   }
 }
 
+/**
+ * Why a check does not run, tagged by what the user can do about it: `asked` (--read-only, --no-reset: the
+ * user chose it), `target` (what this kind of target or contract cannot offer), `missing` (the world or the
+ * config lacks handles or fields the check needs: `missing` names them, and the run refuses to start).
+ */
+export type Skip =
+  | { code: "asked"; reason: string }
+  | { code: "target"; reason: string }
+  | { code: "missing"; reason: string; missing: string[] };
+
 /** Why a check cannot run against this target, or null when it can. */
 export function skipReason(def: CheckDef, info: TargetInfo): string | null {
+  return skipOf(def, info)?.reason ?? null;
+}
+
+export function skipOf(def: CheckDef, info: TargetInfo): Skip | null {
   // A contract given with --contract may not have every operation the check's rules govern.
   const known = operations.map((o) => o.operationId);
   const absent = [...new Set(def.rules.flatMap((r) => ruleOperations(r, known)))].filter(
     (id) => !known.includes(id),
   );
-  if (absent.length) return `the contract has no operation ${absent.join(", ")}`;
+  const target = (reason: string) => ({ code: "target" as const, reason });
+  if (absent.length) return target(`the contract has no operation ${absent.join(", ")}`);
   const n = def.needs ?? {};
-  if ((def.mutates || n.changeable?.length) && info.readOnly) return "read-only run (--read-only)";
+  if ((def.mutates || n.changeable?.length) && info.readOnly)
+    return { code: "asked", reason: "read-only run (--read-only)" };
   if (n.reset && info.kind !== "simulator")
-    return "needs the simulator's control plane: the API cannot undo what it changes, so only a simulator, reset afterwards, may have it done";
-  if (n.simulator && info.kind !== "simulator") return "needs the simulator's control plane";
-  if (n.reset && !info.mayReset) return "changes the API cannot undo, and the run may not reset (--no-reset)";
-  if (n.rateLimit && info.kind !== "simulator" && info.rateLimitPerMinute === null)
-    return "the config gives no rateLimitPerMinute";
+    return target(
+      "needs the simulator's control plane: the API cannot undo what it changes, so only a simulator, reset afterwards, may have it done",
+    );
+  if (n.simulator && info.kind !== "simulator") return target("needs the simulator's control plane");
+  if (n.reset && !info.mayReset)
+    return { code: "asked", reason: "changes the API cannot undo, and the run may not reset (--no-reset)" };
+  const missing = missingNeeds(def, info);
+  if (missing.length)
+    return {
+      code: "missing",
+      missing,
+      // On a simulator the world, not a config, lacks them: a scenario without the default scenario's handles.
+      reason:
+        info.kind === "simulator"
+          ? `the simulator's world lacks the default scenario's ${missing.join(", ")} (a scenario document that "extends": "default" keeps them)`
+          : `the target's config lacks ${missing.join(", ")}`,
+    };
   if (n.rateLimit && info.kind !== "simulator" && (info.rateLimitPerMinute ?? 0) > 1000)
-    return "rateLimitPerMinute above 1000 is more requests than a run should spend to exhaust it";
+    return target("rateLimitPerMinute above 1000 is more requests than a run should spend to exhaust it");
+  return null;
+}
+
+/** The handles or config fields a check needs that the target's world or config does not have. */
+function missingNeeds(def: CheckDef, info: TargetInfo): string[] {
+  const n = def.needs ?? {};
   const missing: string[] = [];
+  if (n.rateLimit && info.kind !== "simulator" && info.rateLimitPerMinute === null)
+    missing.push("rateLimitPerMinute");
   for (const r of n.roles ?? []) if (!info.keys[r]) missing.push(`keys.${r}`);
   for (const r of n.users ?? []) if (!info.users[r]) missing.push(`users.${r}`);
   for (const a of n.audiences ?? []) if (!info.audiences[a]) missing.push(`readable.audiences.${a}`);
@@ -194,11 +230,7 @@ export function skipReason(def: CheckDef, info: TargetInfo): string | null {
   for (const m of n.minds ?? []) if (!info.minds[m]) missing.push(`readable.minds.${m}`);
   for (const p of n.prices ?? []) if (!info.prices[p]) missing.push(`prices.${p}`);
   if (n.plan && info.plans[n.plan[0]] !== n.plan[1]) missing.push(`plans.${n.plan[0]}: ${n.plan[1]}`);
-  if (!missing.length) return null;
-  // On a simulator the world, not a config, lacks them: a scenario without the default scenario's handles.
-  return info.kind === "simulator"
-    ? `the simulator's world lacks the default scenario's ${missing.join(", ")} (a scenario document that "extends": "default" keeps them)`
-    : `the target's config lacks ${missing.join(", ")}`;
+  return missing;
 }
 
 function hash(s: string): number {

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Paint, paint } from "./colour.ts";
-import { type CheckDef, runCheck, skipReason } from "./context.ts";
+import { type CheckDef, runCheck, type Skip, skipOf } from "./context.ts";
 import { Coverage } from "./coverage.ts";
 import { finishRun, type RunResults } from "./finish.ts";
 import { renderHtmlReport } from "./html-report.ts";
@@ -23,8 +23,10 @@ export interface Reporter {
 
 export interface SuiteOptions {
   checks: readonly CheckDef[];
-  /** Runs only the checks whose `name: title` matches. */
+  /** Runs only the checks whose `name: title` matches (`-t`, `--only`). */
   pattern?: RegExp | null;
+  /** Leaves out the checks whose `name: title` matches (`--skip`). */
+  skip?: RegExp | null;
   /** Shard `index` (1-based) of `count`: every count-th check. */
   shard?: { index: number; count: number } | null;
   reporters?: readonly Reporter[];
@@ -43,19 +45,54 @@ interface Outcome {
   requests: Record<string, number>;
   violations: Violation[];
   skipped: string | null;
+  /** The user chose this skip (--read-only, --no-reset): it does not make the run incomplete. */
+  askedFor?: boolean;
   error: string | null;
 }
 
-/** Runs the checks and writes the reports; resolves to the number of checks that failed. */
-export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<number> {
+/**
+ * How a run ended. Exit status: 0 every check that ran held and at most half of the checks chosen were
+ * skipped for reasons the user did not ask for; 1 a violation; 3 incomplete: nothing was checked, or more
+ * than half of the chosen checks were skipped (a budget, a deployment's plan, a contract without their
+ * operations), so the run proves too little to be a pass. 2 (refused) is the command line's.
+ */
+export interface RunSummary {
+  chosen: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  exitCode: 0 | 1 | 3;
+  /** Why the run is not a pass when no check failed (exit 3). */
+  incomplete: string | null;
+}
+
+/** The checks a run takes: `pattern` (-t, --only) and `skip` (--skip) over `name: title`, then the shard. */
+export function chooseChecks(o: Pick<SuiteOptions, "checks" | "pattern" | "skip" | "shard">): CheckDef[] {
+  const shard = o.shard;
+  return o.checks
+    .filter((c) => !o.pattern || o.pattern.test(`${c.name}: ${c.title}`))
+    .filter((c) => !o.skip?.test(`${c.name}: ${c.title}`))
+    .filter((_c, i) => !shard || i % shard.count === shard.index - 1);
+}
+
+/** What the target's world or config lacks for the chosen checks: each handle or field, and who needs it. */
+export function lackingNeeds(chosen: readonly CheckDef[], info: TargetInfo): Map<string, string[]> {
+  const lacking = new Map<string, string[]>();
+  for (const def of chosen) {
+    const skip = skipOf(def, info);
+    if (skip?.code !== "missing") continue;
+    for (const need of skip.missing) lacking.set(need, [...(lacking.get(need) ?? []), def.name]);
+  }
+  return lacking;
+}
+
+/** Runs the checks and writes the reports; resolves to how the run ended. */
+export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunSummary> {
   const print = o.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const c = paint();
   const reporters = o.reporters?.length ? o.reporters : [{ name: "default" as const }];
   const dots = reporters.some((r) => r.name === "dot");
-  const shard = o.shard;
-  const chosen = o.checks
-    .filter((c) => !o.pattern || o.pattern.test(`${c.name}: ${c.title}`))
-    .filter((_c, i) => !shard || i % shard.count === shard.index - 1);
+  const chosen = chooseChecks(o);
   const coverage = new Coverage();
   const results: RunResults = { violations: [], coverage: [], skipped: [], leftovers: [], partial: [] };
   const outcomes: Outcome[] = [];
@@ -98,6 +135,8 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<numb
   print(
     `\n${chosen.length} checks: ${passed} passed, ${failed.length} failed, ${skipped} skipped (seed ${info.seed})`,
   );
+  const incomplete = failed.length ? null : incompleteness(outcomes, chosen.length);
+  if (incomplete) print(c.bad(`incomplete: ${incomplete}; this run is not a pass (exit 3)`));
   // One account of the checks for the JSON and HTML reports alike.
   const report = jsonOf(outcomes, info);
   for (const r of reporters) if (r.file && r.name === "junit") save(r.file, junit(outcomes));
@@ -117,7 +156,23 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<numb
           coverage: coverageReport,
         }),
       );
-  return failed.length;
+  const exitCode = failed.length ? 1 : incomplete ? 3 : 0;
+  return { chosen: chosen.length, passed, failed: failed.length, skipped, exitCode, incomplete };
+}
+
+/**
+ * Why a run without a failure still proves too little: nothing chosen or nothing run, or more than half of
+ * the checks it was to run skipped for reasons the user did not choose. Skips the user asked for
+ * (--read-only, --no-reset) count neither way; a subset picked with -t, --only or --skip is the run's whole.
+ */
+function incompleteness(outcomes: readonly Outcome[], chosen: number): string | null {
+  if (chosen === 0) return "no check was chosen (-t, --only, --skip or --shard left none)";
+  const expected = outcomes.filter((x) => !x.askedFor).length;
+  const unasked = outcomes.filter((x) => x.skipped && !x.askedFor).length;
+  if (expected === 0) return "every chosen check was skipped at the user's request: nothing was checked";
+  if (unasked * 2 > expected)
+    return `${unasked} of the ${expected} checks it was to run were skipped (more than half)`;
+  return null;
 }
 
 async function runOne(
@@ -128,11 +183,12 @@ async function runOne(
   pace: PaceMemory,
 ): Promise<Outcome> {
   const started = Date.now();
-  const reason = skipReason(def, info);
+  const skip: Skip | null = skipOf(def, info);
   const requests: Record<string, number> = {};
-  if (reason) {
-    results.skipped.push({ check: def.name, reason });
-    return { def, ms: 0, requests, violations: [], skipped: reason, error: null };
+  if (skip) {
+    results.skipped.push({ check: def.name, reason: skip.reason });
+    const askedFor = skip.code === "asked";
+    return { def, ms: 0, requests, violations: [], skipped: skip.reason, askedFor, error: null };
   }
   coverage.reached(def.rules);
   let outOfTime: string | null = null;

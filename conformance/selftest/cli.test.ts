@@ -59,11 +59,13 @@ describe("the conformance command line", () => {
   it("spends at most its budget: once --budget requests are sent no further check starts", async () => {
     const only = "^(domain/identity|domain/checkout|generic/auth-401):";
     const r = await check(clean, only, "--budget", "1");
-    expect(r.code, r.out).toBe(0);
-    // The first check runs whole (and says what it spent); the others are skipped, naming the budget.
+    // The first check runs whole (and says what it spent); the others are skipped, naming the budget; with
+    // two of three skipped the run is no pass: exit 3, saying why.
     expect(r.out).toMatch(/✓ \S+ \(\d+ ms, [1-9]\d* requests?/);
     expect(r.out).toMatch(/3 checks: 1 passed, 0 failed, 2 skipped/);
     expect(r.out).toContain("request budget (--budget 1) is spent");
+    expect(r.out).toContain("incomplete: 2 of the 3 checks it was to run were skipped (more than half)");
+    expect(r.code, r.out).toBe(3);
     const timed = await check(clean, only, "--time-budget", "1ms");
     expect(timed.out).toMatch(/time budget \(--time-budget 0s\) is spent/);
     const bad = await check(clean, only, "--time-budget", "soon");
@@ -146,6 +148,44 @@ describe("the conformance command line", () => {
     expect(r.out).toContain("[skipped: the contract has no operation followAudience, unfollowAudience]");
     expect((await check(clean, only, "--contract", `${clean.info.baseUrl}/_openapi.json`)).code).toBe(0);
     expect((await check(clean, only, "--contract", "missing.json")).code).toBe(2);
+  });
+
+  it("never goes green on a run that checked nothing: exit 3, and --skip and --only choose the run's whole", async () => {
+    const none = await check(clean, "^no-such-check$");
+    expect(none.code, none.out).toBe(3);
+    expect(none.out).toContain("0 checks: 0 passed, 0 failed, 0 skipped");
+    expect(none.out).toContain("incomplete: no check was chosen");
+    // What the user leaves out does not count against the run.
+    const some = await cli([
+      ...["--target", clean.info.baseUrl, "--seed", "4"],
+      ...["--only", "^(domain/identity|generic/auth-401):", "--skip", "^generic/"],
+    ]);
+    expect(some.code, some.out).toBe(0);
+    expect(some.out).toMatch(/1 checks: 1 passed, 0 failed, 0 skipped/);
+    // Nor do the skips it asked for: a read-only run of checks that all change state checked nothing.
+    const readOnly = await check(clean, "^domain/(api-key-access|api-key-self-delete):", "--read-only");
+    expect(readOnly.code, readOnly.out).toBe(3);
+    expect(readOnly.out).toContain("every chosen check was skipped at the user's request");
+    expect((await check(clean, "^domain/identity:", "--skip", "(")).code).toBe(2);
+  });
+
+  it("refuses a config that lacks what the chosen checks need, naming it, before anything runs", async () => {
+    const { configOf } = await import("../lib/config-of.ts");
+    const manifest = await (await fetch(`${clean.info.baseUrl}/__sim/manifest`)).json();
+    const config = configOf(manifest, clean.info.baseUrl) as { keys: Record<string, string> };
+    delete config.keys.outsider;
+    writeFileSync(join(dir, "thin.json"), JSON.stringify(config));
+    const only = "^(domain/identity|domain/api-key-access|generic/hidden-existence-reads):";
+    const r = await cli(["--config", "thin.json", "--seed", "4", "--only", only]);
+    expect(r.code, r.out).toBe(2);
+    expect(r.out).toContain("the config lacks fields that 2 of the 3 chosen checks need");
+    const line = / {2}keys\.outsider: needed by (.*)\n/.exec(r.out)?.[1]?.split(", ");
+    expect(line?.sort()).toEqual(["domain/api-key-access", "generic/hidden-existence-reads"]);
+    expect(r.out).not.toMatch(/✓|passed/);
+    const skip = /--skip '([^']+)'/.exec(r.out)?.[1] as string;
+    const rest = await cli(["--config", "thin.json", "--seed", "4", "--only", only, "--skip", skip]);
+    expect(rest.code, rest.out).toBe(0);
+    expect(rest.out).toMatch(/1 checks: 1 passed, 0 failed, 0 skipped/);
   });
 
   it("exits 2 on bad usage and on an unreachable target", async () => {

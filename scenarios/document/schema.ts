@@ -11,7 +11,7 @@ let validate: ValidateFunction | undefined;
 
 /** Compiled on first use: a host that never loads a document never pays for it. */
 function validator(): ValidateFunction {
-  validate ??= compileSchema(withoutEditorChoices(schema));
+  validate ??= compileSchema(withoutEditorChoices(schema) as typeof schema);
   return validate;
 }
 
