@@ -8,6 +8,7 @@ import { tokenList } from "./core/control.ts";
 import { createEngine, type Simulator, type SimulatorOptions } from "./core/engine.ts";
 import { SandboxHost, type SandboxHostOptions, type SandboxSpec } from "./core/sandboxes.ts";
 import { resourceModules } from "./resources/index.ts";
+import { snapshotProblems } from "./resources/integrity.ts";
 
 export {
   defineScenario,
@@ -36,7 +37,13 @@ export { SnapshotError } from "./core/snapshot.ts";
  * document throws a ScenarioError listing every problem, before anything is built.
  */
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
-  return createEngine({ resources: resourceModules, scenarios, loadScenario, ...options });
+  return createEngine({
+    resources: resourceModules,
+    scenarios,
+    loadScenario,
+    vetSnapshot: snapshotProblems,
+    ...options,
+  });
 }
 
 export interface SandboxesOptions

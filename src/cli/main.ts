@@ -119,7 +119,10 @@ async function main(): Promise<void> {
   } catch (error) {
     if (loaded) {
       const from = saved?.snapshot ? `state file ${stateFile}` : options.snapshotFile;
-      process.stderr.write(`error: ${from}: ${describeShort(error)}\n`);
+      const every = error instanceof simulator.SnapshotError && error.problems.length > 0;
+      process.stderr.write(
+        `error: ${from}: ${describeShort(error)}\n${every ? `${problemLines(error)}\n` : ""}`,
+      );
       process.exit(2);
     }
     const name = options.scenarioFile ?? options.scenario;

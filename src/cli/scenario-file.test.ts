@@ -92,6 +92,18 @@ describe("serve --from-snapshot", () => {
     expect(real.run.stdout()).toMatch(/Clock\s+real/);
     expect(JSON.parse(await (await fetch(`${real.base}/__sim/snapshot`)).text()).clock.mode).toBe("real");
     await stopCli(real.run);
+    // A snapshot edited into one the contract forbids: every problem printed at its pointer, exit 2.
+    const edited = JSON.parse(saved);
+    const audience = edited.state.tables.audiences[0][1];
+    audience.name = 12345;
+    audience.ownerId = "nobody";
+    await writeFile(file, JSON.stringify(edited));
+    const refused = startCli(["--from-snapshot", file, "--port", "0"]);
+    expect((await refused.exit).code).toBe(2);
+    expect(refused.stdout()).not.toContain("listening");
+    expect(refused.stderr()).toContain("2 problems in its world");
+    expect(refused.stderr()).toContain("  /state/tables/audiences/0/1/name: must be string\n");
+    expect(refused.stderr()).toContain("  /state/tables/audiences/0/1/ownerId: names no user (nobody)\n");
     await writeFile(file, `${saved.slice(0, 100)}`);
     const broken = startCli(["--from-snapshot", file, "--port", "0"]);
     expect((await broken.exit).code).toBe(2);
@@ -115,7 +127,9 @@ describe("the conformance kit on a world from a file", () => {
       const args = ["--target", base, "--scenario", `examples/${recipe.file}`, "--seed", "4"];
       const refused = runKit(args, join(dir.path, "r"));
       expect(refused.status, recipe.file + refused.stdout + refused.stderr).toBe(2);
-      expect(refused.stderr).toMatch(/the simulator's world lacks handles that \d+ of the 61 chosen checks need/);
+      expect(refused.stderr).toMatch(
+        /the simulator's world lacks handles that \d+ of the 61 chosen checks need/,
+      );
       expect(refused.stderr).toMatch(/^ {2}(keys|users|readable|changeable|plans)\.\S+: needed by /m);
       expect(refused.stdout).not.toMatch(/✓/);
       const skip = /--skip '([^']+)'/.exec(refused.stderr)?.[1] as string;

@@ -137,7 +137,11 @@ export async function handleControl(request: SimRequest, url: URL, deps: Control
 export function worldRefusal(error: unknown): ApiError | null {
   if (error instanceof ScenarioError) return badRequest(error.message, { problems: error.problems });
   if (error instanceof UnknownScenarioError) return badRequest(error.message, { known: error.known });
-  if (error instanceof SnapshotError) return badRequest(`Invalid snapshot: ${error.message}`);
+  if (error instanceof SnapshotError)
+    return badRequest(
+      `Invalid snapshot: ${error.message}`,
+      error.problems.length > 0 ? { problems: error.problems } : undefined,
+    );
   return null;
 }
 

@@ -31,7 +31,7 @@ import {
   scenarioResolver,
 } from "./scenario.ts";
 import type { Simulator, SimulatorOptions } from "./simulator-api.ts";
-import { checkSnapshot, encodeSnapshot, type Snapshot } from "./snapshot.ts";
+import { checkSnapshot, encodeSnapshot, type Snapshot, type SnapshotVet } from "./snapshot.ts";
 import { buildWorld, restoreWorld, snapshotOf, type World, type WorldDeps } from "./world.ts";
 
 export type { Simulator, SimulatorOptions } from "./simulator-api.ts";
@@ -47,6 +47,8 @@ export interface Served {
   scenarios: readonly Scenario[];
   /** Makes a scenario document (an inline scenario, a file's) into a Scenario: src/simulator.ts hands one. */
   loadScenario?: ScenarioLoader;
+  /** Checks a snapshot's world before it is loaded: src/simulator.ts hands the resources' check. */
+  vetSnapshot?: SnapshotVet;
 }
 
 /**
@@ -86,6 +88,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     jobs,
     inits,
     memo,
+    vet: options.vetSnapshot,
     keyPrefix: options.keyPrefix ?? "service_",
     pageBase: options.pageBase ?? "",
   };

@@ -47,9 +47,28 @@ export interface Snapshot {
   log?: { generation: number };
 }
 
+/** Something wrong at one place of a snapshot: a JSON pointer into it, and what. */
+export interface SnapshotProblem {
+  path: string;
+  message: string;
+}
+
+/** Why a snapshot cannot be loaded; `problems` lists every one found, each at its JSON pointer. */
 export class SnapshotError extends Error {
   override readonly name = "SnapshotError";
+  readonly problems: readonly SnapshotProblem[];
+
+  constructor(message: string, problems: readonly SnapshotProblem[] = []) {
+    super(message);
+    this.problems = problems;
+  }
 }
+
+/**
+ * What a simulator checks a snapshot's world against before loading it (the resources' records, their
+ * references): handed to the engine, which knows no resource by name.
+ */
+export type SnapshotVet = (snap: Snapshot) => SnapshotProblem[];
 
 /** The tables of a state as JSON-ready entries. Throws when a table is not a Map (a programming error). */
 export function serializeState(state: State): SerializedState {

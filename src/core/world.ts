@@ -18,6 +18,8 @@ import {
   SNAPSHOT_VERSION,
   type Snapshot,
   SnapshotError,
+  type SnapshotProblem,
+  type SnapshotVet,
   serializeState,
 } from "./snapshot.ts";
 import type { State } from "./state.ts";
@@ -46,6 +48,8 @@ export interface WorldDeps {
   /** Run once on each new world built from a scenario. */
   inits: readonly ((s: Services) => void)[];
   memo: StateMemo;
+  /** Checks a snapshot's world before it is loaded (the resources' records and references). */
+  vet?: SnapshotVet | undefined;
   /** How every API key of these worlds begins (`service_`; a sandbox's says which sandbox). */
   keyPrefix: string;
   pageBase: string;
@@ -88,6 +92,15 @@ export function restoreWorld(deps: WorldDeps, saved: Snapshot): { world: World; 
   const unknown = snap.clock.jobs.map((j: Job) => j.kind).filter((k) => !deps.jobs.has(k));
   if (unknown.length > 0) throw new SnapshotError(`no handler for job kind "${unknown[0]}"`);
   const state = deserializeState(snap.state);
+  const problems = deps.vet?.(snap) ?? [];
+  if (problems.length > 0) {
+    const n = problems.length;
+    const first = problems[0] as SnapshotProblem;
+    throw new SnapshotError(
+      `${n} problem${n === 1 ? "" : "s"} in its world, the first at ${first.path}: ${first.message}`,
+      problems,
+    );
+  }
   const services = {} as Services;
   // The snapshot's own clock mode: a world saved on a manual clock stays on one (older snapshots say none).
   const clock = newClock(deps, snap.clock.now, services, snap.clock.mode);

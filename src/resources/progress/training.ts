@@ -39,7 +39,7 @@ interface RunPayload {
 }
 
 /** Per Mind: the sequence number of its newest run, and whether that run still has a job queued. */
-interface RunRecord {
+export interface RunRecord {
   seq: number;
   inFlight: boolean;
 }
