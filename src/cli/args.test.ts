@@ -15,6 +15,7 @@ describe("parseCli", () => {
       scenario: "default",
       scenarioFile: null,
       snapshotFile: null,
+      watch: false,
       seed: null,
       clock: "real",
       control: true,
@@ -29,6 +30,12 @@ describe("parseCli", () => {
       sandboxTtlMs: null,
       instance: null,
     });
+  });
+
+  it("takes --watch with a scenario file only", () => {
+    expect(options(["--scenario", "world.json", "--watch"]).watch).toBe(true);
+    expect(() => options(["--watch"])).toThrow(/--watch watches a scenario file/);
+    expect(() => options(["--scenario", "training", "--watch"])).toThrow(/--watch watches a scenario file/);
   });
 
   it("tells a built-in scenario's name from a scenario file, and refuses a snapshot with a scenario", () => {

@@ -27,6 +27,8 @@ export interface CliOptions {
   /** null when not given: the scenario document's own seed, else 1. */
   seed: number | null;
   clock: ClockMode;
+  /** Serve each edit of the scenario file (`--watch`). */
+  watch: boolean;
   control: boolean;
   controlToken: string | null;
   rateLimitPerMinute: number;
@@ -64,6 +66,8 @@ Options:
   --scenario NAME|FILE   scenario to start from (default: default): a built-in one,
 ${scenarios.map((s) => `                           ${s.name}`).join("\n")}
                          or a scenario document (FILE.json, or a path with a /)
+  --watch                with --scenario FILE: serve each saved edit of the file at once (a reset to
+                         the new document); an edit with problems is printed, the last good world stays
   --from-snapshot FILE   start from a saved world (what GET /__sim/snapshot answers)
   --seed N               seed for every generated ID and datum, an integer 0..4294967295 (default:
                          the scenario document's seed, else 1)
@@ -93,6 +97,7 @@ const OPTIONS = {
   host: { type: "string" },
   scenario: { type: "string" },
   "from-snapshot": { type: "string" },
+  watch: { type: "boolean" },
   seed: { type: "string" },
   clock: { type: "string" },
   "no-control": { type: "boolean" },
@@ -146,6 +151,10 @@ export function parseCli(
     throw new UsageError(
       "--from-snapshot starts from a saved world: --scenario and --seed make no sense with it",
     );
+
+  const watch = values.watch === true;
+  if (watch && scenarioFile === null)
+    throw new UsageError("--watch watches a scenario file: give --scenario FILE.json with it");
 
   const seed = values.seed === undefined ? null : integer("--seed", values.seed, 0, UINT32_MAX);
 
@@ -205,6 +214,7 @@ export function parseCli(
       scenario,
       scenarioFile,
       snapshotFile,
+      watch,
       seed,
       clock,
       control,

@@ -18,6 +18,7 @@ import type { ChangeLog, Checkpointer, SavedState } from "../node/change-log.ts"
 import type { RunningServer } from "../node/server.ts";
 import { type CliOptions, type LogFormat, parseCli, USAGE, UsageError } from "./args.ts";
 import { tightenHeap } from "./memory.ts";
+import { watchScenarioFile } from "./watch.ts";
 
 const CONTROL_TOKEN_HEADER = "x-sim-control-token";
 
@@ -246,6 +247,16 @@ async function main(): Promise<void> {
   tightenHeap();
   const fromState = saved?.snapshot != null;
   process.stdout.write(banner(server, options, sim.manifest(), sim.config, fromState, sandboxes.size));
+  const unwatch =
+    options.watch && options.scenarioFile !== null
+      ? watchScenarioFile(options.scenarioFile, {
+          reset: (to) => sim.reset(to),
+          say: (line) => process.stdout.write(`${line}\n`),
+          warn: (line) => process.stderr.write(`${line}\n`),
+          problems: (error) => (error instanceof simulator.ScenarioError ? problemLines(error) : null),
+          seed: options.seed,
+        })
+      : null;
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
@@ -254,6 +265,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    unwatch?.();
     process.stderr.write(`${signal}: shutting down\n`);
     server
       .close()

@@ -3,7 +3,7 @@
  * holds what it promises; a file with problems stops the process with exit 2 before it listens, printing
  * each problem with its JSON path; a saved snapshot starts the same world again.
  */
-import { writeFile } from "node:fs/promises";
+import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RECIPES } from "../../scenarios/document/recipes.testkit.ts";
@@ -60,6 +60,54 @@ describe("a scenario file that cannot be served", () => {
     const both = startCli(["--scenario", "default", "--from-snapshot", "x.json", "--port", "0"]);
     expect((await both.exit).code).toBe(2);
     expect(both.stderr()).toContain("--from-snapshot starts from a saved world");
+  });
+});
+
+describe("serve --scenario FILE --watch", () => {
+  it("serves each saved edit within a second; an edit with problems is printed and the last world stays", async () => {
+    const file = join(dir.path, "watched.json");
+    const doc = (name: string, extra: object = {}) =>
+      JSON.stringify({
+        name,
+        users: { dev: { plan: "premium", apiKeys: [{ key: "service_watchKey1" }] } },
+        ...extra,
+      });
+    await writeFile(file, doc("first"));
+    const { run, base } = await serveCli(["--scenario", file, "--watch", "--clock", "manual", "--quiet"]);
+    const scenario = async () =>
+      ((await callJson(base, "GET", "/__sim/manifest", {})).body as Manifest).scenario;
+    const within = async (ms: number, done: () => Promise<boolean>) => {
+      const until = Date.now() + ms;
+      while (!(await done())) {
+        if (Date.now() > until) return false;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return true;
+    };
+    expect(await scenario()).toBe("first");
+    // Saved in place, then the way editors save: a new file renamed over the old one.
+    await writeFile(file, doc("second"));
+    expect(await within(1000, async () => (await scenario()) === "second")).toBe(true);
+    await writeFile(`${file}.tmp`, doc("third"));
+    await rename(`${file}.tmp`, file);
+    expect(await within(1000, async () => (await scenario()) === "third")).toBe(true);
+    expect(run.stdout()).toContain("serving scenario third (seed 1) afresh");
+    // A reset naming no scenario makes the file's latest document, not the one the server started with.
+    await callJson(base, "POST", "/__sim/reset", {}, {});
+    expect(await scenario()).toBe("third");
+    // An edit with problems: printed with their paths, and the world served stays the last good one.
+    await writeFile(file, doc("fourth", { audiences: { a: { owner: "ghost" } }, colour: 1 }));
+    expect(await within(1000, async () => run.stderr().includes("/audiences/a/owner: names no user"))).toBe(
+      true,
+    );
+    expect(run.stderr()).toContain("watched.json has problems; still serving the last good world");
+    expect(run.stderr()).toContain("  /colour: is not a field of the scenario format here");
+    expect(await scenario()).toBe("third");
+    await writeFile(file, "{ not json");
+    expect(await within(1000, async () => run.stderr().includes("is not JSON"))).toBe(true);
+    const me = await callJson(base, "GET", "/api/v1/auth/me", { authorization: "Bearer service_watchKey1" });
+    expect(me.status).toBe(200);
+    expect((await stopCli(run)).code).toBe(0);
   });
 });
 

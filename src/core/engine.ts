@@ -25,12 +25,11 @@ import {
   DEFAULT_START,
   runSetup,
   type Scenario,
-  type ScenarioChoice,
   type ScenarioLoader,
   type SetupStep,
   scenarioResolver,
 } from "./scenario.ts";
-import type { Simulator, SimulatorOptions } from "./simulator-api.ts";
+import type { ResetTo, Simulator, SimulatorOptions } from "./simulator-api.ts";
 import { checkSnapshot, encodeSnapshot, type Snapshot, type SnapshotVet } from "./snapshot.ts";
 import { buildWorld, restoreWorld, snapshotOf, type World, type WorldDeps } from "./world.ts";
 
@@ -123,7 +122,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     return world.manifest;
   };
 
-  const reset = async (to: { scenario?: ScenarioChoice; seed?: number } = {}): Promise<Manifest> => {
+  const reset = async (to: ResetTo = {}): Promise<Manifest> => {
     const scenario = to.scenario !== undefined ? resolve(to.scenario) : ownScenario();
     const seed =
       to.seed ??
@@ -134,6 +133,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     const manifest = await build(scenario, seed);
     const document = scenario.document === undefined ? {} : { document: scenario.document };
     record({ kind: "reset", scenario: scenario.name, seed, ...document }, true);
+    if (to.adopt) own = scenario;
     return manifest;
   };
 

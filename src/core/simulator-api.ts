@@ -14,6 +14,14 @@ import type { ScenarioChoice } from "./scenario.ts";
 import type { Snapshot } from "./snapshot.ts";
 import type { State } from "./state.ts";
 
+/** What a reset makes: a scenario (by name, a document, a Scenario; none: the simulator's own) at a seed. */
+export interface ResetTo {
+  scenario?: ScenarioChoice;
+  seed?: number;
+  /** The scenario becomes the simulator's own: what a later reset naming none makes (`serve --watch`). */
+  adopt?: boolean;
+}
+
 export interface SimulatorOptions {
   /**
    * The world to start from: a built-in scenario's name, a scenario document (what `defineScenario` types,
@@ -72,7 +80,7 @@ export interface Simulator {
   ready: Promise<void>;
   manifest(): Manifest;
   /** A new world: a ScenarioError (a document's problems) or UnknownScenarioError leaves the old one. */
-  reset(to?: { scenario?: ScenarioChoice; seed?: number }): Promise<Manifest>;
+  reset(to?: ResetTo): Promise<Manifest>;
   /** Loads a saved world (`PUT /__sim/snapshot`) and records it; a SnapshotError leaves the old one. */
   load(snapshot: unknown): Manifest;
   advance(ms: number): string;
