@@ -181,6 +181,8 @@ export class ScenarioBuilder {
       missingRate?: number;
       /** Personas of this seed rather than the world's: the same people whatever the world's seed. */
       personaSeed?: number;
+      /** People of the field of work and country the topic names (scenario documents; fixtures/domains.ts). */
+      fitTopic?: boolean;
     },
   ): MindRecord[] {
     const personaRng =
@@ -190,6 +192,7 @@ export class ScenarioBuilder {
     const options: PersonaOptions = {
       ...(opts.topic !== undefined ? { theme: opts.topic } : {}),
       ...(opts.missingRate !== undefined ? { missingRate: opts.missingRate } : {}),
+      ...(opts.fitTopic ? { fitTheme: true } : {}),
     };
     const idRng = this.rng.fork(`mind-ids:${opts.label}`);
     const isPublic = opts.isPublic ?? false;
@@ -206,7 +209,11 @@ export class ScenarioBuilder {
   }
 
   /** One Mind registered in the manifest under `handle`. */
-  mind(handle: string, owner: UserRecord, opts: { isPublic?: boolean; topic?: string } = {}): MindRecord {
+  mind(
+    handle: string,
+    owner: UserRecord,
+    opts: { isPublic?: boolean; topic?: string; fitTopic?: boolean } = {},
+  ): MindRecord {
     const [m] = this.minds(owner, 1, { ...opts, label: `handle:${handle}` });
     const mind = m as MindRecord;
     this.manifest.minds[handle] = { id: mind.id, owner: owner.handle, public: mind.isPublic };

@@ -2,7 +2,9 @@
  * The Audience parts of a scenario document (Audiences, their members and collaborators, Formations,
  * Studies) and the checks over the finished world: what the description allows an account to hold.
  */
+import { countryOf, domainOf } from "../../fixtures/domains.ts";
 import { LIMITS } from "../../src/contract/limits.ts";
+import type { PeoplePlacement } from "../../src/core/manifest.ts";
 import { memberCap, mindCap } from "../../src/core/plans.ts";
 import type { AudienceRecord, MindRecord, UserRecord } from "../../src/core/state.ts";
 import { populatedPrimaryBuckets } from "../../src/resources/formations/formation-classifier.ts";
@@ -63,6 +65,9 @@ function applyAudience(w: Applying, h: string, a: Audience): void {
       existing.validations.push(b.scoredValidation(b.rng.fork(`validation:${h}`)));
     b.manifest.audiences[h] = { id: existing.id, owner: owner.handle };
   }
+  const people = placements(a, existing?.topic);
+  const entry = b.manifest.audiences[h];
+  if (entry && people.length > 0) entry.people = people;
   if (a.sharedWithTeam && owner.teamId === null)
     w.problem(`${path}/sharedWithTeam`, "needs an owner in a team (sharing with no team is TEAM_REQUIRED)");
   a.collaborators?.forEach((c, i) => {
@@ -73,6 +78,27 @@ function applyAudience(w: Applying, h: string, a: Audience): void {
     else if (audience.collaborators.some((x) => x.userId === user.id))
       w.problem(`${at}/user`, "is already a collaborator of this Audience");
     else b.collaborator(audience, user, c.role, c.accepted ?? true);
+  });
+}
+
+/** Whom the generated members of `a` were drawn from: one entry per topic (the manifest's `people`). */
+function placements(a: Audience, existingTopic: string | undefined): PeoplePlacement[] {
+  const topics = new Set<string>();
+  for (const m of a.members ?? []) {
+    const topic =
+      typeof m === "object" && "generate" in m ? (m.topic ?? a.topic ?? existingTopic) : undefined;
+    if (topic !== undefined) topics.add(topic);
+  }
+  return [...topics].map((topic) => {
+    const domain = domainOf(topic)?.name ?? null;
+    return {
+      topic,
+      domain,
+      country: countryOf(topic),
+      ...(domain === null
+        ? { fallback: "the topic names no field of work the generator knows: a general business mix" }
+        : {}),
+    };
   });
 }
 
@@ -105,6 +131,7 @@ function membersOf(
     const topic = m.topic ?? a.topic ?? existingTopic;
     const made = w.b.minds(by, m.generate, {
       label: `${h}:${i}`,
+      fitTopic: true,
       ...(topic !== undefined ? { topic } : {}),
       ...(m.public !== undefined ? { isPublic: m.public } : {}),
       ...(m.missingRate !== undefined ? { missingRate: m.missingRate } : {}),

@@ -121,6 +121,7 @@ function applyLooseMinds(w: Applying, h: string, u: User): void {
   u.looseMinds?.forEach((g, i) => {
     const made = w.b.minds(owner, g.generate, {
       label: `${h}:loose:${i}`,
+      fitTopic: true,
       ...(g.topic !== undefined ? { topic: g.topic } : {}),
       ...(g.public !== undefined ? { isPublic: g.public } : {}),
       ...(g.missingRate !== undefined ? { missingRate: g.missingRate } : {}),
@@ -142,6 +143,7 @@ function applyMind(w: Applying, h: string, m: Mind): void {
   const mind =
     existing ??
     b.mind(h, owner, {
+      fitTopic: true,
       ...(m.public !== undefined ? { isPublic: m.public } : {}),
       ...(m.topic !== undefined ? { topic: m.topic } : {}),
     });

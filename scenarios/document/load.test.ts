@@ -291,6 +291,49 @@ describe("scenario documents", () => {
     ]);
   });
 
+  it("generate members who fit the Audience's topic, and say in the manifest whom they were drawn from", async () => {
+    const doc = defineScenario({
+      users: { u: { plan: "premium" } },
+      audiences: {
+        nurses: { owner: "u", topic: "Night-shift nurses in German hospitals", members: [{ generate: 12 }] },
+        farmers: { owner: "u", topic: "Dairy farmers in rural Ireland", members: [{ generate: 12 }] },
+        blue: { owner: "u", topic: "People who like the colour blue", members: [{ generate: 3 }] },
+      },
+    });
+    const h = await harness({ scenario: doc });
+    const headlines = (a: string) =>
+      new Set(h.audience(a).memberIds.map((id) => h.sim.state.minds.get(id)?.headline as string));
+    const nurses = headlines("nurses");
+    expect([...nurses].filter((x) => headlines("farmers").has(x))).toEqual([]);
+    expect(
+      [...nurses].every((x) =>
+        /Nurse|Midwife|Physician|Practitioner|Anaesthetist|Ward|Nursing|Clinical|Physio|Radio|Occupational/.test(
+          x,
+        ),
+      ),
+    ).toBe(true);
+    const m = h.sim.manifest().audiences;
+    expect(m.nurses?.people).toEqual([
+      { topic: "Night-shift nurses in German hospitals", domain: "health care", country: "DE" },
+    ]);
+    expect(m.farmers?.people).toEqual([
+      { topic: "Dairy farmers in rural Ireland", domain: "agriculture", country: "IE" },
+    ]);
+    expect(m.blue?.people).toEqual([
+      {
+        topic: "People who like the colour blue",
+        domain: null,
+        country: null,
+        fallback: expect.stringMatching(/general business mix/),
+      },
+    ]);
+    // Same seed, same people.
+    const again = await harness({ scenario: doc });
+    expect(again.audience("nurses").memberIds.map((id) => again.sim.state.minds.get(id)?.name)).toEqual(
+      h.audience("nurses").memberIds.map((id) => h.sim.state.minds.get(id)?.name),
+    );
+  });
+
   it("is loaded once per content: equal documents share one scenario, and so one template", () => {
     expect(loadScenario(JSON.parse(JSON.stringify(small)))).toBe(loadScenario(small));
   });

@@ -1,4 +1,4 @@
-/** The manifest: what a scenario provides, by handle, for tools and tests (DESIGN.md, "The manifest"). */
+/** The manifest: what a scenario provides, by handle, for tools and tests (README, "Scenarios"). */
 import type { Plan } from "./state.ts";
 
 export interface Manifest {
@@ -16,7 +16,7 @@ export interface Manifest {
       sso: boolean;
     }
   >;
-  audiences: Record<string, { id: string; owner: string }>;
+  audiences: Record<string, { id: string; owner: string; people?: PeoplePlacement[] }>;
   minds: Record<string, { id: string; owner: string; public: boolean }>;
   formations: Record<string, { id: string; audience: string }>;
   prices: Record<
@@ -30,4 +30,16 @@ export interface Manifest {
       name: string;
     }
   >;
+}
+
+/**
+ * Whom a scenario document's generated members were drawn from, one entry per topic they were generated
+ * around: the field of work and the country the topic names, or `domain: null` and the general business
+ * mix when it names no field the generator knows (then `fallback` says so).
+ */
+export interface PeoplePlacement {
+  topic: string;
+  domain: string | null;
+  country: string | null;
+  fallback?: string;
 }
