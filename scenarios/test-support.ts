@@ -21,3 +21,12 @@ export function realMatches(f: FormationRecord, state: State): number[] {
       }).length;
     });
 }
+
+/** A two-subgroup hypothesis for documents that need a Formation (tests of the scenario format). */
+export const BUYING_ROLES = {
+  intent: "Split by buying role",
+  subgroups: [
+    { id: "deciders", label: "Decision makers", definition: "Decision maker or budget holder" },
+    { id: "users", label: "End users", definition: "End user living with the outcome" },
+  ],
+};

@@ -3,6 +3,7 @@ import { memberCap } from "../../src/core/plans.ts";
 import { ScenarioError, type ScenarioProblem } from "../../src/core/scenario.ts";
 import { harness } from "../../src/testing/harness.ts";
 import { PRICE_CATALOGUE } from "../catalogue.ts";
+import { BUYING_ROLES as HYPOTHESIS } from "../test-support.ts";
 import { defineScenario, loadScenario, type ScenarioDocument } from "./load.ts";
 
 /** The problems a document is refused with (none: it loads). */
@@ -15,14 +16,6 @@ function problemsOf(document: unknown): readonly ScenarioProblem[] {
     throw error;
   }
 }
-
-const HYPOTHESIS = {
-  intent: "Split by buying role",
-  subgroups: [
-    { id: "deciders", label: "Decision makers", definition: "Decision maker or budget holder" },
-    { id: "users", label: "End users", definition: "End user living with the outcome" },
-  ],
-};
 
 const small = defineScenario({
   name: "small",

@@ -7,16 +7,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { defineScenario } from "../../scenarios/document/load.ts";
+import { BUYING_ROLES as HYPOTHESIS } from "../../scenarios/test-support.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { type Harness, harness } from "../testing/harness.ts";
-
-const HYPOTHESIS = {
-  intent: "Split by buying role",
-  subgroups: [
-    { id: "deciders", label: "Decision makers", definition: "Decision maker or budget holder" },
-    { id: "users", label: "End users", definition: "End user living with the outcome" },
-  ],
-};
 
 /** A small world with a record of every kind a read serves: team, collaborator, Formation, export, study. */
 const WORLD = defineScenario({
