@@ -96,6 +96,7 @@ export const facets = check("domain/filter-facets", ["filters/selection"], {
           const sel = filters[f.key] as string[] | null;
           const facet = (d.facets as Facet[]).find((x) => x.key === f.key);
           if (!facet) continue;
+          await sameAsWithout(ctx, get, filters, facet, ex);
           const counted =
             sel === null
               ? facet.unknownCount
@@ -112,6 +113,39 @@ export const facets = check("domain/filter-facets", ["filters/selection"], {
     );
   },
 });
+
+/**
+ * "Each facet counts the Minds matching every other attribute's selection": a selected attribute's facet
+ * is the one the same selection without that attribute gives (where it is not selected, its facet counts
+ * every match). So it lists the values outside its own selection too, with their counts.
+ */
+async function sameAsWithout(
+  ctx: CheckContext,
+  get: (filters?: unknown) => Promise<Exchange>,
+  filters: Record<string, unknown>,
+  facet: Facet,
+  ex: Exchange,
+): Promise<void> {
+  const others = Object.fromEntries(Object.entries(filters).filter(([k]) => k !== facet.key));
+  const without = await get(Object.keys(others).length > 0 ? others : undefined);
+  const expected = (without.body?.data?.facets as Facet[] | undefined)?.find((x) => x.key === facet.key);
+  if (without.status !== 200 || without.body?.data?.truncated || !expected || expected.values.length >= 200)
+    return;
+  const counts = (f: Facet) =>
+    JSON.stringify([
+      f.unknownCount,
+      f.values
+        .filter((v) => v.count > 0)
+        .map((v) => [v.value, v.count])
+        .sort(),
+    ]);
+  ctx.expect(
+    counts(facet) === counts(expected),
+    "filters/selection",
+    `facet ${facet.key} under the selection ${JSON.stringify(filters)} counts ${counts(facet)} ([unknown, [value, count]…]); the Minds matching every other attribute's selection give ${counts(expected)}`,
+    ex,
+  );
+}
 
 export interface Facet {
   key: string;

@@ -267,6 +267,32 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
         if (b?.data && whole?.data?.facets) b.data.facets = whole.data.facets;
       });
     },
+    // The facet of a selected attribute counted over the whole selection, its own included: only the
+    // selected values keep a count, so a client cannot show what widening the selection would add.
+    "a selected attribute's facet counts the whole selection, not every other attribute's": async (
+      req,
+      next,
+    ) => {
+      const url = new URL(req.url);
+      const raw = url.searchParams.get("filters");
+      if (!is(req, "GET", /\/filter-attributes$/) || !raw) return next(req);
+      let f: Record<string, unknown>;
+      try {
+        f = JSON.parse(raw) as Record<string, unknown>;
+      } catch {
+        return next(req);
+      }
+      return editJson(await next(req), (b) => {
+        for (const facet of b?.data?.facets ?? []) {
+          const sel = f[facet.key];
+          if (sel === undefined) continue;
+          facet.values = Array.isArray(sel)
+            ? facet.values.filter((v: { value: string }) => sel.includes(v.value))
+            : [];
+          if (sel !== null) facet.unknownCount = 0;
+        }
+      });
+    },
     "a null filter value selects the Minds with any value instead of those with none": async (req, next) => {
       const url = new URL(req.url);
       const raw = url.searchParams.get("filters");
