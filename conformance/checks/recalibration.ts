@@ -109,6 +109,15 @@ export const recalibrationStatus = sandboxCheck(
         last,
       );
     }
+    await ctx.stillAfter(
+      "recalibrate/status-url",
+      `operation ${final.id}`,
+      String(final.status),
+      async () => {
+        const exchange = await read(prefix);
+        return { state: exchange.body?.data?.operation?.status, exchange };
+      },
+    );
     const replay = await send();
     const replayed = replay.body?.data?.operation ?? {};
     if (replay.status === 200) ctx.coverage.transition("recalibration", String(final.status), "replayed");

@@ -33,6 +33,10 @@ export const exportJob = check("domain/export-job", ["exports/job"], {
     if (!done)
       return ctx.outOfTime("exports/job", "the export could not be downloaded within the wait", download);
     if (queued) ctx.coverage.transition("export", "queued", "downloadable");
+    await ctx.stillAfter("exports/job", "the finished export's download", "200", async () => {
+      const exchange = await ctx.call({ op: "downloadExport", params, as, query });
+      return { state: exchange.status, exchange };
+    });
     ctx.expect(
       (download.header("content-type") ?? "").startsWith("text/markdown") && download.text.length > 0,
       "exports/job",
@@ -125,6 +129,12 @@ export const researchStages = check("domain/research-stages", ["research/stages"
         `completed research reports phase ${final.phase}, progress ${final.progress}`,
         last,
       );
+    const state = (r: { status?: unknown; stage?: unknown; phase?: unknown }) =>
+      `${r.status}, ${r.stage}, ${r.phase}`;
+    await ctx.stillAfter("research/stages", "the finished research", state(final), async () => {
+      const exchange = await ctx.call({ op: "getAudienceProgress", params: { audienceId }, as });
+      return { state: state(exchange.body?.data?.research ?? {}), exchange };
+    });
     // A Go deeper asked while research runs waits behind it, and says so; one asked with none running does not.
     const deepen = (topic: string) =>
       ctx.call({

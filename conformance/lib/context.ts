@@ -449,6 +449,31 @@ export class CheckContext<R extends RuleId = RuleId> {
   }
 
   /**
+   * A finished state stays finished: once `read` has said `expected`, time moves on (the simulator's clock
+   * by a minute, an hour and a day; against a deployment a few real seconds) and each read after must say
+   * it still. A job that completes and then, re-read late, is running again or gone breaks its machine.
+   */
+  async stillAfter(
+    rule: R,
+    what: string,
+    expected: string,
+    read: () => Promise<{ state: unknown; exchange: Exchange }>,
+  ): Promise<void> {
+    const steps = this.target.isSimulator ? [60_000, 3_600_000, 86_400_000] : [2_000];
+    for (const ms of steps) {
+      await this.target.advance(ms);
+      const { state, exchange } = await read();
+      const ok = this.expect(
+        String(state) === expected,
+        rule,
+        `${what} was ${expected}; ${ms / 1000} s later it is ${String(state)}`,
+        exchange,
+      );
+      if (!ok) return;
+    }
+  }
+
+  /**
    * State that moves with time did not arrive within the budget. The simulator's clock is the kit's to move,
    * so there it is a violation; against a deployment the check is reported as skipped with the reason.
    */

@@ -1,6 +1,6 @@
 /** What every fault case is, and the helpers several of them use to break a request or an answer. */
 import type { CheckDef } from "../lib/context.ts";
-import { editJson, type Fault, type HttpLayer, pathOf } from "./harness.ts";
+import { editJson, type Fault, type FaultEnv, type HttpLayer, pathOf } from "./harness.ts";
 
 export interface FaultCase {
   name: string;
@@ -75,4 +75,20 @@ export function asCaller(req: Request, url: string | URL, method = "GET", json?:
 
 export function withBody(req: Request, json: unknown): Request {
   return new Request(req.url, { method: req.method, headers: req.headers, body: JSON.stringify(json) });
+}
+
+/** How long after a finished state was first served a "regresses later" fault starts to undo it. */
+const LATER_MS = 10_000;
+
+/**
+ * Whether a finished state first served at the virtual time remembered under `key` is now old enough for a
+ * fault to undo it: the first call remembers the time, later ones answer true ten seconds of the
+ * simulator's clock on (a deployment run re-reads a few real seconds later). A kit that never reads a
+ * finished machine again, late, never sees the fault.
+ */
+export function servedLongAgo(env: FaultEnv, key: string): boolean {
+  const seen = env.memory.get(`finished:${key}`) as number | undefined;
+  const now = env.sim.clock.now();
+  if (seen === undefined) env.memory.set(`finished:${key}`, now);
+  return seen !== undefined && now - seen >= LATER_MS;
 }

@@ -14,7 +14,17 @@ import { membersRules } from "../checks/members.ts";
 import { progressRules } from "../checks/progress.ts";
 import { recalibrateReplay } from "../checks/recalibrate.ts";
 import { recalibrationStatus } from "../checks/recalibration.ts";
-import { AUD, bodyOf, casesOf, editWhen, type FaultCase, is, on, withBody } from "./fault-kit.ts";
+import {
+  AUD,
+  bodyOf,
+  casesOf,
+  editWhen,
+  type FaultCase,
+  is,
+  on,
+  servedLongAgo,
+  withBody,
+} from "./fault-kit.ts";
 import { answer, callerOf, editJson, envelope, keyOf, pathOf, withStatus } from "./harness.ts";
 
 export const DOMAIN_FAULTS: FaultCase[] = [
@@ -290,6 +300,15 @@ export const DOMAIN_FAULTS: FaultCase[] = [
               Object.assign(b.data.operation, { status: "queued", progress: 0, result: null });
           })
         : res;
+    },
+    "a completed recalibration reads as running again ten seconds later": async (req, next, env) => {
+      const res = await next(req);
+      if (req.method !== "GET" || !/\/recalibrate\/operations\//.test(pathOf(req))) return res;
+      return editJson(res, (b) => {
+        const op = b?.data?.operation;
+        if (op?.status === "completed" && servedLongAgo(env, pathOf(req)))
+          Object.assign(op, { status: "running", progress: 50 });
+      });
     },
     "the recalibration statusUrl is readable by an outsider": async (req, next, env) => {
       if (

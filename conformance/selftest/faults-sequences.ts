@@ -21,7 +21,17 @@ import { recalibrateOwnerOnly } from "../checks/recalibrate.ts";
 import { memberCapBoundary, previewSoftWarn } from "../checks/thresholds.ts";
 import { exportJob, researchStages } from "../checks/timelines.ts";
 import { world } from "../checks/world.ts";
-import { asCaller, bodyOf, casesOf, editWhen, type FaultCase, is, on, withBody } from "./fault-kit.ts";
+import {
+  asCaller,
+  bodyOf,
+  casesOf,
+  editWhen,
+  type FaultCase,
+  is,
+  on,
+  servedLongAgo,
+  withBody,
+} from "./fault-kit.ts";
 import { as, editFormation, keyPerBody, remember, servedAsOwner } from "./faults-world.ts";
 import { answer, callerOf, editJson, envelope, keyOf, pathOf, withHeaders } from "./harness.ts";
 
@@ -368,6 +378,12 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
       is(req, "GET", /\/export-download$/) && callerOf(req, env) !== null
         ? envelope(404, "Export not found", pathOf(req))
         : next(req),
+    "a finished export is gone again ten seconds later: its download answers 404": async (req, next, env) => {
+      if (!is(req, "GET", /\/export-download$/)) return next(req);
+      const res = await next(req);
+      if (res.status !== 200 || !servedLongAgo(env, req.url)) return res;
+      return envelope(404, "Export not found", pathOf(req));
+    },
     "export-status without kind answers the validation report's status": async (req, next) => {
       const url = new URL(req.url);
       if (!is(req, "GET", /\/export-status$/) || url.searchParams.has("kind")) return next(req);
@@ -382,6 +398,15 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
         if (b?.data?.research) delete b.data.research.queuedBehindRunningResearch;
       },
     ),
+    "finished research reads as recalibrating again ten seconds later": async (req, next, env) => {
+      const res = await next(req);
+      if (!is(req, "GET", /\/progress$/)) return res;
+      return editJson(res, (b) => {
+        const r = b?.data?.research;
+        if (r?.status === "completed" && servedLongAgo(env, pathOf(req)))
+          Object.assign(r, { status: "running", stage: "recalibrating", phase: "researching", progress: 90 });
+      });
+    },
     "research.stage goes back to researching after recalibrating": async (req, next, env) => {
       const res = await next(req);
       if (!is(req, "GET", /\/progress$/)) return res;
