@@ -68,8 +68,9 @@ Options:
                          reports/conformance-coverage.json and print the summary; needs no target
   -h, --help             this text
 
-Exit status: 0 every check held; 1 at least one violation; 2 bad usage, bad config, target unreachable,
-or a world (--scenario) or config that lacks what the chosen checks need (named; nothing is run: leave
+Exit status: 0 every check held; 1 at least one violation; 2 bad usage, bad config, target unreachable
+(also one that stops answering mid-run: the run ends there, said once, and the reports hold what was
+checked), or a world (--scenario) or config that lacks what the chosen checks need (named; nothing is run: leave
 those checks out with --skip, or pick others with --only); 3 incomplete: no violation, but nothing was
 checked or more than half of the chosen checks were skipped for reasons not asked for (a budget, a
 deployment's plan), so the run is no pass.

@@ -124,6 +124,16 @@ export interface ClientOptions {
 
 type Observer = (ex: Exchange) => void;
 
+/**
+ * The target stopped answering: a request failed below HTTP (refused, reset, timed out) and a plain GET
+ * of its origin got no answer either. The run stops at the first one (lib/runner.ts): every later check
+ * would wait out its timeouts for the same news.
+ */
+export class TargetDownError extends Error {
+  override readonly name = "TargetDownError";
+  readonly code = "TARGET_DOWN";
+}
+
 export interface Pace {
   remaining: number;
   windowStart: number;
@@ -195,7 +205,7 @@ export class HttpClient {
     const attempts: Exchange[] = [];
     for (let attempt = 1; ; attempt++) {
       if (spec.pace !== false) await this.paceBefore(spec);
-      const ex = await this.send(spec);
+      const ex = await this.sendOrDown(spec);
       this.paceAfter(spec, ex);
       for (const o of [...this.observers]) o(ex);
       const last = attempt >= this.options.maxAttempts || !retry;
@@ -214,6 +224,36 @@ export class HttpClient {
       if (ex.status >= 500 && attempts.length > 0 && attempts.every((a) => a.status >= 500)) this.steady5xx++;
       ex.attempts = attempts;
       return ex;
+    }
+  }
+
+  /**
+   * A request that failed below HTTP is the check's problem (a body the server stopped reading, say) unless
+   * the target answers nothing at all any more: then it is a TargetDownError.
+   */
+  private async sendOrDown(spec: CallSpec): Promise<Exchange> {
+    try {
+      return await this.send(spec);
+    } catch (error) {
+      if (await this.answers()) throw error;
+      const { method, url } = this.urlFor(spec);
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+      throw new TargetDownError(
+        `the target stopped answering: ${method} ${url} failed (${cause}), and so did GET ${this.options.baseUrl}/`,
+      );
+    }
+  }
+
+  /** Whether the target answers anything, any status, within five seconds. */
+  private async answers(): Promise<boolean> {
+    try {
+      const signal = AbortSignal.timeout(5_000);
+      if (this.options.fetch)
+        await (await this.options.fetch(`${this.options.baseUrl}/`, { signal })).arrayBuffer();
+      else await (await request(`${this.options.baseUrl}/`, { dispatcher: agent, signal })).body.dump();
+      return true;
+    } catch {
+      return false;
     }
   }
 

@@ -11,7 +11,7 @@ import { type CheckDef, runCheck, type Skip, skipOf } from "./context.ts";
 import { Coverage } from "./coverage.ts";
 import { finishRun, type RunResults } from "./finish.ts";
 import { renderHtmlReport } from "./html-report.ts";
-import type { PaceMemory } from "./http.ts";
+import { type PaceMemory, TargetDownError } from "./http.ts";
 import { planRun } from "./plan.ts";
 import { dedupe, formatViolations, type Violation } from "./report.ts";
 import type { TargetInfo } from "./target.ts";
@@ -48,20 +48,23 @@ interface Outcome {
   /** The user chose this skip (--read-only, --no-reset): it does not make the run incomplete. */
   askedFor?: boolean;
   error: string | null;
+  /** The check met a target that stopped answering (TargetDownError): the run stops there. */
+  down?: boolean;
 }
 
 /**
  * How a run ended. Exit status: 0 every check that ran held and at most half of the checks chosen were
- * skipped for reasons the user did not ask for; 1 a violation; 3 incomplete: nothing was checked, or more
- * than half of the chosen checks were skipped (a budget, a deployment's plan, a contract without their
- * operations), so the run proves too little to be a pass. 2 (refused) is the command line's.
+ * skipped for reasons the user did not ask for; 1 a violation; 2 the target stopped answering (the run
+ * ended there; the reports hold what was checked); 3 incomplete: nothing was checked, or more than half of
+ * the chosen checks were skipped (a budget, a deployment's plan, a contract without their operations), so
+ * the run proves too little to be a pass.
  */
 export interface RunSummary {
   chosen: number;
   passed: number;
   failed: number;
   skipped: number;
-  exitCode: 0 | 1 | 3;
+  exitCode: 0 | 1 | 2 | 3;
   /** Why the run is not a pass when no check failed (exit 3). */
   incomplete: string | null;
 }
@@ -117,12 +120,21 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
   const beside = Promise.all(
     plan.concurrent.map((def) => runOne(def, info, coverage, results, pace).then(done)),
   );
+  let down: Outcome | undefined;
+  const notRun = (def: CheckDef) => outcomes.push(skippedFor(def, NOT_RUN, results));
   for (const def of plan.sequential) {
+    if (down) {
+      notRun(def);
+      continue;
+    }
     const over = overBudget(o.budget, spentRequests, Date.now() - startedAt);
-    done(over ? skippedFor(def, over, results) : await runOne(def, info, coverage, results, pace));
+    const outcome = over ? skippedFor(def, over, results) : await runOne(def, info, coverage, results, pace);
+    done(outcome);
+    if (outcome.down) down = outcome;
   }
   await beside;
-  for (const d of plan.deferred) done(skippedFor(d.def, d.reason, results));
+  down ??= outcomes.find((x) => x.down);
+  for (const d of plan.deferred) down ? notRun(d.def) : done(skippedFor(d.def, d.reason, results));
   // Reports list the checks in the kit's order, however the plan ran them.
   outcomes.sort((a, b) => chosen.indexOf(a.def) - chosen.indexOf(b.def));
   if (dots) print("");
@@ -136,7 +148,15 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
     `\n${chosen.length} checks: ${passed} passed, ${failed.length} failed, ${skipped} skipped (seed ${info.seed})`,
   );
   const incomplete = failed.length ? null : incompleteness(outcomes, chosen.length);
-  if (incomplete) print(c.bad(`incomplete: ${incomplete}; this run is not a pass (exit 3)`));
+  if (down) {
+    const left = outcomes.filter((x) => x.skipped === NOT_RUN).length;
+    const why = (down.error ?? "").replace(/^.*?the target stopped answering: /s, "");
+    print(
+      c.bad(
+        `stopped: the target stopped answering during ${down.def.name} (${why}); ${left} check${left === 1 ? " was" : "s were"} not run, and the reports hold what was checked (exit 2)`,
+      ),
+    );
+  } else if (incomplete) print(c.bad(`incomplete: ${incomplete}; this run is not a pass (exit 3)`));
   // One account of the checks for the JSON and HTML reports alike.
   const report = jsonOf(outcomes, info);
   for (const r of reporters) if (r.file && r.name === "junit") save(r.file, junit(outcomes));
@@ -156,7 +176,7 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
           coverage: coverageReport,
         }),
       );
-  const exitCode = failed.length ? 1 : incomplete ? 3 : 0;
+  const exitCode = down ? 2 : failed.length ? 1 : incomplete ? 3 : 0;
   return { chosen: chosen.length, passed, failed: failed.length, skipped, exitCode, incomplete };
 }
 
@@ -226,8 +246,18 @@ async function runOne(
       violations: partial,
       skipped: null,
       error: (e as Error).message,
+      down: isTargetDown(e),
     };
   }
+}
+
+const NOT_RUN = "not run: the run stopped where the target went away";
+
+/** A TargetDownError, also when a property or a cleanup wrapped it. */
+function isTargetDown(e: unknown): boolean {
+  for (let x = e; x instanceof Error; x = (x as { cause?: unknown }).cause)
+    if (x instanceof TargetDownError || x.name === "TargetDownError") return true;
+  return e instanceof Error && /the target stopped answering/.test(e.message);
 }
 
 function overBudget(budget: SuiteOptions["budget"], requests: number, ms: number): string | null {

@@ -4,6 +4,8 @@
  */
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -186,6 +188,61 @@ describe("the conformance command line", () => {
     const rest = await cli(["--config", "thin.json", "--seed", "4", "--only", only, "--skip", skip]);
     expect(rest.code, rest.out).toBe(0);
     expect(rest.out).toMatch(/1 checks: 1 passed, 0 failed, 0 skipped/);
+  });
+
+  it("stops at a target that stops answering: said once, exit 2, the reports hold what was checked", async () => {
+    // A proxy in front of the clean simulator that serves 30 requests, then closes every connection and
+    // stops listening, as a crashed deployment does.
+    let served = 0;
+    const upstream = new URL(clean.info.baseUrl);
+    const proxy = createServer((req, res) => {
+      if (++served > 30) {
+        proxy.close();
+        proxy.closeAllConnections();
+        return;
+      }
+      const out = httpRequest(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          path: req.url,
+          method: req.method,
+          headers: req.headers,
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(out);
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const { port } = proxy.address() as AddressInfo;
+    const started = Date.now();
+    const only =
+      "^(domain/identity|generic/valid-reads|domain/api-key-access|domain/members|domain/checkout):";
+    const r = await cli([
+      "--target",
+      `http://127.0.0.1:${port}`,
+      "--seed",
+      "4",
+      "--only",
+      only,
+      "--json",
+      "out/down.json",
+    ]);
+    expect(r.code, r.out).toBe(2);
+    const stopped = r.out.split("\n").filter((l) => l.startsWith("stopped:"));
+    expect(stopped, r.out).toHaveLength(1);
+    expect(stopped[0]).toMatch(
+      /^stopped: the target stopped answering during [a-z/-]+ \(\w+ http:\/\/127\.0\.0\.1:\d+\S* failed \(.+\), and so did GET .*\); [1-9]\d* checks? (was|were) not run, and the reports hold what was checked \(exit 2\)$/,
+    );
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const report = JSON.parse(readFileSync(join(dir, "out/down.json"), "utf8")) as {
+      checks: { status: string }[];
+    };
+    expect(report.checks.map((c) => c.status)).toContain("passed");
+    proxy.closeAllConnections();
   });
 
   it("exits 2 on bad usage and on an unreachable target", async () => {
