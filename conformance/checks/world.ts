@@ -7,7 +7,7 @@ import { LIMITS } from "../../src/contract/limits.ts";
 import { type CheckContext, check } from "../lib/context.ts";
 import { accountOf } from "../lib/http.ts";
 import type { Role } from "../lib/target.ts";
-import { loadSequence, WorldRunner } from "../world/run.ts";
+import { loadSequence, type ShrinkBudget, WorldRunner } from "../world/run.ts";
 import type { Cast, Step } from "../world/steps.ts";
 
 function castOf(ctx: CheckContext): Cast {
@@ -126,11 +126,20 @@ function sequencesWithin(ctx: CheckContext, scriptSteps: number): number {
   return Math.max(1, runs);
 }
 
-/** How long a failure may be shrunk: every try re-runs a sequence, so a deployment gets longer. */
-function shrinkBudget(ctx: CheckContext): number {
+/**
+ * How long, and how many requests, a failure may be shrunk: every try re-runs a sequence. Against a
+ * deployment the budget is smaller in requests (its accounts' windows are the contract's 300 a minute) and
+ * a verdict should not wait long for a shorter sequence.
+ */
+function shrinkBudget(ctx: CheckContext): ShrinkBudget {
   const set = Number(process.env.CONFORMANCE_SHRINK_MS);
-  if (Number.isFinite(set) && process.env.CONFORMANCE_SHRINK_MS) return set;
-  return ctx.target.isSimulator ? 20_000 : 120_000;
+  const ms =
+    Number.isFinite(set) && process.env.CONFORMANCE_SHRINK_MS
+      ? set
+      : ctx.target.isSimulator
+        ? 20_000
+        : 30_000;
+  return { ms, requests: ctx.target.isSimulator ? 3_000 : 250 };
 }
 
 export const world = check(

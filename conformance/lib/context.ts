@@ -252,6 +252,11 @@ export interface RunOptions {
   onLeftovers?: (what: string[]) => void;
   /** Told what the check left unjudged to stay within a quick run's budget. */
   onPartial?: (what: string[]) => void;
+  /**
+   * Told of a violation the moment it is found, once per rule of the check: before a property ends or a
+   * failing sequence is shrunk, so a run says what it found while it still works on the details.
+   */
+  onFound?: (v: Violation) => void;
 }
 
 export interface PropertyOptions {
@@ -284,6 +289,10 @@ export class CheckContext<R extends RuleId = RuleId> {
   /** Why the check could not see all it should (a deployment's time budget ran out), or null. */
   skipped: string | null = null;
 
+  /** Rules already told to `onFound`: shrinking meets the same violation again and again. */
+  private readonly announced = new Set<string>();
+  private readonly onFound: ((v: Violation) => void) | undefined;
+
   constructor(
     info: TargetInfo,
     readonly checkName: string,
@@ -292,6 +301,7 @@ export class CheckContext<R extends RuleId = RuleId> {
     /** The rules the check declares: the only catalogue rules it may report. */
     readonly rules: readonly RuleId[] = [],
   ) {
+    this.onFound = options.onFound;
     this.target = new Target(info, options.fetch);
     this.coverage = coverage;
     const sim = info.kind === "simulator";
@@ -325,6 +335,9 @@ export class CheckContext<R extends RuleId = RuleId> {
 
   private push(v: Violation): void {
     (this.sinks.at(-1) ?? this.found).push(v);
+    if (!this.onFound || this.announced.has(v.ruleId ?? v.rule)) return;
+    this.announced.add(v.ruleId ?? v.rule);
+    this.onFound(v);
   }
 
   report(input: Omit<ViolationInput, "check" | "rule"> & { check?: string; rule: RuleRef }): void {

@@ -22,7 +22,14 @@ export interface Violation {
   path?: string;
   curl: string | null;
   /** For a model run: the shrunk sequence of steps, the file that replays it, and its requests as curl lines. */
-  sequence?: { steps: string[]; replayFile: string | null; script: string[]; shrunk: boolean };
+  sequence?: {
+    steps: string[];
+    replayFile: string | null;
+    script: string[];
+    shrunk: boolean;
+    /** Why shrinking stopped before it had tried every candidate (its budget), when it did. */
+    cut?: string;
+  };
 }
 
 export interface ViolationInput {
@@ -121,6 +128,7 @@ export function formatViolation(v: Violation, index: number): string {
   }
   if (v.sequence) {
     lines.push(`  sequence (${v.sequence.steps.length} steps${v.sequence.shrunk ? ", shrunk" : ""}):`);
+    if (v.sequence.cut) lines.push(`  (${v.sequence.cut})`);
     for (const [i, step] of v.sequence.steps.entries()) lines.push(`    ${i + 1}. ${step}`);
     if (v.sequence.replayFile) lines.push(`  replay the sequence: --replay ${v.sequence.replayFile}`);
   }

@@ -111,6 +111,16 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
       );
     else print(lineOf(outcome, c));
   };
+  // Each violation as it is found (once per rule and check), before its check ends or shrinks it; the
+  // dot reporter keeps to its one character per check.
+  const found = dots
+    ? undefined
+    : (v: Violation) =>
+        print(
+          c.bad(
+            `  ! found by ${v.check}: ${v.ruleId ?? v.rule}: ${v.message.split("\n")[0]?.slice(0, 240)} (replay: --seed ${info.seed} --only '^${v.check}:')`,
+          ),
+        );
   const plan = planRun(chosen, info);
   if (plan.budget !== null)
     print(
@@ -118,7 +128,7 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
     );
   // Waits in real time on copies of their own: they run beside the rest.
   const beside = Promise.all(
-    plan.concurrent.map((def) => runOne(def, info, coverage, results, pace).then(done)),
+    plan.concurrent.map((def) => runOne(def, info, coverage, results, pace, found).then(done)),
   );
   let down: Outcome | undefined;
   const notRun = (def: CheckDef) => outcomes.push(skippedFor(def, NOT_RUN, results));
@@ -128,7 +138,9 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
       continue;
     }
     const over = overBudget(o.budget, spentRequests, Date.now() - startedAt);
-    const outcome = over ? skippedFor(def, over, results) : await runOne(def, info, coverage, results, pace);
+    const outcome = over
+      ? skippedFor(def, over, results)
+      : await runOne(def, info, coverage, results, pace, found);
     done(outcome);
     if (outcome.down) down = outcome;
   }
@@ -201,6 +213,7 @@ async function runOne(
   coverage: Coverage,
   results: RunResults,
   pace: PaceMemory,
+  found?: (v: Violation) => void,
 ): Promise<Outcome> {
   const started = Date.now();
   const skip: Skip | null = skipOf(def, info);
@@ -219,6 +232,7 @@ async function runOne(
     onLeftovers: (what: string[]) =>
       results.leftovers.push(...what.map((w) => ({ check: def.name, what: w }))),
     onPartial: (what: string[]) => results.partial.push(...what.map((w) => ({ check: def.name, what: w }))),
+    ...(found ? { onFound: found } : {}),
   };
   try {
     const violations = dedupe(await runCheck(def, info, coverage, options)).map((v) => ({

@@ -111,6 +111,19 @@ describe("the conformance command line", () => {
   it("exits 1 on a broken server, saves the sequence, and replays it: 1 there, 0 on the clean one", async () => {
     const r = await check(broken, "^stateful/world:");
     expect(r.code, r.out).toBe(1);
+    // Said the moment it was found, with how to replay it, before the check shrank it and ended.
+    const found = r.out.indexOf("! found by stateful/world: ");
+    expect(found, r.out).toBeGreaterThan(-1);
+    expect(found).toBeLessThan(r.out.indexOf("✗ stateful/world"));
+    expect(r.out).toContain("(replay: --seed 4 --only '^stateful/world:')");
+    // A shrinking budget that runs out is said, not passed off as the shortest sequence.
+    const cut = await cli(["--target", broken.info.baseUrl, "--seed", "4", "-t", "^stateful/world:"], {
+      CONFORMANCE_SHRINK_MS: "1",
+    });
+    expect(cut.code, cut.out).toBe(1);
+    expect(cut.out).toMatch(
+      /shrinking stopped at its budget \(0\.001 s, 3000 requests\): a shorter sequence may exist/,
+    );
     expect(r.out).toContain("replay the sequence: --replay reports/sequence-stateful-world-4.json");
     expect(
       (await cli(["--target", broken.info.baseUrl, "--replay", "reports/sequence-stateful-world-4.json"]))

@@ -83,6 +83,12 @@ export interface Outcome {
   foundAt: Violation[][];
 }
 
+/** How long, and how many requests, shrinking one failure may take. */
+export interface ShrinkBudget {
+  ms: number;
+  requests: number;
+}
+
 /** What a shrunk sequence must still show: the same rule broken, found by the same check. */
 type Signature = { check: string; rule: string };
 
@@ -236,6 +242,8 @@ export class WorldRunner {
 
   /** Where the commands of the sequence running now write what they ran and found. */
   private recording: Outcome | null = null;
+  /** Why shrinking stopped short of trying every candidate, once its budget ran out. */
+  private cut: string | null = null;
 
   /** A step as a fast-check model-based command over the World (the model) and the target (the real system). */
   command(step: Step): fc.AsyncCommand<World, CheckContext> {
@@ -256,17 +264,17 @@ export class WorldRunner {
    * Shrinks a failing sequence that fast-check did not draw (the scripted one, a replayed one): cut it after
    * the first failing step, then drop earlier steps one at a time while it still fails, within `budgetMs`.
    */
-  async shrink(failing: Outcome, budgetMs: number): Promise<Outcome> {
-    const deadline = Date.now() + budgetMs;
+  async shrink(failing: Outcome, budget: ShrinkBudget): Promise<Outcome> {
+    const within = this.within(budget);
     const sig = signatureOf(failing.found, this.ctx.checkName);
     let best = failing;
     let steps = upTo(failing, sig);
-    if (steps.length < failing.ran.length && Date.now() < deadline) {
+    if (steps.length < failing.ran.length && within()) {
       const again = await this.runSequence(steps);
       if (shows(again.found, sig)) best = again;
       else steps = failing.ran;
     }
-    for (let i = steps.length - 2; i >= 0 && Date.now() < deadline; i--) {
+    for (let i = steps.length - 2; i >= 0 && within(); i--) {
       const out = await this.runSequence([...steps.slice(0, i), ...steps.slice(i + 1)]);
       if (!shows(out.found, sig)) continue;
       best = out;
@@ -276,24 +284,44 @@ export class WorldRunner {
     return best;
   }
 
+  /**
+   * Whether shrinking may try one more candidate: within `budget`'s time and requests from now. The first
+   * "no" is remembered (`cut`), for the report to say the sequence may not be the shortest.
+   */
+  private within(budget: ShrinkBudget): () => boolean {
+    const deadline = Date.now() + budget.ms;
+    const limit = this.sentSoFar() + budget.requests;
+    return () => {
+      if (Date.now() < deadline && this.sentSoFar() < limit) return true;
+      this.cut ??= `shrinking stopped at its budget (${budget.ms / 1000} s, ${budget.requests} requests): a shorter sequence may exist`;
+      return false;
+    };
+  }
+
+  private sentSoFar(): number {
+    let n = 0;
+    for (const k of this.ctx.client.sent.values()) n += k;
+    return n;
+  }
+
   /** Random sequences, shrunk on failure; findings go to the check with the shrunk sequence attached. */
-  async explore(label: string, numRuns: number, maxCommands: number, shrinkMs: number): Promise<void> {
+  async explore(label: string, numRuns: number, maxCommands: number, budget: ShrinkBudget): Promise<void> {
     const arbs = Object.values(stepArbitraries(this.cast)).map((a) => a.map((step) => this.command(step)));
     const seed = this.ctx.propertySeed(label);
     let last: Outcome | null = null;
-    let shrinkUntil = Number.POSITIVE_INFINITY;
+    let within: (() => boolean) | null = null;
     let sig: Signature | null = null;
     const result = await fc.check(
       fc.asyncProperty(fc.commands(arbs, { maxCommands, size: "max" }), async (cmds) => {
         // Past the shrinking budget every candidate "passes" unrun, so fast-check ends on the last failure.
-        if (Date.now() > shrinkUntil) return true;
+        if (within && !within()) return true;
         const outcome = await this.runCommands(cmds);
         if (!outcome.found.length) return true;
         // Shrinking keeps to the first failure's rule, so that it does not wander off to another one.
         sig ??= signatureOf(outcome.found, this.ctx.checkName);
         if (!shows(outcome.found, sig)) return true;
         last = outcome;
-        if (shrinkUntil === Number.POSITIVE_INFINITY) shrinkUntil = Date.now() + shrinkMs;
+        within ??= this.within(budget);
         return false;
       }),
       { seed, numRuns },
@@ -324,7 +352,13 @@ export class WorldRunner {
     } catch {
       replayFile = null;
     }
-    const sequence = { steps: outcome.ran.map(describeStep), replayFile, script, shrunk };
+    const sequence = {
+      steps: outcome.ran.map(describeStep),
+      replayFile,
+      script,
+      shrunk,
+      ...(shrunk && this.cut ? { cut: this.cut } : {}),
+    };
     this.ctx.adopt(
       outcome.found.map((v) => ({
         ...v,
