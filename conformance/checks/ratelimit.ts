@@ -33,7 +33,10 @@ export const rateLimit = check("ratelimit/429", ["limits/rate-limit"], {
       if (ex.status === 429) refused = ex;
       else seen.push(ex);
     }
-    if (ctx.target.isSimulator) checkCounting(ctx, seen, limit);
+    // Exact counting where every request of the account is counted in one place; what holds on any
+    // deployment (several instances, each counting its own) everywhere.
+    if (ctx.info.rateLimitExact) checkCounting(ctx, seen, limit);
+    else checkHeaders(ctx, seen, limit);
     if (!refused) {
       // The limit is the contract's, or the one the config declares for the deployment.
       ctx.expect(
@@ -149,12 +152,46 @@ function checkCounting(ctx: CheckContext, seen: Exchange[], limit: number): void
   );
 }
 
+/**
+ * What holds on any deployment, however many places count: RateLimit-Limit is the ceiling, Remaining is
+ * never above it nor below 0, and within a window it never rises (a rise to the ceiling less one is the
+ * first request of a new window).
+ */
+function checkHeaders(ctx: CheckContext, seen: Exchange[], limit: number): void {
+  let last: number | null = null;
+  for (const ex of seen) {
+    const l = Number(ex.header("ratelimit-limit"));
+    const r = Number(ex.header("ratelimit-remaining"));
+    ctx.expect(
+      l === limit,
+      "limits/rate-limit",
+      `RateLimit-Limit ${ex.header("ratelimit-limit")}, the ceiling is ${limit}`,
+      ex,
+    );
+    const inRange = Number.isInteger(r) && r >= 0 && r <= l;
+    ctx.expect(
+      inRange,
+      "limits/rate-limit",
+      `RateLimit-Remaining ${ex.header("ratelimit-remaining")} is not a count from 0 to RateLimit-Limit ${l}`,
+      ex,
+    );
+    if (inRange && last !== null && r > last && r < limit - 1)
+      ctx.expect(
+        false,
+        "limits/rate-limit",
+        `RateLimit-Remaining rose from ${last} to ${r} within a window`,
+        ex,
+      );
+    if (inRange) last = r;
+  }
+}
+
 function checkRefusal(ctx: CheckContext, ex: Exchange): void {
   const ra = ex.header("retry-after");
   ctx.expect(
-    ra !== null && /^\d+$/.test(ra.trim()) && Number(ra) <= 60,
+    ra !== null && /^\d+$/.test(ra.trim()) && Number(ra) >= 1 && Number(ra) <= 60,
     "limits/rate-limit",
-    `Retry-After is ${JSON.stringify(ra)}, not whole seconds within the window`,
+    `Retry-After is ${JSON.stringify(ra)}, not whole seconds from 1 to the window's 60 while refused`,
     ex,
   );
   ctx.expect(

@@ -54,21 +54,25 @@ export const recalibrateReplay = sandboxCheck(
     const opId = first.body?.data?.operation?.id;
     let last: Exchange = first;
     let finished: string | null = null;
-    const done = await ctx.waitUntil(async () => {
-      last = await send();
-      if (last.status === 200) return true;
-      // The operation's own status is the oracle a deployment has: once it has finished, a replay of the
-      // key must say so instead of accepting the work again.
-      if (finished) return true;
-      const status = await ctx.call({
-        op: "getRecalibrationOperation",
-        params: { audienceId, operationId: String(opId) },
-        as: ctx.as("teammate"),
-      });
-      const now = status.body?.data?.operation?.status;
-      if (now === "completed" || now === "failed") finished = now;
-      return false;
-    }, 3_000);
+    const done = await ctx.waitUntil(
+      async () => {
+        last = await send();
+        if (last.status === 200) return true;
+        // The operation's own status is the oracle a deployment has: once it has finished, a replay of the
+        // key must say so instead of accepting the work again.
+        if (finished) return true;
+        const status = await ctx.call({
+          op: "getRecalibrationOperation",
+          params: { audienceId, operationId: String(opId) },
+          as: ctx.as("teammate"),
+        });
+        const now = status.body?.data?.operation?.status;
+        if (now === "completed" || now === "failed") finished = now;
+        return false;
+      },
+      3_000,
+      "recalibration",
+    );
     if (finished && last.status !== 200) {
       ctx.expect(
         false,
@@ -79,7 +83,12 @@ export const recalibrateReplay = sandboxCheck(
       return;
     }
     if (!done)
-      return ctx.outOfTime("recalibrate/replay", `the replay never answered 200 (last ${last.status})`, last);
+      return ctx.outOfTime(
+        "recalibrate/replay",
+        `the replay never answered 200 (last ${last.status})`,
+        last,
+        "recalibration",
+      );
     const op = last.body?.data?.operation ?? {};
     ctx.expect(
       op.id === opId,

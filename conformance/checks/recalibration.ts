@@ -62,43 +62,48 @@ export const recalibrationStatus = sandboxCheck(
     let last: Exchange = first;
     let rank = ORDER.indexOf(String(op.status));
     let progress = Number(op.progress ?? 0);
-    const done = await ctx.waitUntil(async () => {
-      last = await read(prefix);
-      const now = last.body?.data?.operation ?? {};
-      const r = ORDER.indexOf(String(now.status));
-      ctx.expectStatus(last, 200, "recalibrate/status-url", "polling statusUrl");
-      ctx.expect(
-        r >= Math.min(rank, 2),
-        "recalibrate/status-url",
-        `status went back from ${ORDER[rank]} to ${now.status}`,
-        last,
-      );
-      if (r !== rank && r >= 0)
-        ctx.coverage.transition("recalibration", String(ORDER[rank]), String(now.status));
-      ctx.expect(
-        Number(now.progress) >= progress,
-        "recalibrate/status-url",
-        `progress fell from ${progress} to ${now.progress}`,
-        last,
-      );
-      rank = r;
-      progress = Number(now.progress);
-      if (r >= 2 || ctx.target.isSimulator) return r >= 2;
-      // A deployment's clock is not the kit's: the replay of the key is the other view of the same
-      // operation, and the two must agree on whether it has finished.
-      const replay = await send();
-      return !ctx.expect(
-        replay.status !== 200,
-        "recalibrate/status-url",
-        `statusUrl still says ${now.status} for ${op.id}; the replay of its key answered 200 with ${replay.body?.data?.operation?.status}`,
-        last,
-      );
-    }, 1_000);
+    const done = await ctx.waitUntil(
+      async () => {
+        last = await read(prefix);
+        const now = last.body?.data?.operation ?? {};
+        const r = ORDER.indexOf(String(now.status));
+        ctx.expectStatus(last, 200, "recalibrate/status-url", "polling statusUrl");
+        ctx.expect(
+          r >= Math.min(rank, 2),
+          "recalibrate/status-url",
+          `status went back from ${ORDER[rank]} to ${now.status}`,
+          last,
+        );
+        if (r !== rank && r >= 0)
+          ctx.coverage.transition("recalibration", String(ORDER[rank]), String(now.status));
+        ctx.expect(
+          Number(now.progress) >= progress,
+          "recalibrate/status-url",
+          `progress fell from ${progress} to ${now.progress}`,
+          last,
+        );
+        rank = r;
+        progress = Number(now.progress);
+        if (r >= 2 || ctx.target.isSimulator) return r >= 2;
+        // A deployment's clock is not the kit's: the replay of the key is the other view of the same
+        // operation, and the two must agree on whether it has finished.
+        const replay = await send();
+        return !ctx.expect(
+          replay.status !== 200,
+          "recalibrate/status-url",
+          `statusUrl still says ${now.status} for ${op.id}; the replay of its key answered 200 with ${replay.body?.data?.operation?.status}`,
+          last,
+        );
+      },
+      1_000,
+      "recalibration",
+    );
     if (!done)
       return ctx.outOfTime(
         "recalibrate/status-url",
-        `the operation was still ${ORDER[rank]} when the time budget ran out`,
+        `the operation was still ${ORDER[rank]}`,
         last,
+        "recalibration",
       );
     const final = last.body?.data?.operation ?? {};
     if (final.status === "completed") {

@@ -24,14 +24,17 @@ export const exportJob = check("domain/export-job", ["exports/job"], {
       ctx.expectStatus(early, 404, "exports/job", "downloading a forced export before it is ready");
     }
     let download: Exchange = started;
-    const done = await ctx.waitUntil(async () => {
-      const status = await ctx.call({ op: "getExportStatus", params, as, query });
-      if (status.body?.data?.status === "queued" || status.body?.data?.status === "running") return false;
-      download = await ctx.call({ op: "downloadExport", params, as, query });
-      return download.status === 200;
-    });
-    if (!done)
-      return ctx.outOfTime("exports/job", "the export could not be downloaded within the wait", download);
+    const done = await ctx.waitUntil(
+      async () => {
+        const status = await ctx.call({ op: "getExportStatus", params, as, query });
+        if (status.body?.data?.status === "queued" || status.body?.data?.status === "running") return false;
+        download = await ctx.call({ op: "downloadExport", params, as, query });
+        return download.status === 200;
+      },
+      1_000,
+      "export",
+    );
+    if (!done) return ctx.outOfTime("exports/job", "the export could not be downloaded", download, "export");
     if (queued) ctx.coverage.transition("export", "queued", "downloadable");
     await ctx.stillAfter("exports/job", "the finished export's download", "200", async () => {
       const exchange = await ctx.call({ op: "downloadExport", params, as, query });
@@ -98,29 +101,33 @@ export const researchStages = check("domain/research-stages", ["research/stages"
     let stage = String(r.stage);
     let progress = 0;
     let last: Exchange = accepted;
-    const done = await ctx.waitUntil(async () => {
-      last = await ctx.call({ op: "getAudienceProgress", params: { audienceId }, as });
-      const now = last.body?.data?.research ?? {};
-      const next = String(now.stage);
-      ctx.expect(
-        STAGES.indexOf(next) >= STAGES.indexOf(stage),
-        "research/stages",
-        `research.stage went back from ${stage} to ${next}`,
-        last,
-      );
-      ctx.expect(
-        Number(now.progress) >= progress,
-        "research/stages",
-        `progress fell from ${progress} to ${now.progress}`,
-        last,
-      );
-      if (next !== stage && STAGES.includes(next)) ctx.coverage.transition("research", stage, next);
-      stage = next;
-      progress = Number(now.progress);
-      return stage === "done" || now.status === "failed";
-    }, 1_000);
+    const done = await ctx.waitUntil(
+      async () => {
+        last = await ctx.call({ op: "getAudienceProgress", params: { audienceId }, as });
+        const now = last.body?.data?.research ?? {};
+        const next = String(now.stage);
+        ctx.expect(
+          STAGES.indexOf(next) >= STAGES.indexOf(stage),
+          "research/stages",
+          `research.stage went back from ${stage} to ${next}`,
+          last,
+        );
+        ctx.expect(
+          Number(now.progress) >= progress,
+          "research/stages",
+          `progress fell from ${progress} to ${now.progress}`,
+          last,
+        );
+        if (next !== stage && STAGES.includes(next)) ctx.coverage.transition("research", stage, next);
+        stage = next;
+        progress = Number(now.progress);
+        return stage === "done" || now.status === "failed";
+      },
+      1_000,
+      "research",
+    );
     if (!done)
-      return ctx.outOfTime("research/stages", `research was still at stage ${stage} after the wait`, last);
+      return ctx.outOfTime("research/stages", `research was still at stage ${stage}`, last, "research");
     const final = last.body?.data?.research ?? {};
     if (final.status === "completed")
       ctx.expect(

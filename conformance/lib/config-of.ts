@@ -10,6 +10,8 @@ export interface ConfigOptions {
   changeable?: readonly string[];
   rateLimitPerMinute?: number | null;
   pollTimeoutMs?: number;
+  /** The deadlines of background machines, as a config states them (`{ exportMs: 15000 }`). */
+  deadlines?: Record<string, number>;
 }
 
 export function configOf(m: Manifest, baseUrl: string, o: ConfigOptions = {}): Record<string, unknown> {
@@ -36,6 +38,7 @@ export function configOf(m: Manifest, baseUrl: string, o: ConfigOptions = {}): R
       ]),
     ),
     pollTimeoutMs: o.pollTimeoutMs ?? 120_000,
+    ...(o.deadlines ? { deadlines: o.deadlines } : {}),
     ...(o.rateLimitPerMinute ? { rateLimitPerMinute: o.rateLimitPerMinute } : {}),
   };
 }

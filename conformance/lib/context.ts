@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { operations, responseViolations } from "./contract.ts";
 import { Coverage } from "./coverage.ts";
+import { deadlineText, type Machine } from "./deadlines.ts";
 import { type CallSpec, type Credentials, Exchange, HttpClient, type PaceMemory, sleep } from "./http.ts";
 import { type Violation, type ViolationInput, violation } from "./report.ts";
 import { RULES, type RuleId, ruleOperations, ruleSection } from "./rules.ts";
@@ -449,15 +450,25 @@ export class CheckContext<R extends RuleId = RuleId> {
   /**
    * Waits until `done()` holds: on the simulator by moving its clock in steps, against a deployment by
    * polling with backoff (from `stepMs`, a quarter longer each time, at most 3 s: states that pass are
-   * still seen) within
-   * `pollTimeoutMs`. Returns whether it held in time.
+   * still seen). A background `machine` is waited for until its deadline (lib/deadlines.ts), in virtual
+   * time on the simulator (in steps of `stepMs` for a minute, then straight to the deadline); anything
+   * else within `pollTimeoutMs` (on the simulator, 120 steps). Returns whether it held in time.
    */
-  async waitUntil(done: () => Promise<boolean>, stepMs = 1_000): Promise<boolean> {
-    const deadline = Date.now() + this.info.pollTimeoutMs;
+  async waitUntil(done: () => Promise<boolean>, stepMs = 1_000, machine?: Machine): Promise<boolean> {
+    const limit = machine ? this.info.deadlines[machine] : this.info.pollTimeoutMs;
+    const deadline = Date.now() + limit;
+    let waited = 0;
     for (let i = 0; ; i++) {
       if (await done()) return true;
-      if (Date.now() > deadline || (this.target.isSimulator && i > 120)) return false;
-      await this.target.advance(this.target.isSimulator ? stepMs : Math.min(stepMs * 1.25 ** i, 3_000));
+      if (!this.target.isSimulator) {
+        if (Date.now() > deadline) return false;
+        await this.target.advance(Math.min(stepMs * 1.25 ** i, 3_000));
+        continue;
+      }
+      if (machine ? waited >= limit : i > 120) return false;
+      const step = machine && i >= 60 ? limit - waited : stepMs;
+      await this.target.advance(step);
+      waited += step;
     }
   }
 
@@ -487,11 +498,15 @@ export class CheckContext<R extends RuleId = RuleId> {
   }
 
   /**
-   * State that moves with time did not arrive within the budget. The simulator's clock is the kit's to move,
-   * so there it is a violation; against a deployment the check is reported as skipped with the reason.
+   * State that moves with time did not arrive. A background `machine` has a deadline, and past it that is a
+   * violation in both modes; anything else is one on the simulator (the kit moves its clock) and, against
+   * a deployment, the check is reported as skipped with the reason.
    */
-  outOfTime(rule: RuleRef, message: string, exchange?: Exchange | null): void {
-    if (this.target.isSimulator) this.report({ rule, message, exchange: exchange ?? null });
+  outOfTime(rule: RuleRef, message: string, exchange?: Exchange | null, machine?: Machine): void {
+    if (machine) {
+      const limit = deadlineText(machine, this.info.deadlines[machine], this.info.deadlinesStated);
+      this.report({ rule, message: `${message}: past the deadline of ${limit}`, exchange: exchange ?? null });
+    } else if (this.target.isSimulator) this.report({ rule, message, exchange: exchange ?? null });
     else this.skipped ??= `out of time (pollTimeoutMs ${this.info.pollTimeoutMs}): ${message}`;
   }
 

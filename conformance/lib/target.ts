@@ -6,6 +6,13 @@
  */
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import {
+  DEADLINES_SCHEMA,
+  DEFAULT_DEADLINES,
+  type Deadlines,
+  deadlinesOf,
+  type Machine,
+} from "./deadlines.ts";
 
 /** The roles of the default scenario (DESIGN.md); a config names the keys of whichever it has. */
 export const ROLES = [
@@ -53,6 +60,12 @@ export interface TargetInfo {
   minds: Record<string, string>;
   prices: Record<string, Price>;
   rateLimitPerMinute: number | null;
+  /**
+   * The target counts every request of an account in one place (one instance, or a shared limiter), so
+   * its RateLimit-Remaining is exact: the simulator, or a config's `rateLimitCountedInOnePlace`. Otherwise
+   * only what holds on any deployment is judged (lib/../checks/ratelimit.ts).
+   */
+  rateLimitExact: boolean;
   readOnly: boolean;
   /** The simulator may be reset (not `--no-reset`): checks whose changes the API cannot undo need it. */
   mayReset: boolean;
@@ -71,6 +84,9 @@ export interface TargetInfo {
    */
   quick: boolean;
   pollTimeoutMs: number;
+  /** What each background machine must finish within (lib/deadlines.ts); `deadlinesStated`: the config's own. */
+  deadlines: Deadlines;
+  deadlinesStated: Machine[];
   runId: string;
   /** The simulator's rate limit before the run raised it (restored at the end). */
   originalRateLimit: number | null;
@@ -140,7 +156,9 @@ const CONFIG_SCHEMA = {
       },
     },
     rateLimitPerMinute: { type: "integer", minimum: 1 },
+    rateLimitCountedInOnePlace: { type: "boolean" },
     pollTimeoutMs: { type: "integer", minimum: 1000 },
+    deadlines: DEADLINES_SCHEMA,
   },
 } as const;
 
@@ -160,7 +178,9 @@ interface ConfigFile {
   changeable?: { audiences?: Record<string, string> };
   prices?: Record<string, Price>;
   rateLimitPerMinute?: number;
+  rateLimitCountedInOnePlace?: boolean;
   pollTimeoutMs?: number;
+  deadlines?: Partial<Record<`${Machine}Ms`, number>>;
 }
 
 export interface RunSettings {
@@ -424,7 +444,10 @@ function fromManifest(
       ]),
     ),
     rateLimitPerMinute: null,
+    rateLimitExact: true,
     pollTimeoutMs: 30_000,
+    deadlines: { ...DEFAULT_DEADLINES },
+    deadlinesStated: [],
     originalRateLimit,
     controlBase: `${baseUrl}/__sim`,
     sandbox: null,
@@ -434,6 +457,7 @@ function fromManifest(
 
 function fromConfig(c: ConfigFile, baseUrl: string, prefix: string, common: Common): TargetInfo {
   const changeable = c.changeable?.audiences ?? {};
+  const { deadlines, stated } = deadlinesOf(c.deadlines);
   return {
     kind: "deployment",
     baseUrl,
@@ -449,7 +473,10 @@ function fromConfig(c: ConfigFile, baseUrl: string, prefix: string, common: Comm
     minds: c.readable?.minds ?? {},
     prices: c.prices ?? {},
     rateLimitPerMinute: c.rateLimitPerMinute ?? null,
+    rateLimitExact: c.rateLimitCountedInOnePlace === true,
     pollTimeoutMs: c.pollTimeoutMs ?? 120_000,
+    deadlines,
+    deadlinesStated: stated,
     originalRateLimit: null,
     controlBase: `${baseUrl}/__sim`,
     sandbox: null,

@@ -215,6 +215,29 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
       const all = [...used.values()].reduce((a, b) => a + b, 0);
       return withHeaders(res, (h) => h.set("ratelimit-remaining", String(Math.max(0, limit - all))));
     },
+    "Retry-After: 0 on a 429 (retry at once, and be refused again)": async (req, next) => {
+      const res = await next(req);
+      return res.status === 429 ? withHeaders(res, (h) => h.set("retry-after", "0")) : res;
+    },
+    "RateLimit-Remaining one too high on every served request": async (req, next) => {
+      const res = await next(req);
+      const left = Number(res.headers.get("ratelimit-remaining"));
+      if (res.status === 429 || !Number.isFinite(left)) return res;
+      return withHeaders(res, (h) => h.set("ratelimit-remaining", String(left + 1)));
+    },
+    "RateLimit-Remaining rises within a window (every third request shows more left)": async (
+      req,
+      next,
+      env,
+    ) => {
+      const res = await next(req);
+      const left = Number(res.headers.get("ratelimit-remaining"));
+      const limit = Number(res.headers.get("ratelimit-limit"));
+      const n = remember(env, "served", () => ({ count: 0 }));
+      if (res.status === 429 || !Number.isFinite(left) || ++n.count % 3 !== 0 || left + 2 >= limit - 1)
+        return res;
+      return withHeaders(res, (h) => h.set("ratelimit-remaining", String(left + 2)));
+    },
     "the rate-limit budget is per key, not per account": async (req, next, env) => {
       // Every key spends its own budget: a second key of a refused account is let through.
       const refused = remember(env, "refusedKeys", () => new Set<string>());

@@ -96,7 +96,15 @@ export async function deploymentServer(
     seed = 7,
     rateLimitPerMinute = null,
     deep = true,
-  }: { speed?: number; seed?: number; rateLimitPerMinute?: number | null; deep?: boolean } = {},
+    countedInOnePlace = false,
+  }: {
+    speed?: number;
+    seed?: number;
+    rateLimitPerMinute?: number | null;
+    deep?: boolean;
+    /** The config says the deployment counts each account in one place (`rateLimitCountedInOnePlace`). */
+    countedInOnePlace?: boolean;
+  } = {},
 ): Promise<BrokenServer> {
   const start = Date.now();
   const sim = createSimulator({
@@ -107,7 +115,19 @@ export async function deploymentServer(
   });
   const server = await serveBroken(sim, fault, layer);
   await sim.ready;
-  const config = configOf(sim.manifest(), server.url, { pollTimeoutMs: 15_000, rateLimitPerMinute });
+  // Its machines take seconds of real time (less when the clock runs fast): held to twice that and more.
+  const deadlines = {
+    formationBuildMs: 8_000,
+    exportMs: 8_000,
+    recalibrationMs: 30_000,
+    researchMs: 40_000,
+  };
+  const config = configOf(sim.manifest(), server.url, {
+    pollTimeoutMs: 15_000,
+    rateLimitPerMinute,
+    deadlines,
+  });
+  if (countedInOnePlace) config.rateLimitCountedInOnePlace = true;
   // The kit reads the file once, when it resolves the target.
   const dir = mkdtempSync(join(tmpdir(), "kit-deployment-"));
   try {

@@ -138,13 +138,22 @@ export async function settleFormations(c: CheckContext, w: World): Promise<void>
     return ex;
   };
   const visible = mine.filter((f) => canSeeFormation(w, f, reader(f)));
-  const settled = await c.waitUntil(async () => {
-    for (const f of visible) await observe(f);
-    return visible.every((f) => f.status !== "building");
-  });
+  const settled = await c.waitUntil(
+    async () => {
+      for (const f of visible) await observe(f);
+      return visible.every((f) => f.status !== "building");
+    },
+    1_000,
+    "formationBuild",
+  );
   const stuck = visible.filter((f) => f.status === "building");
   if (!settled && stuck.length)
-    c.outOfTime("formations/lifecycle", `${stuck.length} Formation(s) still building after the wait`);
+    c.outOfTime(
+      "formations/lifecycle",
+      `${stuck.length} Formation(s) still building`,
+      null,
+      "formationBuild",
+    );
 }
 
 /** Walks every page at the step's limit; the pages add up to the one-page listing, and end where it ends. */
