@@ -111,7 +111,7 @@ async function main(): Promise<void> {
   };
   const sim = createSimulator({
     ...shared,
-    ...(loaded ? { snapshot: loaded } : {}),
+    ...(loaded ? { snapshot: loaded, snapshotIsOwn: saved?.snapshot != null } : {}),
     ...(changeLog ? { changes: changeLog } : {}),
   });
 

@@ -137,8 +137,8 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     return manifest;
   };
 
-  const restore = (saved: Snapshot): void => {
-    const restored = restoreWorld(deps, saved);
+  const restore = (saved: Snapshot, own = false): void => {
+    const restored = restoreWorld(own ? { ...deps, vet: undefined } : deps, saved);
     config.rateLimitPerMinute = restored.config.rateLimitPerMinute;
     config.latencyMs = restored.config.latencyMs;
     startOver(restored.world);
@@ -155,7 +155,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
   const initial = options.snapshot;
   const ready = (
     initial
-      ? Promise.resolve().then(() => restore(initial))
+      ? Promise.resolve().then(() => restore(initial, options.snapshotIsOwn === true))
       : build(ownScenario(), options.seed ?? ownScenario().seed ?? 1)
   ).then(() => undefined);
   // Once built, a request need not wait a turn of microtasks on `ready` (a few hundred ns, on every request).
