@@ -5,6 +5,10 @@
  * handed only a config written from the manifest, timed from the kit's spawn to its exit; what it
  * reported (violations, checks left for `--deep`, leftovers) is read back from its reports. The baseline,
  * in the same run: the same kit against a simulator it may reset and whose clock it moves (`--target`).
+ *
+ * Each kind of target is also run with one fault (every 429 answered with `Retry-After: 0`), timing the
+ * first verdict (the kit's first `! found by` line) and the whole run to its exit: how long a merge waits
+ * for a red light.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -12,11 +16,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configOf } from "../conformance/lib/config-of.ts";
 import { accountOf } from "../conformance/lib/http.ts";
+import { SEQUENCE_FAULTS } from "../conformance/selftest/faults-sequences.ts";
+import { brokenServer, deploymentServer } from "../conformance/selftest/harness.ts";
 import type { Manifest } from "../src/core/manifest.ts";
 import { launch, ROOT, targetSpec } from "./lib/servers.ts";
 
 export interface KitRun {
   wallMs: number;
+  /** From the kit's spawn to its first printed violation; null when it found none. */
+  firstVerdictMs: number | null;
   exitCode: number;
   checks: { passed: number; failed: number; skipped: number };
   violations: number;
@@ -29,6 +37,8 @@ export interface DeploymentResult {
   deployment: KitRun;
   simulator: KitRun;
   deploymentOverSimulator: number;
+  /** The same two with one fault in front of the target. */
+  faulty: { deployment: KitRun; simulator: KitRun };
 }
 
 const TOKEN = "bench-operator";
@@ -50,38 +60,75 @@ export async function benchDeployment(log: (line: string) => void): Promise<Depl
   };
   const dir = mkdtempSync(join(tmpdir(), "bench-deployment-"));
   try {
-    const sim = await launch(plain, { path: "/__sim/manifest", headers: {} });
-    let simulator: KitRun;
-    try {
-      log(`kit against the simulator (--target ${sim.origin}) …`);
-      simulator = await kit(["--target", sim.origin], join(dir, "simulator"));
-    } finally {
-      await sim.stop();
-    }
-    const server = await launch(staging, {
-      path: "/__sim/manifest",
-      headers: { "x-sim-control-token": TOKEN },
-    });
-    let deployment: KitRun;
-    try {
-      const res = await fetch(`${server.origin}/__sim/manifest`, {
+    const onSimulator = async (label: string): Promise<KitRun> => {
+      const sim = await launch(plain, { path: "/__sim/manifest", headers: {} });
+      try {
+        log(`kit against the simulator (--target ${sim.origin}) …`);
+        return await kit(["--target", sim.origin], join(dir, label));
+      } finally {
+        await sim.stop();
+      }
+    };
+    const onDeployment = async (label: string): Promise<KitRun> => {
+      const server = await launch(staging, {
+        path: "/__sim/manifest",
         headers: { "x-sim-control-token": TOKEN },
       });
-      const manifest = (await res.json()) as Manifest;
-      const config = join(dir, "staging.json");
-      writeFileSync(config, JSON.stringify(configOf(manifest, server.origin, { rateLimitPerMinute: 300 })));
-      log(`kit against a deployment (--config, --clock real, 300 requests a minute) …`);
-      deployment = await kit(["--config", config], join(dir, "deployment"));
-    } finally {
-      await server.stop();
-    }
+      try {
+        const res = await fetch(`${server.origin}/__sim/manifest`, {
+          headers: { "x-sim-control-token": TOKEN },
+        });
+        const manifest = (await res.json()) as Manifest;
+        const config = join(dir, `${label}.json`);
+        writeFileSync(config, JSON.stringify(configOf(manifest, server.origin, { rateLimitPerMinute: 300 })));
+        log(`kit against a deployment (--config, --clock real, 300 requests a minute) …`);
+        return await kit(["--config", config], join(dir, label));
+      } finally {
+        await server.stop();
+      }
+    };
+    // The same two with one fault, served in this process by the self-test's harness (the simulator's own
+    // host, the fault between it and the core): a proxy in front would add node:http's defaults, which
+    // the kit rightly reports too.
+    const faultySimulator = async (): Promise<KitRun> => {
+      const server = await brokenServer(ONE_FAULT.fault);
+      try {
+        log(`kit against the simulator with one fault (${ONE_FAULT.name}) …`);
+        return await kit(["--target", server.info.baseUrl], join(dir, "simulator-fault"));
+      } finally {
+        await server.close();
+      }
+    };
+    const faultyDeployment = async (): Promise<KitRun> => {
+      const server = await deploymentServer(ONE_FAULT.fault, "host", { speed: 1, rateLimitPerMinute: 300 });
+      try {
+        const config = join(dir, "deployment-fault.json");
+        const manifest = server.sim.manifest();
+        writeFileSync(
+          config,
+          JSON.stringify(configOf(manifest, server.info.baseUrl, { rateLimitPerMinute: 300 })),
+        );
+        log(`kit against a deployment with one fault (${ONE_FAULT.name}) …`);
+        return await kit(["--config", config], join(dir, "deployment-fault"));
+      } finally {
+        await server.close();
+      }
+    };
+    const simulator = await onSimulator("simulator");
+    const deployment = await onDeployment("deployment");
+    const faulty = { simulator: await faultySimulator(), deployment: await faultyDeployment() };
     const result = {
       deployment,
       simulator,
       deploymentOverSimulator: deployment.wallMs / simulator.wallMs,
+      faulty,
     };
+    const s = (ms: number | null) => (ms === null ? "none" : `${(ms / 1000).toFixed(1)} s`);
     log(
-      `kit: deployment ${(deployment.wallMs / 1000).toFixed(1)} s (${deployment.violations} violations, ${deployment.leftovers} leftovers, busiest account ${deployment.busiestAccount.label} ${deployment.busiestAccount.requests} requests), simulator ${(simulator.wallMs / 1000).toFixed(1)} s: ${result.deploymentOverSimulator.toFixed(2)}x`,
+      `kit: deployment ${s(deployment.wallMs)} (${deployment.violations} violations, ${deployment.leftovers} leftovers, busiest account ${deployment.busiestAccount.label} ${deployment.busiestAccount.requests} requests), simulator ${s(simulator.wallMs)}: ${result.deploymentOverSimulator.toFixed(2)}x`,
+    );
+    log(
+      `kit with one fault: simulator first verdict ${s(faulty.simulator.firstVerdictMs)}, exit ${faulty.simulator.exitCode} after ${s(faulty.simulator.wallMs)}; deployment first verdict ${s(faulty.deployment.firstVerdictMs)}, exit ${faulty.deployment.exitCode} after ${s(faulty.deployment.wallMs)}`,
     );
     return result;
   } finally {
@@ -89,20 +136,42 @@ export async function benchDeployment(log: (line: string) => void): Promise<Depl
   }
 }
 
+/** The fault of the faulty runs: a rule only the rate-limit check judges, late in a simulator run. */
+const ONE_FAULT = (() => {
+  const found = SEQUENCE_FAULTS.find((f) => f.name.startsWith("Retry-After: 0 on a 429"));
+  if (!found) throw new Error("bench: the self-test has no Retry-After: 0 fault");
+  return found;
+})();
+
 /** Runs the kit's CLI with `args`, its reports in `reports`, and reads back what it found. */
 async function kit(args: string[], reports: string): Promise<KitRun> {
   const json = join(reports, "kit.json");
   const started = performance.now();
+  let firstVerdictMs: number | null = null;
   const exitCode = await new Promise<number>((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "conformance/cli.ts", ...args, "--reporter", "dot", "--reporter", `json=${json}`],
+      [
+        "--import",
+        "tsx",
+        "conformance/cli.ts",
+        ...args,
+        "--reporter",
+        "default",
+        "--reporter",
+        `json=${json}`,
+      ],
       {
         cwd: ROOT,
-        stdio: ["ignore", "ignore", "inherit"],
+        stdio: ["ignore", "pipe", "inherit"],
         env: { ...process.env, CONFORMANCE_REPORTS_DIR: reports, NO_COLOR: "1" },
       },
     );
+    // The first violation the kit prints, as it finds it.
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (firstVerdictMs === null && chunk.toString().includes("! found by "))
+        firstVerdictMs = performance.now() - started;
+    });
     child.once("error", reject);
     child.once("exit", (code) => resolve(code ?? -1));
   });
@@ -125,6 +194,7 @@ async function kit(args: string[], reports: string): Promise<KitRun> {
   const count = (s: string) => report.checks.filter((c) => c.status === s).length;
   return {
     wallMs,
+    firstVerdictMs,
     exitCode,
     checks: { passed: count("passed"), failed: count("failed"), skipped: count("skipped") },
     violations: found.violations.length,

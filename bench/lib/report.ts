@@ -190,12 +190,14 @@ export function printReport(r: Report): void {
   }
   if (r.deployment) {
     const line = (name: string, k: DeploymentResult["deployment"]) =>
-      `  ${name}: ${(k.wallMs / 1000).toFixed(1)} s, exit ${k.exitCode}; checks ${k.checks.passed} passed, ${k.checks.failed} failed, ${k.checks.skipped} skipped; ${k.violations} violations, ${k.leftovers} leftovers; busiest account ${k.busiestAccount.label} ${k.busiestAccount.requests} requests`;
+      `  ${name}: ${(k.wallMs / 1000).toFixed(1)} s, exit ${k.exitCode}${k.firstVerdictMs === null ? "" : `, first verdict after ${(k.firstVerdictMs / 1000).toFixed(1)} s`}; checks ${k.checks.passed} passed, ${k.checks.failed} failed, ${k.checks.skipped} skipped; ${k.violations} violations, ${k.leftovers} leftovers; busiest account ${k.busiestAccount.label} ${k.busiestAccount.requests} requests`;
     out.push(
       "",
-      "The conformance kit",
+      "The conformance kit (clean, and with one fault: Retry-After: 0 on every 429)",
       line("against a deployment (--config; --clock real, 300 requests a minute)", r.deployment.deployment),
       line("against the simulator (--target; baseline)", r.deployment.simulator),
+      line("against a deployment, one fault", r.deployment.faulty.deployment),
+      line("against the simulator, one fault", r.deployment.faulty.simulator),
     );
   }
 
