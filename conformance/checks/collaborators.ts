@@ -84,23 +84,27 @@ export const collaborators = check(
 );
 
 /**
- * Removing a collaborator cannot be undone through the API (invitations are not described), so this runs
- * on the simulator only, and puts the world back with a reset of the same scenario and seed.
+ * Removing a collaborator cannot be undone through the API (invitations are not described): on the
+ * simulator the world is put back with a reset of the same scenario and seed; against a deployment this runs
+ * only on a collaborator its config offers for it (`consumable.collaborator`), and the report says the
+ * collaboration was used up.
  */
 export const collaboratorRemoval = check("domain/collaborator-removal", ["collaborators/removal-revokes"], {
-  needs: { roles: ["owner", "member"], users: ["member"], audiences: ["main"], reset: true },
+  needs: { roles: ["owner"], consumesCollaborator: true },
   mutates: true,
   async run(ctx) {
-    const audienceId = ctx.target.audience("main");
-    const member = ctx.as("member");
-    const userId = ctx.target.user("member");
-    ctx.defer(() => ctx.target.rebuild());
+    const removable = ctx.info.consumable.collaborator;
+    if (!removable) return;
+    const audienceId = ctx.target.audience(removable.audience);
+    const member = ctx.as(removable.role);
+    const userId = ctx.target.user(removable.role);
+    if (ctx.target.isSimulator) ctx.defer(() => ctx.target.rebuild());
     const before = await ctx.call({ op: "getAudience", params: { audienceId }, as: member });
     if (
       !ctx.expect(
         before.status === 200,
         "collaborators/removal-revokes",
-        `the member could not read main before (${before.status})`,
+        `${removable.role} could not read ${removable.audience} before (${before.status})`,
         before,
       )
     )
@@ -119,6 +123,10 @@ export const collaboratorRemoval = check("domain/collaborator-removal", ["collab
       )
     )
       return;
+    if (!ctx.target.isSimulator)
+      ctx.consume(
+        `${removable.role} is no longer a collaborator of ${removable.audience} (${audienceId}): invite them again before the next run`,
+      );
     const detail = await ctx.call({ op: "getAudience", params: { audienceId }, as: member });
     ctx.expect(
       detail.status === 404 || detail.body?.data?.currentMemberRole === "public_viewer",

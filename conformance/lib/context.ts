@@ -28,6 +28,11 @@ export interface Needs {
   plan?: [Role, string];
   /** Puts the simulator back with a reset afterwards (what it changes, the API cannot undo). */
   reset?: boolean;
+  /**
+   * Removes a collaborator, whom the API cannot invite back: on the simulator a reset puts them back; a
+   * deployment only when its config offers one the run may remove (`consumable.collaborator`).
+   */
+  consumesCollaborator?: boolean;
   /** Needs a known rate limit: the simulator, or `rateLimitPerMinute` in the config. */
   rateLimit?: boolean;
 }
@@ -198,8 +203,12 @@ export function skipOf(def: CheckDef, info: TargetInfo): Skip | null {
       "needs the simulator's control plane: the API cannot undo what it changes, so only a simulator, reset afterwards, may have it done",
     );
   if (n.simulator && info.kind !== "simulator") return target("needs the simulator's control plane");
-  if (n.reset && !info.mayReset)
+  if ((n.reset || n.consumesCollaborator) && info.kind === "simulator" && !info.mayReset)
     return { code: "asked", reason: "changes the API cannot undo, and the run may not reset (--no-reset)" };
+  if (n.consumesCollaborator && !info.consumable.collaborator)
+    return target(
+      "removes a collaborator, whom the API cannot invite back: the config's consumable.collaborator names one the run may remove",
+    );
   const missing = missingNeeds(def, info);
   if (missing.length)
     return {
@@ -231,6 +240,12 @@ function missingNeeds(def: CheckDef, info: TargetInfo): string[] {
   for (const m of n.minds ?? []) if (!info.minds[m]) missing.push(`readable.minds.${m}`);
   for (const p of n.prices ?? []) if (!info.prices[p]) missing.push(`prices.${p}`);
   if (n.plan && info.plans[n.plan[0]] !== n.plan[1]) missing.push(`plans.${n.plan[0]}: ${n.plan[1]}`);
+  const removable = n.consumesCollaborator ? info.consumable.collaborator : null;
+  if (removable) {
+    if (!info.audiences[removable.audience]) missing.push(`readable.audiences.${removable.audience}`);
+    if (!info.keys[removable.role]) missing.push(`keys.${removable.role}`);
+    if (!info.users[removable.role]) missing.push(`users.${removable.role}`);
+  }
   return missing;
 }
 
@@ -258,6 +273,8 @@ export interface RunOptions {
    * failing sequence is shrunk, so a run says what it found while it still works on the details.
    */
   onFound?: (v: Violation) => void;
+  /** Told what the check used up on purpose (a consumable of the config). */
+  onConsumed?: (what: string[]) => void;
 }
 
 export interface PropertyOptions {
@@ -285,6 +302,13 @@ export class CheckContext<R extends RuleId = RuleId> {
 
   partly(what: string): void {
     this.partial.push(what);
+  }
+
+  /** What the check used up on purpose and the target keeps so (a collaborator the config let it remove). */
+  readonly consumed: string[] = [];
+
+  consume(what: string): void {
+    this.consumed.push(what);
   }
 
   /** Why the check could not see all it should (a deployment's time budget ran out), or null. */
@@ -547,6 +571,7 @@ export async function runCheck(
   if (ctx.skipped) options.onSkip?.(ctx.skipped);
   if (ctx.leftovers.length) options.onLeftovers?.(ctx.leftovers);
   if (ctx.partial.length) options.onPartial?.(ctx.partial);
+  if (ctx.consumed.length) options.onConsumed?.(ctx.consumed);
   if (failure) {
     // A check that could not finish (the target hung up, or answered something it could not read) still
     // hands over what it found before that.

@@ -16,6 +16,8 @@ export interface RunResults {
   leftovers: { check: string; what: string }[];
   /** What checks left unjudged to fit a quick run (`--deep` judges it). */
   partial: { check: string; what: string }[];
+  /** What checks used up on purpose, as the config allowed: to be made again before the next run. */
+  consumed: { check: string; what: string }[];
 }
 
 export async function finishRun(
@@ -33,7 +35,7 @@ export async function finishRun(
   }
   const violations = dedupe(results.violations);
   const coverage = mergeCoverage(results.coverage);
-  const { skipped, leftovers, partial } = results;
+  const { skipped, leftovers, partial, consumed } = results;
   mkdirSync(reportsDir(), { recursive: true });
   const meta = {
     target: info.baseUrl,
@@ -43,7 +45,7 @@ export async function finishRun(
   };
   writeFileSync(
     join(reportsDir(), "conformance-violations.json"),
-    JSON.stringify({ ...meta, violations, skipped, partial, leftovers }, null, 2),
+    JSON.stringify({ ...meta, violations, skipped, partial, leftovers, consumed }, null, 2),
   );
   writeFileSync(
     join(reportsDir(), "conformance-coverage.json"),
@@ -60,6 +62,10 @@ export async function finishRun(
   if (partial.length) {
     print(`  judged in part, to fit one rate-limit window (--deep judges the rest):`);
     for (const p of partial) print(`    ${p.check}: ${p.what}`);
+  }
+  if (consumed.length) {
+    print(`  consumed, as the config allows (make them again before the next run):`);
+    for (const c of consumed) print(`    ${c.check}: ${c.what}`);
   }
   if (leftovers.length) {
     print(`  not cleaned up (${leftovers.length}): the target keeps what these checks made`);

@@ -56,8 +56,11 @@ const total = (c: Cost) => Object.values(c).reduce((a, b) => a + b, 0);
 export function planRun(checks: readonly CheckDef[], info: TargetInfo): Plan {
   const deployment = info.kind === "deployment";
   const concurrent = deployment ? checks.filter((c) => c.concurrent) : [];
-  const rest = checks.filter((c) => !concurrent.includes(c));
-  if (!info.quick) return { sequential: rest, concurrent, deferred: [], budget: null };
+  // What uses up a deployment's consumable (a collaborator removed for good) runs after everything that
+  // may still need it; on the simulator a reset puts it back, and the kit's order stands.
+  const consuming = deployment ? checks.filter((c) => c.needs?.consumesCollaborator) : [];
+  const rest = checks.filter((c) => !concurrent.includes(c) && !consuming.includes(c));
+  if (!info.quick) return { sequential: [...rest, ...consuming], concurrent, deferred: [], budget: null };
 
   const limit = info.rateLimitPerMinute ?? LIMITS.rateLimitPerMinute;
   const budget = Math.floor(limit * (1 - MARGIN));
@@ -98,6 +101,7 @@ export function planRun(checks: readonly CheckDef[], info: TargetInfo): Plan {
     ...taken,
     ...unplanned,
     ...last.sort((a, b) => Number(ELASTIC.has(b.name)) - Number(ELASTIC.has(a.name))),
+    ...consuming,
   ];
   return { sequential, concurrent, deferred, budget };
 }

@@ -97,7 +97,14 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
   const dots = reporters.some((r) => r.name === "dot");
   const chosen = chooseChecks(o);
   const coverage = new Coverage();
-  const results: RunResults = { violations: [], coverage: [], skipped: [], leftovers: [], partial: [] };
+  const results: RunResults = {
+    violations: [],
+    coverage: [],
+    skipped: [],
+    leftovers: [],
+    partial: [],
+    consumed: [],
+  };
   const outcomes: Outcome[] = [];
   const pace: PaceMemory = new Map();
   const startedAt = Date.now();
@@ -232,6 +239,7 @@ async function runOne(
     onLeftovers: (what: string[]) =>
       results.leftovers.push(...what.map((w) => ({ check: def.name, what: w }))),
     onPartial: (what: string[]) => results.partial.push(...what.map((w) => ({ check: def.name, what: w }))),
+    onConsumed: (what: string[]) => results.consumed.push(...what.map((w) => ({ check: def.name, what: w }))),
     ...(found ? { onFound: found } : {}),
   };
   try {

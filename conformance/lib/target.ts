@@ -66,6 +66,12 @@ export interface TargetInfo {
    * only what holds on any deployment is judged (lib/../checks/ratelimit.ts).
    */
   rateLimitExact: boolean;
+  /**
+   * What the run may use up for good: a collaborator (`role`'s account, an accepted collaborator of the
+   * Audience `audience`, a handle of `audiences`) to remove. The simulator's is the default scenario's
+   * `member` on `main` (a reset puts them back); a deployment's comes from its config, or there is none.
+   */
+  consumable: { collaborator: { audience: string; role: Role } | null };
   readOnly: boolean;
   /** The simulator may be reset (not `--no-reset`): checks whose changes the API cannot undo need it. */
   mayReset: boolean;
@@ -157,6 +163,18 @@ const CONFIG_SCHEMA = {
     },
     rateLimitPerMinute: { type: "integer", minimum: 1 },
     rateLimitCountedInOnePlace: { type: "boolean" },
+    consumable: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        collaborator: {
+          type: "object",
+          required: ["audience", "role"],
+          additionalProperties: false,
+          properties: { audience: { type: "string" }, role: { enum: [...ROLES] } },
+        },
+      },
+    },
     pollTimeoutMs: { type: "integer", minimum: 1000 },
     deadlines: DEADLINES_SCHEMA,
   },
@@ -179,6 +197,7 @@ interface ConfigFile {
   prices?: Record<string, Price>;
   rateLimitPerMinute?: number;
   rateLimitCountedInOnePlace?: boolean;
+  consumable?: { collaborator?: { audience: string; role: Role } };
   pollTimeoutMs?: number;
   deadlines?: Partial<Record<`${Machine}Ms`, number>>;
 }
@@ -445,6 +464,9 @@ function fromManifest(
     ),
     rateLimitPerMinute: null,
     rateLimitExact: true,
+    consumable: {
+      collaborator: m.users.member && m.audiences.main ? { audience: "main", role: "member" } : null,
+    },
     pollTimeoutMs: 30_000,
     deadlines: { ...DEFAULT_DEADLINES },
     deadlinesStated: [],
@@ -474,6 +496,7 @@ function fromConfig(c: ConfigFile, baseUrl: string, prefix: string, common: Comm
     prices: c.prices ?? {},
     rateLimitPerMinute: c.rateLimitPerMinute ?? null,
     rateLimitExact: c.rateLimitCountedInOnePlace === true,
+    consumable: { collaborator: c.consumable?.collaborator ?? null },
     pollTimeoutMs: c.pollTimeoutMs ?? 120_000,
     deadlines,
     deadlinesStated: stated,

@@ -13,8 +13,6 @@ process.env.CONFORMANCE_SHRINK_MS ??= "1500";
 
 /** Faults only the simulator's control plane shows, and why. */
 const SIMULATOR_ONLY: Record<string, string> = {
-  "a removed collaborator keeps access":
-    "the API cannot undo a collaborator's removal (invitations have no endpoints), so a run against a deployment removes no one",
   "a removed collaborator keeps access to the Audience's Formations":
     "the API cannot undo a collaborator's removal, so the world model removes no one against a deployment",
 };

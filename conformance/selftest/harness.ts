@@ -128,6 +128,9 @@ export async function deploymentServer(
     deadlines,
   });
   if (countedInOnePlace) config.rateLimitCountedInOnePlace = true;
+  // The team offers one collaborator the run may remove for good.
+  // (admin: the rate-limit check spends member's window just before, at the end of a quick run)
+  config.consumable = { collaborator: { audience: "main", role: "admin" } };
   // The kit reads the file once, when it resolves the target.
   const dir = mkdtempSync(join(tmpdir(), "kit-deployment-"));
   try {

@@ -54,9 +54,12 @@ describe("planRun", () => {
       );
   });
 
-  it("runs the world model on what is left, then the check that spends a window", () => {
+  it("runs the world model on what is left, then the check that spends a window, then what uses up a consumable", () => {
     const names = planRun(allChecks, deployment).sequential.map((d) => d.name);
-    expect(names.slice(-2)).toEqual(["stateful/world", "ratelimit/429"]);
+    expect(names.slice(-3)).toEqual(["stateful/world", "ratelimit/429", "domain/collaborator-removal"]);
+    expect(planRun(allChecks, { ...deployment, quick: false }).sequential.at(-1)?.name).toBe(
+      "domain/collaborator-removal",
+    );
   });
 
   it("takes first what reaches most rules per request", () => {

@@ -55,6 +55,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
         skipped: readFragments<{ check: string; reason: string }[]>(dir, "skips").flat(),
         // The vitest project runs against a simulator: nothing is planned to a window there.
         partial: [],
+        // Nor used up: a reset puts the simulator back.
+        consumed: [],
         leftovers: readFragments<{ check: string; what: string }[]>(dir, "leftovers").flat(),
       },
       (line) => {
