@@ -8,7 +8,7 @@ import { parseJson, readCapped } from "./body.ts";
 import { ApiError, badRequest, methodNotAllowed } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest } from "./exchange.ts";
 import type { FaultInput, Faults } from "./faults.ts";
-import type { Journal } from "./journal.ts";
+import type { Journal, JournalFilter } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
 import { json, renderError } from "./render.ts";
 import type { SimConfig } from "./route.ts";
@@ -96,14 +96,48 @@ const handlers: Record<string, ControlHandler> = {
     sim.faults.clear();
     return new Answer(204, {}, null);
   },
-  "GET /__sim/requests": (_b, url, { sim }) => {
-    const raw = url.searchParams.get("limit");
-    const limit = raw === null ? 100 : Number(raw);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
-      throw badRequest("limit must be an integer from 1 to 1000");
-    return json(200, sim.journal.newest(limit));
+  "GET /__sim/requests": (_b, url, { sim }) => json(200, sim.journal.find(journalFilter(url, sim))),
+  "DELETE /__sim/requests": (_b, _u, { sim }) => {
+    sim.journal.clear();
+    return new Answer(204, {}, null);
   },
 };
+
+/**
+ * `GET /__sim/requests?method=&path=&status=&user=&since=&limit=`: `user` is a manifest handle or a user ID,
+ * `status` a code or a class (`4xx`), `since` an instant or an entry ID, `path` a glob.
+ */
+function journalFilter(url: URL, sim: Controlled): JournalFilter {
+  const q = url.searchParams;
+  const filter: JournalFilter = {};
+  const limit = q.get("limit");
+  if (limit !== null) {
+    const n = Number(limit);
+    if (!Number.isInteger(n) || n < 1 || n > 1000)
+      throw badRequest("limit must be an integer from 1 to 1000");
+    filter.limit = n;
+  } else filter.limit = 100;
+  const method = q.get("method");
+  if (method !== null) filter.method = method;
+  const path = q.get("path");
+  if (path !== null) filter.path = path;
+  const status = q.get("status");
+  if (status !== null) {
+    if (!/^[1-5](\d\d|xx)$/i.test(status))
+      throw badRequest("status must be a status code (201) or a class (4xx)");
+    filter.status = status;
+  }
+  const user = q.get("user");
+  if (user !== null) filter.userId = sim.manifest().users[user]?.id ?? user;
+  const since = q.get("since");
+  if (since !== null) {
+    if (/^\d+$/.test(since)) filter.since = Number(since);
+    else if (Number.isNaN(Date.parse(since)))
+      throw badRequest("since must be an entry id or a date-time (2026-01-01T00:00:00Z)");
+    else filter.since = since;
+  }
+  return filter;
+}
 
 export async function handleControl(request: SimRequest, url: URL, deps: ControlDeps): Promise<Outcome> {
   try {

@@ -8,7 +8,7 @@ import { handleControl, tokenList } from "./control.ts";
 import { ApiError, methodNotAllowed, unauthorized } from "./errors.ts";
 import { Answer, LineStream, type Outcome, type SimRequest, toResponse } from "./exchange.ts";
 import { Faults } from "./faults.ts";
-import { Journal, type JournalEntry } from "./journal.ts";
+import { Journal, type JournalEntry, journalApi } from "./journal.ts";
 import { keysOutOfReach, verifyKept } from "./kept-answers.ts";
 import type { Manifest } from "./manifest.ts";
 import { StateMemo } from "./memo.ts";
@@ -195,6 +195,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       return config;
     },
     replay,
+    ...journalApi(journal, () => world.manifest.users),
     checkpoint: (take) => recorder.between(() => take(snapshotOf(world, config))),
     // Code outside the core (tests, a host) may change what it takes hold of, when the core cannot see it.
     get state() {
@@ -265,7 +266,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       ms: Math.round((wall() - started) * 100) / 100,
       userId: who.userId,
     };
-    journal.add(entry);
+    journal.add(entry, url.search);
     options.onRequest?.(entry);
     if (request.method !== "HEAD") return response;
     // A HEAD answer has no body; stop whatever would have produced one.

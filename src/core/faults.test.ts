@@ -36,8 +36,8 @@ describe("Journal", () => {
   it("keeps the newest entries, newest first, within its capacity", () => {
     const j = new Journal(3);
     for (let i = 0; i < 5; i++)
-      j.add({ at: "", method: "GET", path: `/${i}`, status: 200, ms: 0, userId: null });
-    expect(j.newest(10).map((e) => e.path)).toEqual(["/4", "/3", "/2"]);
-    expect(j.newest(1).map((e) => e.path)).toEqual(["/4"]);
+      j.add({ at: "", method: "GET", path: `/${i}`, status: 200, ms: 0, userId: null }, "");
+    expect(j.find({ limit: 10 }).map((e) => e.path)).toEqual(["/4", "/3", "/2"]);
+    expect(j.find({ limit: 1 }).map((e) => e.path)).toEqual(["/4"]);
   });
 });

@@ -6,7 +6,7 @@ import type { Change, ChangeSink } from "./changes.ts";
 import type { ClockMode, VirtualClock } from "./clock.ts";
 import type { Outcome, SimRequest } from "./exchange.ts";
 import type { Faults } from "./faults.ts";
-import type { Journal, JournalEntry } from "./journal.ts";
+import type { Journal, JournalEntry, JournalFilter, JournalView } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
 import type { GenerateBody } from "./prefer.ts";
 import type { SimConfig } from "./route.ts";
@@ -110,5 +110,12 @@ export interface Simulator {
   readonly clock: VirtualClock;
   readonly config: SimConfig;
   readonly journal: Journal;
+  /**
+   * The request journal, newest first, filtered as `GET /__sim/requests` filters (`user`: a manifest
+   * handle or a user ID): `sim.requests({ method: "POST", path: "/api/v1/audiences/**", user: "owner" })`.
+   */
+  requests(filter?: Omit<JournalFilter, "userId"> & { user?: string }): JournalView[];
+  /** Empties the journal (`DELETE /__sim/requests`). */
+  clearRequests(): void;
   readonly faults: Faults;
 }

@@ -166,7 +166,7 @@ describe.skipIf(!HAVE_CHROMIUM)(title("in headless Chromium"), () => {
     await page.locator("button", { hasText: "Test Request(get /auth/me)" }).first().click();
     await page.locator("button", { hasText: "Send" }).first().click();
     await page.waitForSelector("text=200 OK", { timeout: 30_000 });
-    const [last] = sim.journal.newest(1);
+    const [last] = sim.journal.find({ limit: 1 });
     expect(last).toMatchObject({
       method: "GET",
       path: "/api/v1/auth/me",

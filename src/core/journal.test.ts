@@ -1,0 +1,62 @@
+/**
+ * The request journal tests assert on: filters (method, path glob, status or class, user, since), newest
+ * first with IDs and queries, DELETE, and the same in process (`sim.requests`).
+ */
+import { describe, expect, it } from "vitest";
+import { harness } from "../testing/harness.ts";
+import type { JournalView } from "./journal.ts";
+
+describe("the request journal", () => {
+  it("filters by method, path, status, user and since, newest first", async () => {
+    const h = await harness();
+    const main = h.id("audiences", "main");
+    await h.call("GET", "/api/v1/auth/me");
+    await h.call("POST", `/api/v1/audiences/${main}/export`, { body: { kind: "brief", format: "pdf" } });
+    await h.call("GET", `/api/v1/audiences/${main}/export-status?format=pdf`, { as: "teammate" });
+    await h.call("GET", "/api/v1/audiences/00000000-0000-4000-8000-000000000000");
+    const read = async (query: string): Promise<JournalView[]> => {
+      const r = await h.call("GET", `/__sim/requests${query}`, { as: null });
+      expect(r.status, r.text).toBe(200);
+      return r.body;
+    };
+    // "The app asked for one export."
+    const exports = await read("?method=post&path=/api/v1/audiences/*/export");
+    expect(exports).toEqual([
+      expect.objectContaining({ method: "POST", path: `/api/v1/audiences/${main}/export`, status: 200 }),
+    ]);
+    expect((await read("?status=4xx")).map((e) => e.status)).toEqual([404]);
+    expect((await read("?status=404")).map((e) => e.path)).toEqual([
+      "/api/v1/audiences/00000000-0000-4000-8000-000000000000",
+    ]);
+    const teammate = await read("?user=teammate");
+    expect(teammate.map((e) => e.query)).toEqual(["?format=pdf"]);
+    expect(await read(`?user=${h.user("teammate").id}`)).toEqual(teammate);
+    const all = await read("?path=/api/**");
+    expect(all.map((e) => e.method)).toEqual(["GET", "GET", "POST", "GET"]);
+    expect(all[0]?.id).toBeGreaterThan(all[1]?.id as number);
+    const after = await read(`?since=${all[2]?.id}&path=/api/**`);
+    expect(after.map((e) => e.id)).toEqual([all[0]?.id, all[1]?.id]);
+    expect((await read(`?since=${encodeURIComponent(all[0]?.at as string)}&path=/api/**`)).length).toBe(4);
+    for (const bad of ["?status=4", "?since=yesterday", "?limit=0", "?limit=1001"])
+      expect((await h.call("GET", `/__sim/requests${bad}`, { as: null })).status).toBe(400);
+  });
+
+  it("is emptied by DELETE, and answers the same in process", async () => {
+    const h = await harness();
+    await h.call("GET", "/api/v1/auth/me", { as: "teammate" });
+    await h.call("GET", "/api/v1/api-keys");
+    expect(h.sim.requests({ user: "teammate" })).toEqual([
+      expect.objectContaining({ method: "GET", path: "/api/v1/auth/me", status: 200, query: "" }),
+    ]);
+    expect(h.sim.requests({ path: "/api/v1/**" }).map((e) => e.path)).toEqual([
+      "/api/v1/api-keys",
+      "/api/v1/auth/me",
+    ]);
+    expect((await h.call("DELETE", "/__sim/requests", { as: null })).status).toBe(204);
+    expect(h.sim.requests()).toEqual([
+      expect.objectContaining({ method: "DELETE", path: "/__sim/requests", status: 204 }),
+    ]);
+    h.sim.clearRequests();
+    expect(h.sim.requests()).toEqual([]);
+  });
+});
