@@ -29,9 +29,10 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 export function snapshotProblems(snap: Snapshot): SnapshotProblem[] {
   const problems: SnapshotProblem[] = [];
   const typed = recordTypeProblems(snap.state, problems);
-  // References and caps are read from records of the right type only: a wrong one is reported once.
+  // Caps are counted over records of the right type only; references are followed everywhere, and one to
+  // a record that is there, however wrong, resolves: each problem is reported once, at its own record.
   referenceProblems(snap.state, typed, problems);
-  const users = typed.get("users") ?? new Set();
+  const users = new Set((snap.state.tables.users ?? []).map(([key]) => key));
   for (const [handle, user] of Object.entries(snap.manifest.users))
     if (!users.has(user?.id as string))
       problems.push({
