@@ -464,9 +464,8 @@ function fromManifest(
     ),
     rateLimitPerMinute: null,
     rateLimitExact: true,
-    consumable: {
-      collaborator: m.users.member && m.audiences.main ? { audience: "main", role: "member" } : null,
-    },
+    // The default scenario's; a world without those handles is told so (what the check needs is missing).
+    consumable: { collaborator: { audience: "main", role: "member" } },
     pollTimeoutMs: 30_000,
     deadlines: { ...DEFAULT_DEADLINES },
     deadlinesStated: [],

@@ -132,7 +132,16 @@ describe("sandboxes of the served program", () => {
     const journal = await call(base, "GET", `/__sim/sandboxes/${made.id}/requests?limit=5`, {
       "x-sim-control-token": made.controlToken,
     });
-    expect(Object.keys(journal.body[0]).sort()).toEqual(["at", "method", "ms", "path", "status", "userId"]);
+    expect(Object.keys(journal.body[0]).sort()).toEqual([
+      "at",
+      "id",
+      "method",
+      "ms",
+      "path",
+      "query",
+      "status",
+      "userId",
+    ]);
     await stopCli(run);
   }, 60_000);
 
