@@ -2,7 +2,7 @@
  * `audience-research-sim proxy --upstream URL`: the validating proxy on the command line. It listens,
  * forwards everything to the upstream, prints each violation as it happens, serves the live report at
  * `/__proxy/`, and on SIGINT or SIGTERM writes the JSON, JUnit and HTML reports and exits: 0 when no
- * violation was seen, 1 otherwise, 2 on bad usage.
+ * violation of the sides `--fail-on` names was seen, 1 otherwise, 2 on bad usage.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -25,8 +25,11 @@ Options:
   --upstream URL       the API to forward to: a deployment, or a simulator (its sandboxes included)
   --port P             port to listen on (default 4020; 0 picks a free one)
   --host H             address to listen on (default 127.0.0.1)
-  --errors             answer a response that breaks a rule with a 502 in the error envelope naming it
-                       (for CI); by default the proxy only reports
+  --fail-on SIDE        whose violations count: upstream (the API's answers), client (its requests and
+                       its sequences of calls) or any (default); sets the exit status and what
+                       --errors turns into 502. Every finding is reported either way, with its side
+  --errors             answer an exchange that breaks a rule of a counted side with a 502 in the error
+                       envelope naming it (for CI); by default the proxy only reports
   --contract FILE|URL  judge by this version of openapi.json instead of the one the package ships with
   --report DIR         where the reports go on exit (default reports/): proxy-report.json,
                        proxy-junit.xml, proxy-report.html
@@ -34,7 +37,7 @@ Options:
   -h, --help           this text
 
 Also served while it runs: /__proxy/report (JSON), /__proxy/report.xml (JUnit).
-Exit status (on SIGINT or SIGTERM): 0 no violation seen; 1 at least one; 2 bad usage.
+Exit status (on SIGINT or SIGTERM): 0 no violation of a counted side seen; 1 at least one; 2 bad usage.
 `;
 
 interface Options {
@@ -42,6 +45,7 @@ interface Options {
   port: number;
   host: string;
   errors: boolean;
+  failOn: "upstream" | "client" | "any";
   contract: string | null;
   report: string;
   quiet: boolean;
@@ -57,6 +61,7 @@ function parse(argv: string[]): Options | "help" {
       port: { type: "string" },
       host: { type: "string" },
       errors: { type: "boolean" },
+      "fail-on": { type: "string" },
       contract: { type: "string" },
       report: { type: "string" },
       quiet: { type: "boolean" },
@@ -69,6 +74,9 @@ function parse(argv: string[]): Options | "help" {
     throw new Error(
       `--upstream must be an http(s) URL${upstream ? `, got ${JSON.stringify(upstream)}` : ""}`,
     );
+  const failOn = values["fail-on"] ?? "any";
+  if (failOn !== "upstream" && failOn !== "client" && failOn !== "any")
+    throw new Error(`--fail-on must be upstream, client or any, got ${JSON.stringify(failOn)}`);
   const port = Number(values.port ?? 4020);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`--port must be 0..65535, got ${values.port}`);
@@ -77,6 +85,7 @@ function parse(argv: string[]): Options | "help" {
     port,
     host: values.host ?? "127.0.0.1",
     errors: Boolean(values.errors),
+    failOn,
     contract: values.contract ?? null,
     report: resolve(userDir(), values.report ?? "reports"),
     quiet: Boolean(values.quiet),
@@ -104,7 +113,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     }
   }
   // Everything that reads the contract loads only now, after --contract took effect.
-  const [{ createProxy }, { junitOf }, { renderProxyPage }] = await Promise.all([
+  const [{ createProxy, counts }, { junitOf }, { renderProxyPage }] = await Promise.all([
     import("./proxy.ts"),
     import("./junit.ts"),
     import("./page.ts"),
@@ -114,12 +123,16 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   const proxy = createProxy({
     upstream: o.upstream,
     errors: o.errors,
+    failOn: o.failOn,
     onError: (e) => process.stderr.write(`proxy: an exchange could not be judged: ${(e as Error).message}\n`),
     onFinding: (f) => {
       if (options.quiet) return;
-      const where = f.operation ? `${f.operation.operationId} ` : "";
+      // The operation, unless the message already begins with it.
+      const op = f.operation?.operationId;
+      const where = op && !f.message.startsWith(op) ? `${op}: ` : "";
+      const mark = counts(options.failOn, f) ? c.bad("✗") : "·";
       process.stdout.write(
-        `${c.bad("✗")} [${f.who}] ${f.ruleId ?? f.check}: ${where}${f.message}\n${f.curl ? `  ${f.curl}\n` : ""}`,
+        `${mark} [${f.side}: ${f.who}] ${f.ruleId ?? f.check}: ${where}${f.message}\n${f.curl ? `  ${f.curl}\n` : ""}`,
       );
     },
   });
@@ -131,7 +144,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     return 2;
   }
   process.stdout.write(
-    `proxy: ${server.url} → ${o.upstream}${o.errors ? " (--errors: violating answers become 502)" : ""}; report at ${server.url}/__proxy/\n`,
+    `proxy: ${server.url} → ${o.upstream}${o.errors ? ` (--errors: exchanges that break a rule of ${o.failOn === "any" ? "either side" : `the ${o.failOn} side`} become 502)` : ""}; report at ${server.url}/__proxy/\n`,
   );
   return new Promise<number>((done) => {
     const stop = async () => {
@@ -147,10 +160,12 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
         mkdirSync(dirname(file), { recursive: true });
         writeFileSync(file, text);
       }
+      const client = r.violations.filter((f) => f.side === "client").length;
+      const counted = r.violations.filter((f) => counts(options.failOn, f)).length;
       process.stdout.write(
-        `\nproxy: ${r.exchanges} exchanges, ${r.violations.length} violations; reports in ${options.report}\n`,
+        `\nproxy: ${r.exchanges} exchanges, ${r.violations.length} violations (${r.violations.length - client} upstream, ${client} client; --fail-on ${options.failOn} counts ${counted}); reports in ${options.report}\n`,
       );
-      done(r.violations.length > 0 ? 1 : 0);
+      done(counted > 0 ? 1 : 0);
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);

@@ -32,7 +32,16 @@ export interface Observed {
 export interface Finding extends Violation {
   /** `request` and `client`: the client's doing; `response` and `server`: the upstream's. */
   who: "request" | "response" | "client" | "server";
+  /** Whose mistake it is: the client's (its request, its sequence) or the upstream's (its answers). */
+  side: Side;
   at: string;
+}
+
+export type Side = "client" | "upstream";
+
+/** Which side a finding's `who` is on. */
+export function sideOf(who: Finding["who"]): Side {
+  return who === "request" || who === "client" ? "client" : "upstream";
 }
 
 export interface ProxyReport {
@@ -100,15 +109,11 @@ export class Judge {
     const at = new Date(o.at).toISOString();
     const refused = requestViolations(ex, match);
     const found: Finding[] = [
-      ...refused.map((v) => ({ ...v, who: "request" as const, at })),
-      ...refusals(ex, refused, match).map((v) => ({ ...v, who: "server" as const, at })),
+      ...refused.map((v) => findingOf(v, "request", at)),
+      ...refusals(ex, refused, match).map((v) => findingOf(v, "server", at)),
       // A body too large to keep is judged by its status and headers only.
-      ...(o.responseBody === null ? [] : responseViolations(ex)).map((v) => ({
-        ...v,
-        who: "response" as const,
-        at,
-      })),
-      ...this.sequences.observe(ex, key, o.at).map((f) => ({ ...f.violation, who: whoOf(f.party), at })),
+      ...(o.responseBody === null ? [] : responseViolations(ex)).map((v) => findingOf(v, "response", at)),
+      ...this.sequences.observe(ex, key, o.at).map((f) => findingOf(f.violation, whoOf(f.party), at)),
     ];
     this.count(o, operation?.operationId ?? null, pathname);
     for (const f of found) {
@@ -129,6 +134,7 @@ export class Judge {
         message: `${path}: the upstream could not be reached (${reason}); the client was answered 502`,
       }),
       who: "server",
+      side: "upstream",
       at: new Date(at).toISOString(),
     };
     this.report.violations.push(f);
@@ -160,6 +166,11 @@ export class Judge {
 }
 
 const whoOf = (party: Party): Finding["who"] => (party === "client" ? "client" : "server");
+
+/** A violation as a finding: who showed it, on which side, when. */
+function findingOf(v: Violation, who: Finding["who"], at: string): Finding {
+  return { ...v, who, side: sideOf(who), at };
+}
 
 /** What the contract answers a request that breaks one of these rules, when it breaks that one alone. */
 const ANSWER: Record<string, number> = {

@@ -12,8 +12,10 @@ import { renderProxyPage } from "./page.ts";
 
 export interface ProxyOptions {
   upstream: string;
-  /** Answer a response that breaks a rule with a 502 naming it, instead of passing it on. */
+  /** Answer an exchange that breaks a rule with a 502 naming it, instead of passing the answer on. */
   errors?: boolean;
+  /** Whose findings count (the exit status, and what `errors` turns into 502): default both sides. */
+  failOn?: FailOn;
   /** Told every finding as it is made (the terminal log). */
   onFinding?: (f: Finding) => void;
   /** Told when an exchange could not be judged (a fault of the proxy, not of the traffic). */
@@ -112,7 +114,7 @@ export function createProxy(options: ProxyOptions): Proxy {
       const bytes = answer.body === null ? new Uint8Array() : new Uint8Array(await answer.arrayBuffer());
       const text = bytes.byteLength <= JUDGED_BODY_BYTES ? new TextDecoder().decode(bytes) : null;
       const found = record(observed(text));
-      const broken = found.filter((f) => f.who === "response" || f.who === "server");
+      const broken = found.filter((f) => counts(options.failOn ?? "any", f));
       if (options.errors && broken.length > 0) return violationAnswer(url.pathname, broken);
       return new Response(bytes.byteLength > 0 ? bytes : null, {
         status: answer.status,
@@ -183,12 +185,21 @@ function unreachable(path: string, e: unknown, judge: Judge, at: number): Respon
   });
 }
 
+/** `--fail-on`: the upstream's findings, the client's, or any. */
+export type FailOn = "upstream" | "client" | "any";
+
+/** Whether a finding counts under `failOn`. */
+export function counts(failOn: FailOn, f: Finding): boolean {
+  return failOn === "any" || f.side === failOn;
+}
+
 function violationAnswer(path: string, broken: Finding[]): Response {
+  const whose = broken[0]?.side === "client" ? "The request" : "The upstream's answer";
   return envelope(502, "Bad Gateway", path, {
-    message: `The upstream's answer breaks the contract: ${broken[0]?.ruleId}: ${broken[0]?.message}`,
+    message: `${whose} breaks the contract: ${broken[0]?.ruleId ?? broken[0]?.check}: ${broken[0]?.message}`,
     data: {
       code: "CONTRACT_VIOLATION",
-      violations: broken.map((f) => ({ ruleId: f.ruleId, check: f.check, message: f.message })),
+      violations: broken.map((f) => ({ ruleId: f.ruleId, check: f.check, side: f.side, message: f.message })),
     },
   });
 }

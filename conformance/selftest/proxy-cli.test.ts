@@ -55,14 +55,50 @@ it("forwards, prints what it finds, and writes its reports on SIGTERM", async ()
     await new Promise((r) => setTimeout(r, 50));
   p.child.kill("SIGTERM");
   expect(await p.exited).toBe(1);
-  expect(p.output()).toContain("[request] input/invalid-400");
+  expect(p.output()).toContain("[client: request] input/invalid-400");
+  expect(p.output()).toContain("1 violations (0 upstream, 1 client; --fail-on any counts 1)");
   expect(p.output()).not.toMatch(/service_[A-Za-z0-9]{20}/);
   for (const f of ["proxy-report.json", "proxy-junit.xml", "proxy-report.html"])
     expect(existsSync(join(dir, "out", f)), f).toBe(true);
   const report = JSON.parse(readFileSync(join(dir, "out", "proxy-report.json"), "utf8"));
   expect(report.exchanges).toBe(2);
-  expect(report.violations.map((v: { ruleId: string }) => v.ruleId)).toEqual(["input/invalid-400"]);
+  expect(report.violations.map((v: { ruleId: string; side: string }) => `${v.side} ${v.ruleId}`)).toEqual([
+    "client input/invalid-400",
+  ]);
   expect(readFileSync(join(dir, "out", "proxy-junit.xml"), "utf8")).toContain('name="input/invalid-400"');
+}, 60_000);
+
+/** A proxy run that sends one request the contract refuses (a client's mistake), stopped with SIGTERM. */
+async function clientMistake(args: string[]) {
+  const p = start(["--upstream", server.info.baseUrl, "--port", "0", "--report", "out2", ...args]);
+  const deadline = Date.now() + 20_000;
+  while (!/proxy: (http:\/\/\S+)/.test(p.output()) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  const url = /proxy: (http:\/\/\S+)/.exec(p.output())?.[1] as string;
+  // No API key: the client's mistake; the upstream's 401 is right.
+  const res = await fetch(`${url}/api/v1/auth/me`);
+  while (!p.output().includes("auth/401") && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  p.child.kill("SIGTERM");
+  return { res, code: await p.exited, out: p.output() };
+}
+
+it("tells the client's side from the upstream's: --fail-on sets the exit status and what --errors answers", async () => {
+  const upstream = await clientMistake(["--fail-on", "upstream", "--errors"]);
+  // The client's finding is reported, not counted, and its right answer passes unchanged.
+  expect(upstream.res.status).toBe(401);
+  expect(upstream.out).toContain("[client: request] auth/401");
+  expect(upstream.out).toContain("(0 upstream, 1 client; --fail-on upstream counts 0)");
+  expect(upstream.code).toBe(0);
+  const client = await clientMistake(["--fail-on", "client", "--errors"]);
+  expect(client.res.status).toBe(502);
+  const body = (await client.res.json()) as { message: string; data: { violations: { side: string }[] } };
+  expect(body.message).toMatch(/^The request breaks the contract: auth\/401/);
+  expect(body.data.violations.map((v) => v.side)).toEqual(["client"]);
+  expect(client.code).toBe(1);
+  const bad = start(["--upstream", server.info.baseUrl, "--fail-on", "server"]);
+  expect(await bad.exited).toBe(2);
+  expect(bad.output()).toContain("--fail-on must be upstream, client or any");
 }, 60_000);
 
 it("exits 2 on bad usage", async () => {
