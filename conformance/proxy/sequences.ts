@@ -2,9 +2,10 @@
  * The description's rules that a sequence of observed exchanges shows, judged per API key as traffic
  * flows through the proxy: a deleted key that still works, a resource read after its deletion, an
  * idempotency key replayed with another body and accepted as new work, a `hasMore` page followed by an
- * empty one (the server's part), and a client that comes back before `Retry-After` or retries a write
- * without an idempotency key (the client's part). Only what was seen is judged: the proxy knows a key's
- * ID only if its creation went through it.
+ * empty one, a key's secret shown again after its creation (the server's part), and a client that comes
+ * back before `Retry-After`, retries a write without an idempotency key, sends one longer than the server
+ * reads, or keeps using a key it deleted (the client's part). Only what was seen is judged: the proxy knows
+ * a key's ID only if its creation went through it.
  */
 import { createHash } from "node:crypto";
 import { LIMITS } from "../../src/contract/limits.ts";
@@ -81,13 +82,21 @@ export class Sequences {
         violation: violation({ check, rule: ruleText(rule), ruleId: rule, message, exchange: ex }),
       });
     if (ex.status === 404) this.tally.notFound++;
-    if (key && this.deletedSecrets.has(key) && ex.status !== 401)
-      find(
-        "server",
-        "keys/delete-immediate",
-        "sequence/deleted-key",
-        `a deleted key was answered ${ex.status}, not 401`,
-      );
+    if (key && this.deletedSecrets.has(key))
+      if (ex.status !== 401)
+        find(
+          "server",
+          "keys/delete-immediate",
+          "sequence/deleted-key",
+          `a deleted key was answered ${ex.status}, not 401`,
+        );
+      else
+        find(
+          "client",
+          "auth/401",
+          "client/deleted-key",
+          "sent a key it had deleted through this proxy; the API answers 401 to it from the deletion on",
+        );
     const state = key ? this.state(key) : null;
     const opId = ex.operation?.operationId ?? null;
     if (state) {
@@ -116,6 +125,7 @@ export class Sequences {
       if (opId) this.idempotency(ex, opId, state, at, find);
       if (opId === "listFormations") this.paging(ex, state, find);
     }
+    this.secretShownAgain(ex, opId, find);
     if (
       opId === "createApiKey" &&
       ex.status === 201 &&
@@ -129,6 +139,34 @@ export class Sequences {
       if (gone) this.deletedSecrets.add(gone);
     }
     return out;
+  }
+
+  /**
+   * A key's secret is in its creation's answer only: a listing never carries a `key`, and no later answer
+   * carries a secret whose creation the proxy saw.
+   */
+  private secretShownAgain(
+    ex: Exchange,
+    opId: string | null,
+    find: (party: Party, rule: RuleId, check: string, message: string) => void,
+  ): void {
+    if (opId === "createApiKey" || ex.status >= 300) return;
+    const rows =
+      opId === "listApiKeys" && Array.isArray(ex.body) ? (ex.body as Record<string, unknown>[]) : [];
+    if (rows.some((r) => r !== null && typeof r === "object" && "key" in r))
+      find("server", "keys/secret-once", "sequence/secret-listed", "the key listing carries a `key` field");
+    if (this.secretOf.size === 0) return;
+    const known = new Set(this.secretOf.values());
+    for (const token of ex.text.match(/service_[A-Za-z0-9_-]{6,}/g) ?? [])
+      if (known.has(hash(token))) {
+        find(
+          "server",
+          "keys/secret-once",
+          "sequence/secret-shown-again",
+          `${opId ?? ex.method} answered with the secret of a key made earlier: it is shown once, at creation`,
+        );
+        return;
+      }
   }
 
   private state(key: string): KeyState {
@@ -158,6 +196,13 @@ export class Sequences {
     // A key past the contract's length is ignored by the server (`x-ignored-beyond-length`): no key at all.
     const sent = ex.requestHeaders[spec.header] ?? null;
     const key = sent !== null && sent.length <= LIMITS.idempotencyKey ? sent : null;
+    if (sent !== null && key === null)
+      find(
+        "client",
+        spec.rule,
+        "client/idempotency-key-ignored",
+        `sent ${spec.header} of ${sent.length} characters; the API ignores one over ${LIMITS.idempotencyKey} without an error, so this write has no retry protection`,
+      );
     const body = hash(ex.requestBodyText ?? "");
     const made = madeId(ex);
     if (key === null) {

@@ -102,7 +102,10 @@ describe("the validating proxy", () => {
     const r = await rig(null);
     await session(r.url, r.server.info.keys.owner as string, idsOf(r.server));
     const report = r.proxy.judge.report;
-    expect(report.violations.map((v) => `${v.who} ${v.ruleId}: ${v.message}`)).toEqual([]);
+    // The session checks that a key it deleted is refused: the client's doing, said on its side only.
+    expect(report.violations.map((v) => `${v.side} ${v.who} ${v.check}`)).toEqual([
+      "client client client/deleted-key",
+    ]);
     expect(report.exchanges).toBeGreaterThanOrEqual(14);
     expect(report.operations.getMe?.statuses).toEqual({ 200: 3, 401: 1 });
     expect(report.integration.notFound).toBe(1);
@@ -183,6 +186,38 @@ describe("the validating proxy", () => {
     expect(still.status).toBe(200);
     const found = r.proxy.judge.report.violations.filter((v) => v.ruleId === "keys/delete-immediate");
     expect(found.map((v) => v.who)).toEqual(["server"]);
+  });
+
+  it("reports a listing that shows a key's secret, on the upstream's side", async () => {
+    const fault = FAULTS.find((f) => f.name === "the secret `key` leaked in API key listings");
+    const r = await rig(fault?.fault ?? null);
+    const auth = { authorization: `Bearer ${r.server.info.keys.owner}`, "content-type": "application/json" };
+    await fetch(`${r.url}/api/v1/api-keys`, { method: "POST", headers: auth, body: "{}" });
+    expect((await fetch(`${r.url}/api/v1/api-keys`, { headers: auth })).status).toBe(200);
+    const found = r.proxy.judge.report.violations.filter((v) => v.ruleId === "keys/secret-once");
+    expect(found.map((v) => `${v.side} ${v.check}`)).toEqual(["upstream sequence/secret-listed"]);
+  });
+
+  it("reports a client that uses a key it deleted, or sends an idempotency key the API ignores", async () => {
+    const r = await rig(null);
+    const auth = { authorization: `Bearer ${r.server.info.keys.owner}`, "content-type": "application/json" };
+    const made = (await (
+      await fetch(`${r.url}/api/v1/api-keys`, { method: "POST", headers: auth, body: "{}" })
+    ).json()) as { id: string; key: string };
+    await fetch(`${r.url}/api/v1/api-keys/${made.id}`, { method: "DELETE", headers: auth });
+    const gone = await fetch(`${r.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${made.key}` } });
+    expect(gone.status).toBe(401);
+    const long = await fetch(`${r.url}/api/v1/audiences/${idsOf(r.server).audience}/duplicate`, {
+      method: "POST",
+      headers: { ...auth, "x-service-idempotency-key": "k".repeat(129) },
+      body: "{}",
+    });
+    expect(long.status).toBeLessThan(300);
+    const found = r.proxy.judge.report.violations.map((v) => `${v.side} ${v.check}`);
+    expect(found).toEqual(["client client/deleted-key", "client client/idempotency-key-ignored"]);
+    expect(r.proxy.judge.report.violations[1]?.message).toMatch(
+      /of 129 characters; the API ignores one over 128/,
+    );
   });
 
   it("reports a deleted Formation read back, and a page after hasMore that holds nothing", async () => {
