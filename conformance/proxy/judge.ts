@@ -7,6 +7,7 @@
  */
 
 import { isJsonType } from "../../src/core/body.ts";
+import { streamProblems } from "../checks/formations.ts";
 import { ruleText } from "../lib/context.ts";
 import { envelopeProblems, operationsById, responseViolations } from "../lib/contract.ts";
 import { Exchange } from "../lib/http.ts";
@@ -113,6 +114,7 @@ export class Judge {
       ...refusals(ex, refused, match).map((v) => findingOf(v, "server", at)),
       // A body too large to keep is judged by its status and headers only.
       ...(o.responseBody === null ? [] : responseViolations(ex)).map((v) => findingOf(v, "response", at)),
+      ...streamViolations(ex, o).map((v) => findingOf(v, "response", at)),
       ...this.sequences.observe(ex, key, o.at).map((f) => findingOf(f.violation, whoOf(f.party), at)),
     ];
     this.count(o, operation?.operationId ?? null, pathname);
@@ -163,6 +165,30 @@ export class Judge {
     op.calls++;
     op.statuses[o.status] = (op.statuses[o.status] ?? 0) + 1;
   }
+}
+
+/**
+ * A preview stream that went through, judged when it ended (it was passed on as it came) by the kit's own
+ * rules for its events: their order, their shape, the framing.
+ */
+function streamViolations(ex: Exchange, o: Observed): Violation[] {
+  const ndjson = (o.responseHeaders["content-type"] ?? "").startsWith("application/x-ndjson");
+  if (
+    ex.operation?.operationId !== "previewFormation" ||
+    o.status !== 200 ||
+    !ndjson ||
+    o.responseBody === null
+  )
+    return [];
+  return streamProblems(o.responseBody).problems.map((message) =>
+    violation({
+      check: "stream/preview-events",
+      rule: ruleText("preview/stream"),
+      ruleId: "preview/stream",
+      message,
+      exchange: ex,
+    }),
+  );
 }
 
 const whoOf = (party: Party): Finding["who"] => (party === "client" ? "client" : "server");

@@ -198,6 +198,28 @@ describe("the validating proxy", () => {
     expect(found.map((v) => `${v.side} ${v.check}`)).toEqual(["upstream sequence/secret-listed"]);
   });
 
+  it.each([
+    "NDJSON stream without `done`",
+    "NDJSON events out of order (status before meta)",
+  ])("judges a preview stream that went through by its events: %s", async (name) => {
+    const fault = FAULTS.find((f) => f.name === name);
+    const r = await rig(fault?.fault ?? null);
+    const res = await fetch(`${r.url}/api/v1/audiences/${idsOf(r.server).audience}/formations/preview`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${r.server.info.keys.owner}`,
+        "content-type": "application/json",
+        accept: "application/x-ndjson",
+      },
+      body: JSON.stringify({ hypothesis: hypothesis(2) }),
+    });
+    expect(res.status).toBe(200);
+    await res.text();
+    const found = r.proxy.judge.report.violations.filter((v) => v.ruleId === "preview/stream");
+    expect(found.map((v) => `${v.side} ${v.check}`)).toEqual(["upstream stream/preview-events"]);
+    expect(found[0]?.message).toMatch(/^events /);
+  });
+
   it("reports a client that uses a key it deleted, or sends an idempotency key the API ignores", async () => {
     const r = await rig(null);
     const auth = { authorization: `Bearer ${r.server.info.keys.owner}`, "content-type": "application/json" };
