@@ -103,6 +103,11 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
         "input/invalid-400",
         `the ${p.in} parameter ${p.name}=${JSON.stringify(raw)} is not of its schema`,
       );
+    else {
+      const content = contentProblem(raw, p.schema);
+      if (content)
+        add("request/parameter", "input/invalid-400", `the ${p.in} parameter ${p.name}: ${content}`);
+    }
   }
   const body = ex.requestBodyText;
   const hasBody = body !== null && body !== "";
@@ -144,4 +149,26 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
         .join("; ")}`,
     );
   return out;
+}
+
+/**
+ * A string parameter whose content the contract types (`contentMediaType: application/json` and a
+ * `contentSchema`, as `filters`): its text must be JSON of that schema. JSON Schema only annotates content,
+ * so the validator passes any string; this says what is wrong with it.
+ */
+function contentProblem(raw: string, schema: unknown): string | null {
+  const s = schema as { contentMediaType?: string; contentSchema?: { $ref?: string } } | undefined;
+  if (s?.contentMediaType !== "application/json") return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return `${JSON.stringify(raw.slice(0, 80))} is not JSON, which its contentMediaType is`;
+  }
+  const ref = s.contentSchema?.$ref;
+  if (ref === undefined) return null;
+  const issues = validate(ref, value);
+  return issues.length > 0
+    ? `its JSON is not a ${ref.split("/").at(-1)}: ${issues[0]?.path || "/"} ${issues[0]?.message}`
+    : null;
 }

@@ -235,8 +235,23 @@ describe("the validating proxy", () => {
       body: "{}",
     });
     expect(long.status).toBeLessThan(300);
+    // A query parameter whose content the contract types as JSON, sent as something else.
+    for (const filters of ["country=DE", JSON.stringify({ colour: ["blue"] })]) {
+      const res = await fetch(
+        `${r.url}/api/v1/audiences/${idsOf(r.server).audience}/filter-attributes?filters=${encodeURIComponent(filters)}`,
+        { headers: auth },
+      );
+      expect(res.status).toBe(400);
+    }
     const found = r.proxy.judge.report.violations.map((v) => `${v.side} ${v.check}`);
-    expect(found).toEqual(["client client/deleted-key", "client client/idempotency-key-ignored"]);
+    expect(found).toEqual([
+      "client client/deleted-key",
+      "client client/idempotency-key-ignored",
+      "client request/parameter",
+      "client request/parameter",
+    ]);
+    expect(r.proxy.judge.report.violations[2]?.message).toMatch(/filters: "country=DE" is not JSON/);
+    expect(r.proxy.judge.report.violations[3]?.message).toMatch(/filters: its JSON is not a FilterSelection/);
     expect(r.proxy.judge.report.violations[1]?.message).toMatch(
       /of 129 characters; the API ignores one over 128/,
     );
