@@ -7,7 +7,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { parseDuration } from "../src/cli/duration.ts";
 import { useContract } from "../src/contract/document.ts";
 import type { CoverageReport } from "./lib/coverage.ts";
 import { loadContract } from "./lib/load-contract.ts";
@@ -213,8 +212,11 @@ function pattern(name: string, raw: string | undefined): string | null {
 function timeBudget(values: Record<string, unknown>): number | null {
   const raw = values["time-budget"] as string | undefined;
   if (raw === undefined) return null;
-  const ms = parseDuration(raw);
-  if (typeof ms !== "number")
+  // `500ms`, `90s`, `5m`, `1h`; a bare number is seconds.
+  const m = /^\s*(\d+)\s*(ms|s|m|h)?\s*$/.exec(raw);
+  const unit: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+  const ms = m ? Number(m[1]) * (unit[m[2] ?? "s"] as number) : Number.NaN;
+  if (!Number.isSafeInteger(ms) || ms < 1)
     throw new UsageError(
       `--time-budget must be a duration such as 60s, 5m or 1h, got ${JSON.stringify(raw)}`,
     );

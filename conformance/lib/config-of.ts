@@ -3,7 +3,7 @@
  * its staging: keys by role, the IDs it may read, those it may change. What the deployment-mode harness
  * and the deployment bench hand the kit instead of the control plane.
  */
-import type { Manifest } from "../../src/core/manifest.ts";
+import type { ManifestShape as Manifest } from "./target.ts";
 
 export interface ConfigOptions {
   /** Audience handles the run may change (default: the ones the checks ask for). */

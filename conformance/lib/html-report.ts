@@ -5,8 +5,9 @@
  * transitions) as tables and bars. No script, no external asset: the file works wherever it is opened.
  * The numbers are the JSON reports' (each summary figure carries a `data-count` a test reads back).
  */
-import { escapeHtml as esc } from "../../src/core/html.ts";
+
 import type { CoverageReport } from "./coverage.ts";
+import { escapeMarkup as esc } from "./markup.ts";
 import type { Violation } from "./report.ts";
 import { RULES, type RuleId } from "./rules.ts";
 

@@ -4,16 +4,12 @@
  * this; the validating proxy judges a client's requests with it, beside the response rules (contract.ts)
  * it shares with the kit.
  */
-import { isJsonType } from "../../src/core/body.ts";
-import { coerceParameter } from "../../src/core/params.ts";
-import { Router } from "../../src/core/router.ts";
 import { ruleText } from "./context.ts";
-import { operations, operationsById, validate } from "./contract.ts";
+import { operationsById, validate } from "./contract.ts";
 import type { Exchange, OperationRef } from "./http.ts";
+import { matchPath } from "./match.ts";
 import { type Violation, violation } from "./report.ts";
 import { RULES, type RuleId } from "./rules.ts";
-
-const router = new Router(operations);
 
 export type Match =
   | { kind: "found"; operation: OperationRef; params: Record<string, string> }
@@ -22,7 +18,7 @@ export type Match =
 
 /** The contract's operation a request names, if any. */
 export function matchOperation(method: string, pathname: string): Match {
-  const m = router.match(method, pathname);
+  const m = matchPath(method, pathname);
   if (m.kind === "found")
     return {
       kind: "found",
@@ -97,7 +93,7 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
         add("request/parameter", "input/invalid-400", `the ${p.in} parameter ${p.name} is required`);
       continue;
     }
-    if (validate(p.schemaRef, coerceParameter(raw, p.schema)).length > 0)
+    if (validate(p.schemaRef, parameterValue(raw, p.schema)).length > 0)
       add(
         "request/parameter",
         "input/invalid-400",
@@ -125,7 +121,7 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
       `a body of ${size} bytes, past the ${op.maxBodyBytes} the contract allows`,
     );
   const type = headers.get("content-type");
-  if (!isJsonType(type))
+  if (!isJsonMediaType(type))
     add(
       "request/content-type",
       "input/media-type-415",
@@ -171,4 +167,30 @@ function contentProblem(raw: string, schema: unknown): string | null {
   return issues.length > 0
     ? `its JSON is not a ${ref.split("/").at(-1)}: ${issues[0]?.path || "/"} ${issues[0]?.message}`
     : null;
+}
+
+/**
+ * JSON, as a body's Content-Type: `application/json` (a charset or other parameters aside, in any case), and
+ * a type with the `+json` suffix (RFC 6839), which is JSON too.
+ */
+export function isJsonMediaType(contentType: string | null): boolean {
+  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  return type === "application/json" || /^application\/[^/]+\+json$/.test(type);
+}
+
+/**
+ * A query or header value as its schema reads it: text for a string, a number for a numeric parameter
+ * (nothing but blanks is no number), `true` or `false` for a boolean one (any other text stays text, which
+ * the schema then refuses).
+ */
+function parameterValue(raw: string, schema: Record<string, unknown>): unknown {
+  switch (schema.type) {
+    case "integer":
+    case "number":
+      return raw.trim() === "" ? Number.NaN : Number(raw);
+    case "boolean":
+      return raw === "true" ? true : raw === "false" ? false : raw;
+    default:
+      return raw;
+  }
 }

@@ -12,6 +12,7 @@ import { Coverage } from "./coverage.ts";
 import { finishRun, type RunResults } from "./finish.ts";
 import { renderHtmlReport } from "./html-report.ts";
 import { type PaceMemory, TargetDownError } from "./http.ts";
+import { escapeMarkup as xml } from "./markup.ts";
 import { planRun } from "./plan.ts";
 import { dedupe, formatViolations, type Violation } from "./report.ts";
 import type { TargetInfo } from "./target.ts";
@@ -316,19 +317,6 @@ function spent(requests: Record<string, number>): string {
 function save(file: string, text: string): void {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, text);
-}
-
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
-
-/** Text as XML 1.0 can carry it: escaped, and without the control characters it has no place for. */
-export function xml(s: string): string {
-  let out = "";
-  for (const ch of s) {
-    const code = ch.codePointAt(0) as number;
-    if (code < 0x20 && ch !== "\t" && ch !== "\n" && ch !== "\r") continue;
-    out += ESCAPES[ch] ?? ch;
-  }
-  return out;
 }
 
 /** JUnit XML: one test case a check, named `name: title` (stable across runs), in a suite per group. */

@@ -280,7 +280,8 @@ async function fetchOrUnreachable(url: string, init: RequestInit = {}): Promise<
   }
 }
 
-interface ManifestShape {
+/** What the kit reads of a simulator's manifest (`GET /__sim/manifest`), as the control plane serves it. */
+export interface ManifestShape {
   users: Record<string, { id: string; apiKey: string; plan: string }>;
   audiences: Record<string, { id: string }>;
   minds: Record<string, { id: string }>;

@@ -6,13 +6,12 @@
  * the violations' excerpts, with keys redacted.
  */
 
-import { isJsonType } from "../../src/core/body.ts";
 import { streamProblems } from "../checks/formations.ts";
 import { ruleText } from "../lib/context.ts";
 import { envelopeProblems, operationsById, responseViolations } from "../lib/contract.ts";
 import { Exchange } from "../lib/http.ts";
 import { type Violation, violation } from "../lib/report.ts";
-import { type Match, matchOperation, requestViolations } from "../lib/requests.ts";
+import { isJsonMediaType, type Match, matchOperation, requestViolations } from "../lib/requests.ts";
 import { hash, type IntegrationTally, type Party, Sequences } from "./sequences.ts";
 
 /** One exchange as the proxy saw it. */
@@ -217,7 +216,7 @@ function refusals(ex: Exchange, refused: readonly Violation[], match: Match): Vi
     violation({ check: "response/refusal", rule: ruleText(rule), ruleId: rule, message, exchange: ex }),
   ];
   // A JSON media type with parameters, in any case, is still JSON: the simulator's own reading of it.
-  if (ex.status === 415 && isJsonType(ex.requestHeaders["content-type"] ?? null))
+  if (ex.status === 415 && isJsonMediaType(ex.requestHeaders["content-type"] ?? null))
     return say(
       "input/media-type-415",
       `a body sent as ${ex.requestHeaders["content-type"]} was refused as another media type`,

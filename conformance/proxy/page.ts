@@ -6,9 +6,10 @@
  * seconds; the numbers are the JSON report's (each figure carries a `data-count`). It names an empty icon, so
  * that the browser's request for one is not forwarded to the upstream and counted as traffic.
  */
-import { escapeHtml as esc } from "../../src/core/html.ts";
+
 import { operations } from "../lib/contract.ts";
 import { bar, CSS, card, violationRows } from "../lib/html-report.ts";
+import { escapeMarkup as esc } from "../lib/markup.ts";
 import type { ProxyReport } from "./judge.ts";
 
 export function renderProxyPage(r: ProxyReport, live = true): string {
