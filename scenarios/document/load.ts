@@ -6,6 +6,7 @@
  * Equal documents give the same Scenario object, so the worlds built from one (a reset, a hundred sandboxes
  * from one inline scenario) share a template and its frozen Minds as the built-in scenarios' worlds do.
  */
+import { unescapeSegment } from "../../src/contract/pointer.ts";
 import { createRng } from "../../src/core/prng.ts";
 import {
   type BuiltScenario,
@@ -68,7 +69,7 @@ function problemsBeyond(
   const pruned = structuredClone(document) as Record<string, unknown>;
   const broken: string[] = [];
   for (const { path } of schema) {
-    const [section, handle] = path.split("/").slice(1).map(unescapePointer);
+    const [section, handle] = path.split("/").slice(1).map(unescapeSegment);
     if (section === undefined || section === "") return [];
     const kind = HANDLE_KINDS.find((k) => k === section);
     const records = pruned[section];
@@ -93,10 +94,6 @@ function problemsBeyond(
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-function unescapePointer(segment: string): string {
-  return segment.replaceAll("~1", "/").replaceAll("~0", "~");
 }
 
 function compile(

@@ -4,6 +4,7 @@
  */
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import schema from "../../scenario.schema.json" with { type: "json" };
+import { pointerSegment } from "../../src/contract/pointer.ts";
 import { compileSchema } from "../../src/contract/validate.ts";
 import type { ScenarioProblem } from "../../src/core/scenario.ts";
 
@@ -80,8 +81,4 @@ function messageOf(e: ErrorObject): string {
     default:
       return e.message ?? e.keyword;
   }
-}
-
-function pointerSegment(segment: string): string {
-  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
 }

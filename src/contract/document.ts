@@ -2,6 +2,7 @@
  * The contract, imported as JSON so that bundlers and browsers load it the same way Node does (no fs).
  */
 import doc from "../../openapi.json" with { type: "json" };
+import { unescapeSegment } from "./pointer.ts";
 
 export type OpenApiDocument = typeof doc;
 /** The contract every module reads. Only `useContract`, before any of them loads, replaces it. */
@@ -32,7 +33,7 @@ export function resolvePointer(ref: string): unknown {
   if (!ref.startsWith("#/")) throw new Error(`Only local refs are supported: ${ref}`);
   let node: unknown = contract;
   for (const raw of ref.slice(2).split("/")) {
-    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    const key = unescapeSegment(raw);
     node = (node as Record<string, unknown>)[key];
     if (node === undefined) throw new Error(`Unresolvable ref: ${ref}`);
   }

@@ -3,6 +3,7 @@
  * served under (each server prefix joined with the path), its parameters, body schema and limits.
  */
 import { contract, deref } from "./document.ts";
+import { contractPointer } from "./pointer.ts";
 
 export const METHODS = ["get", "put", "post", "delete", "patch", "options", "head"] as const;
 export type Method = Uppercase<(typeof METHODS)[number]>;
@@ -45,9 +46,7 @@ export interface Operation {
 
 type Json = Record<string, unknown>;
 
-function pointer(...segments: string[]): string {
-  return `#/${segments.map((s) => s.replaceAll("~", "~0").replaceAll("/", "~1")).join("/")}`;
-}
+const pointer = contractPointer;
 
 function parameterSpec(raw: unknown, location: string): ParameterSpec {
   const refd = raw as { $ref?: string };

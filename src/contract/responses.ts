@@ -5,6 +5,7 @@
  */
 import { deref, resolvePointer } from "./document.ts";
 import { operationsById } from "./operations.ts";
+import { contractPointer, pointerSegment } from "./pointer.ts";
 import { validate } from "./validate.ts";
 
 export interface ResponseIssue {
@@ -21,9 +22,7 @@ export interface ResponseIssue {
 
 type Json = Record<string, unknown>;
 
-function pointer(...segments: string[]): string {
-  return `#/${segments.map((s) => s.replaceAll("~", "~0").replaceAll("/", "~1")).join("/")}`;
-}
+const pointer = contractPointer;
 
 /** The response object and a pointer to it (following a `$ref` into components.responses). */
 function findResponse(operationId: string, status: number): { response: Json; at: string } | null {
@@ -69,8 +68,7 @@ export function checkResponse(
     }
     const schema = header.schema as Json | undefined;
     const typed = schema?.type === "integer" || schema?.type === "number" ? Number(value) : value;
-    const hRef =
-      (h as { $ref?: string }).$ref ?? `${at}/headers/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+    const hRef = (h as { $ref?: string }).$ref ?? `${at}/headers/${pointerSegment(name)}`;
     const hIssues = validate(`${hRef}/schema`, typed);
     if (hIssues.length > 0)
       issues.push({ code: "header-schema", message: `header ${name}: ${value}`, detail: hIssues });

@@ -16,6 +16,7 @@
  */
 import { deref, resolvePointer } from "../contract/document.ts";
 import type { Operation } from "../contract/operations.ts";
+import { contractPointer, pointerSegment } from "../contract/pointer.ts";
 import { ApiError } from "./errors.ts";
 import { Answer } from "./exchange.ts";
 
@@ -134,7 +135,7 @@ export async function preferredResponse(
   }
   const mediaType = negotiate(mediaTypes, ctx.accept);
   const media = content[mediaType] as Json;
-  const schemaRef = `${at}/content/${mediaType.replaceAll("~", "~0").replaceAll("/", "~1")}/schema`;
+  const schemaRef = `${at}/content/${pointerSegment(mediaType)}/schema`;
 
   let body: unknown;
   let found = false;
@@ -214,7 +215,7 @@ function pickStatus(op: Operation, prefs: Preferences): number {
 }
 
 function responseAt(op: Operation, status: number): { response: Json; at: string } {
-  let at = `#/paths/${op.path.replaceAll("~", "~0").replaceAll("/", "~1")}/${op.method.toLowerCase()}/responses/${status}`;
+  let at = contractPointer("paths", op.path, op.method.toLowerCase(), "responses", String(status));
   let node = resolvePointer(at) as Json;
   while (typeof node.$ref === "string") {
     at = node.$ref;

@@ -16,6 +16,7 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { resolvePointer } from "../contract/document.ts";
+import { pointerSegment } from "../contract/pointer.ts";
 import { memberCap, mindCap } from "../core/plans.ts";
 import type { Snapshot, SnapshotProblem, SerializedState as State } from "../core/snapshot.ts";
 import type { AudienceRecord, MindRecord, UserRecord } from "../core/state.ts";
@@ -219,8 +220,4 @@ function capProblems(state: State, typed: Map<string, Set<string>>, problems: Sn
         message: `holds ${r.memberIds.length} members, over the owner's cap of ${memberCap(owner.r)}`,
       });
   }
-}
-
-function pointerSegment(segment: string): string {
-  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
 }
