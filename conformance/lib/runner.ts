@@ -269,19 +269,13 @@ async function runOne(
       violations: partial,
       skipped: null,
       error: (e as Error).message,
-      down: isTargetDown(e),
+      // runCheck hands on the error it caught (its message prefixed), so the class tells.
+      down: e instanceof TargetDownError,
     };
   }
 }
 
 const NOT_RUN = "not run: the run stopped where the target went away";
-
-/** A TargetDownError, also when a property or a cleanup wrapped it. */
-function isTargetDown(e: unknown): boolean {
-  for (let x = e; x instanceof Error; x = (x as { cause?: unknown }).cause)
-    if (x instanceof TargetDownError || x.name === "TargetDownError") return true;
-  return e instanceof Error && /the target stopped answering/.test(e.message);
-}
 
 function overBudget(budget: SuiteOptions["budget"], requests: number, ms: number): string | null {
   if (budget?.requests != null && requests >= budget.requests)
