@@ -156,6 +156,8 @@ export const updateRules = check(
           renamed,
         );
       }
+      const blank = await put("owner", { name: " \t " });
+      ctx.expectStatus(blank, 400, "audience/update-rules", "a name blank after trimming");
       const byMember = await put("member", { name: before.name, isSharedWithTeam: !before.isSharedWithTeam });
       ctx.expectCode(
         byMember,

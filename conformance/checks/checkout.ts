@@ -9,7 +9,7 @@ import type { Role } from "../lib/target.ts";
 
 export const checkout = check(
   "domain/checkout",
-  ["checkout/create", "checkout/own-sessions", "checkout/idempotency"],
+  ["checkout/create", "checkout/own-sessions", "checkout/idempotency", "checkout/lifecycle"],
   {
     needs: { roles: ["owner"], prices: ["credits"] },
     mutates: true,
@@ -140,6 +140,16 @@ export const checkout = check(
           `the same Idempotency-Key with another body answered ${other.status}${ok(other) ? ` with session ${other.body?.id}` : ""}, not a refusal`,
           other,
         );
+      if (first.status === 201) {
+        // Hosted sessions are changed through continue_url: a refresh takes an empty body only.
+        const refresh = await ctx.call({
+          op: "refreshCheckoutSession",
+          params: { id: first.body.id },
+          as: ctx.as("owner"),
+          json: { buyer: { email: "conformance@example.com" } },
+        });
+        ctx.expectStatus(refresh, 400, "checkout/lifecycle", "a refresh with a non-empty body");
+      }
       for (const k2 of ["teammate", "outsider"] as Role[]) {
         if (first.status !== 201 || !ctx.target.has(k2)) continue;
         const peek = await ctx.call({

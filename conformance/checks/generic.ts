@@ -13,6 +13,7 @@ import type { RuleId } from "../lib/rules.ts";
 import { fingerprint } from "../lib/state.ts";
 import type { Role } from "../lib/target.ts";
 import { wrongMethod } from "./methods.ts";
+import { optionalBodies } from "./optional-bodies.ts";
 
 const authenticated = operations.filter((o) => o.authenticated);
 const isRead = (o: Operation) => o.method === "GET";
@@ -130,8 +131,8 @@ async function expect401(
 function malformedCheck(reads: boolean): CheckDef {
   return {
     name: `generic/malformed-ids-${reads ? "reads" : "writes"}`,
-    rules: ["ids/malformed-400"],
-    title: `${reads ? "reads" : "writes"}: a malformed path ID gives the documented 400 (or 404 where no 400 is documented)`,
+    rules: ["ids/malformed-400", "ids/messages"],
+    title: `${reads ? "reads" : "writes"}: a malformed path ID gives the documented 400 (or 404 where no 400 is documented), with the message x-error-messages names`,
     needs: { roles: ["owner"], audiences: ["main"], ...(reads ? {} : { changeable: ["main"] }) },
     mutates: !reads,
     async run(ctx) {
@@ -148,14 +149,33 @@ function malformedCheck(reads: boolean): CheckDef {
               ctx.coverage.limit(
                 `${o.operationId}:path:${p.name}:${resolve(p.schema).format ? "format" : "pattern"}`,
               );
-              ctx.expectStatus(ex, expected, "ids/malformed-400", `${p.name}=${JSON.stringify(bad)}`);
+              if (ctx.expectStatus(ex, expected, "ids/malformed-400", `${p.name}=${JSON.stringify(bad)}`))
+                expectMessage(ctx, ex, expected === 400 ? p.messages?.invalid : undefined, p.name);
             },
             { numRuns: 4 },
           );
+          // A blank value is "missing": the other message of the pair.
+          if (expected === 400 && p.messages) {
+            const ex = await callWith(ctx, o, { ...params, [p.name]: " " });
+            if (ctx.expectStatus(ex, 400, "ids/malformed-400", `${p.name} blank`))
+              expectMessage(ctx, ex, p.messages.missing, `${p.name} blank`);
+          }
         }
       }
     },
   };
+}
+
+/** `x-error-messages` states the exact words, unlike other messages ("wording may change"). */
+function expectMessage(ctx: CheckContext, ex: Exchange, message: string | undefined, label: string): void {
+  if (message === undefined) return;
+  const got = ex.body?.statusMessage;
+  ctx.expect(
+    got === message,
+    "ids/messages",
+    `${label}: statusMessage ${JSON.stringify(got)}, not ${JSON.stringify(message)}`,
+    ex,
+  );
 }
 
 export const malformedReads = malformedCheck(true);
@@ -556,6 +576,7 @@ export const genericChecks: CheckDef[] = [
   hiddenWrites,
   invalidQuery,
   invalidBodies,
+  optionalBodies,
   mediaTypes,
   prefixes,
   wrongMethod,

@@ -19,12 +19,17 @@ export const RULES = {
   ],
   "auth/401": [ALL, "a missing or invalid key gives 401 `Unauthorized`"],
   "ids/malformed-400": [ALL, "malformed IDs give 400 on endpoints that list 400"],
+  "ids/messages": [
+    ALL,
+    "a blank or malformed path ID is answered with the exact message its parameter's x-error-messages names",
+  ],
   "ids/unknown-404": [ALL, "an ID that names nothing gives 404"],
   "access/hidden-as-404": [
     ALL,
     "unauthorized resource access is reported as 404 to avoid revealing existence",
   ],
   "input/invalid-400": [ALL, "invalid JSON, bodies and query values are 400 and change nothing"],
+  "input/optional-body": [ALL, "an operation whose request body is optional is served without one"],
   "input/media-type-415": [
     ALL,
     "a body that is not application/json is 415; application/json with parameters, in any case, is JSON",

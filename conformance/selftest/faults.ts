@@ -7,6 +7,7 @@ import type { FaultCase } from "./fault-kit.ts";
 import { CONTRACT_FAULTS } from "./faults-contract.ts";
 import { DOMAIN_FAULTS } from "./faults-domain.ts";
 import { LIMITS_FAULTS } from "./faults-limits.ts";
+import { SENTENCE_FAULTS } from "./faults-sentences.ts";
 import { SEQUENCE_FAULTS } from "./faults-sequences.ts";
 import { WORLD_FAULTS } from "./faults-world.ts";
 
@@ -19,4 +20,5 @@ export const FAULTS: FaultCase[] = [
   ...DOMAIN_FAULTS,
   ...WORLD_FAULTS,
   ...SEQUENCE_FAULTS,
+  ...SENTENCE_FAULTS,
 ];
