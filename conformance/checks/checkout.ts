@@ -111,6 +111,18 @@ export const checkout = check(
           { "idempotency-key": k() },
           400,
         );
+        // Both consents must be true.
+        await expectStatus(
+          "a subscription whose legalAcceptance withholds withdrawal consent",
+          {
+            line_items: [{ id: sub.id }],
+            currency: sub.currency,
+            capabilities: {},
+            metadata: { legalAcceptance: { termsAccepted: true, withdrawalConsent: false } },
+          },
+          { "idempotency-key": k() },
+          400,
+        );
       }
       for (const l of [
         "header:Idempotency-Key:maxLength",

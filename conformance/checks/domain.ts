@@ -15,6 +15,7 @@ import {
 } from "./audiences.ts";
 import { checkout } from "./checkout.ts";
 import { collaboratorRemoval, collaborators } from "./collaborators.ts";
+import { deleteCascade } from "./delete-cascade.ts";
 import { duplicateContents, duplicatePlanLimit, duplicateReplay } from "./duplicate.ts";
 import { exportsRules } from "./exports.ts";
 import { facets, largeAudience } from "./filter-attributes.ts";
@@ -34,6 +35,7 @@ import { exportJob, researchStages } from "./timelines.ts";
 
 export const domainChecks: CheckDef[] = [
   audienceDelete,
+  deleteCascade,
   pendingRecalibrations,
   recalibrateReplay,
   recalibrateOwnerOnly,

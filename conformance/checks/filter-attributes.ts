@@ -9,7 +9,18 @@ import type { RuleId } from "../lib/rules.ts";
 import type { Role } from "../lib/target.ts";
 import { sortedAsc } from "./ordering.ts";
 
-export const facets = check("domain/filter-facets", ["filters/selection"], {
+/**
+ * ISO 3166-1 alpha-2: two capitals that Intl names as a region in their own right (not "UK", an alias it
+ * canonicalizes to GB, nor ZZ, the unknown region).
+ */
+const regions = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
+const isAlpha2 = (v: string) =>
+  /^[A-Z]{2}$/.test(v) &&
+  v !== "ZZ" &&
+  regions.of(v) !== undefined &&
+  new Intl.Locale("und", { region: v }).region === v;
+
+export const facets = check("domain/filter-facets", ["filters/selection", "filters/values"], {
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
     const audienceId = ctx.target.audience("main");
@@ -24,6 +35,14 @@ export const facets = check("domain/filter-facets", ["filters/selection"], {
     const data = base.body?.data;
     if (!data || data.truncated) return;
     checkShape(ctx, base, "filters/selection");
+    const countries = (data.facets as Facet[]).find((f) => f.key === "country")?.values ?? [];
+    const notCodes = countries.map((v) => v.value).filter((v) => !isAlpha2(v));
+    ctx.expect(
+      notCodes.length === 0,
+      "filters/values",
+      `country values that are not ISO 3166-1 alpha-2 codes: ${notCodes.slice(0, 5).join(", ")}`,
+      base,
+    );
     // Attributes with one value per Mind: their facet (plus unknown) partitions the matches exactly.
     const single = (data.facets as Facet[]).filter(
       (f) =>

@@ -102,6 +102,8 @@ export const formationVisibility = check(
         listed,
       );
       if (ctx.info.readOnly) return;
+      const recompute = await ctx.call({ op: "recomputeFormation", params, as: ctx.as("owner") });
+      ctx.expectStatus(recompute, 404, "formations/mutability", "another collaborator recomputing it");
       const del = await ctx.call({ op: "deleteFormation", params, as: ctx.as("owner") });
       ctx.expectStatus(del, 404, "formations/mutability", "another collaborator deleting it");
     },

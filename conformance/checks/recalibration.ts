@@ -10,7 +10,7 @@ const ORDER = ["queued", "running", "completed", "failed"];
 
 export const recalibrationStatus = sandboxCheck(
   "domain/recalibration-status",
-  ["recalibrate/status-url"],
+  ["recalibrate/status-url", "recalibrate/calibration-active"],
   async (ctx, { audienceId, send }) => {
     const accepted = await send();
     if (!ctx.expectStatus(accepted, 202, "recalibrate/status-url", "recalibrate")) return;
@@ -32,8 +32,21 @@ export const recalibrationStatus = sandboxCheck(
     const read = (p: string, as = ctx.as("teammate"), id = operationId) =>
       ctx.call({ op: "getRecalibrationOperation", prefix: p, params: { audienceId, operationId: id }, as });
 
+    // The Audience is read before the operation: if the operation is still unfinished after, it was then.
+    const calibrating = async () =>
+      (await ctx.call({ op: "getAudience", params: { audienceId }, as: ctx.as("teammate") })).body?.data
+        ?.calibration?.active;
+    const activeBefore = await calibrating();
     const first = await read(prefix);
     if (!ctx.expectStatus(first, 200, "recalibrate/status-url", "GET statusUrl")) return;
+    const unfinished = ["queued", "running"].includes(String(first.body?.data?.operation?.status));
+    if (unfinished)
+      ctx.expect(
+        activeBefore === true,
+        "recalibrate/calibration-active",
+        `calibration.active is ${JSON.stringify(activeBefore)} while the recalibration is ${first.body.data.operation.status}`,
+        first,
+      );
     const op = first.body?.data?.operation ?? {};
     ctx.coverage.transition("recalibration", "∅", String(op.status));
     ctx.expect(
@@ -106,6 +119,13 @@ export const recalibrationStatus = sandboxCheck(
         "recalibration",
       );
     const final = last.body?.data?.operation ?? {};
+    const activeAfter = await calibrating();
+    ctx.expect(
+      activeAfter === false,
+      "recalibrate/calibration-active",
+      `calibration.active is ${JSON.stringify(activeAfter)} after the only recalibration ended ${final.status}`,
+      last,
+    );
     if (final.status === "completed") {
       ctx.expect(
         final.progress === 100,

@@ -6,6 +6,7 @@
 import { check } from "../lib/context.ts";
 import { teammateCopy } from "../lib/helpers.ts";
 import type { Exchange } from "../lib/http.ts";
+import { readinessDisagreements } from "./progress.ts";
 
 export const exportJob = check("domain/export-job", ["exports/job"], {
   needs: { roles: ["owner"], audiences: ["main"] },
@@ -73,7 +74,7 @@ export const exportJob = check("domain/export-job", ["exports/job"], {
 
 const STAGES = ["researching", "waiting_for_runs", "recalibrating", "done"];
 
-export const researchStages = check("domain/research-stages", ["research/stages"], {
+export const researchStages = check("domain/research-stages", ["research/stages", "progress/readiness"], {
   needs: { roles: ["teammate"], audiences: ["main"] },
   mutates: true,
   concurrent: true,
@@ -105,7 +106,18 @@ export const researchStages = check("domain/research-stages", ["research/stages"
       async () => {
         last = await ctx.call({ op: "getAudienceProgress", params: { audienceId }, as });
         const now = last.body?.data?.research ?? {};
+        // "Research is never a reason to wait": readiness follows the members alone while it runs.
+        for (const m of readinessDisagreements(last.body?.data ?? {}))
+          ctx.expect(false, "progress/readiness", `while research is at ${now.stage}: ${m}`, last);
         const next = String(now.stage);
+        // `researching` while research runs or waits; `researched` once it is done.
+        if (next !== "done" && now.status !== "failed")
+          ctx.expect(
+            now.phase === "researching",
+            "research/stages",
+            `research at stage ${next} reports phase ${now.phase}, not researching`,
+            last,
+          );
         ctx.expect(
           STAGES.indexOf(next) >= STAGES.indexOf(stage),
           "research/stages",

@@ -5,10 +5,12 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { limitCatalogue, operations } from "./contract.ts";
+import { SENTENCE_INDEX } from "../index/index.ts";
+import { contract, limitCatalogue, operations } from "./contract.ts";
 import type { Exchange } from "./http.ts";
 import { MACHINES } from "./machines.ts";
 import { RULES, type RuleId, ruleOperations } from "./rules.ts";
+import { contractSentences } from "./sentences.ts";
 
 export interface CoverageFragment {
   statuses: Record<string, number[]>;
@@ -97,6 +99,20 @@ export interface CoverageReport {
     missing: string[];
     missingByOperation: Record<string, string[]>;
   };
+  /**
+   * The sentences of openapi.json (conformance/index): how many a check judges, how many of those a check
+   * of this run reached, and how many have a stated reason instead, by the reason's code.
+   */
+  sentences: {
+    total: number;
+    judged: number;
+    reached: number;
+    /** Judged sentences no check of this run reached. */
+    notReached: string[];
+    reasons: Record<string, number>;
+    /** Sentences of the contract the index has no entry for (a contract newer than the kit). */
+    unindexed: string[];
+  };
 }
 
 export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageReport {
@@ -137,6 +153,7 @@ export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageR
       missing: catalogue.filter((l) => !limitsSeen.has(l.id)).map((l) => l.id),
     },
     rules: ruleCoverage(rulesReached),
+    sentences: sentenceCoverage(rulesReached),
     transitions: Object.fromEntries(
       Object.entries(MACHINES).map(([machine, all]) => [
         machine,
@@ -158,6 +175,24 @@ function ruleCoverage(reached: ReadonlySet<string>): CoverageReport["rules"] {
     for (const op of ruleOperations(id, all))
       missingByOperation[op] = [...(missingByOperation[op] ?? []), id];
   return { total: ids.length, reached: ids.filter((id) => reached.has(id)), missing, missingByOperation };
+}
+
+function sentenceCoverage(reached: ReadonlySet<string>): CoverageReport["sentences"] {
+  const texts = [...new Set(contractSentences(contract).map((s) => s.text))];
+  const reasons: Record<string, number> = {};
+  const notReached: string[] = [];
+  const unindexed: string[] = [];
+  let judged = 0;
+  for (const text of texts) {
+    const e = SENTENCE_INDEX.get(text);
+    if (!e) unindexed.push(text);
+    else if (e.code !== "judged") reasons[e.code] = (reasons[e.code] ?? 0) + 1;
+    else {
+      judged++;
+      if (!e.rules.some((r) => reached.has(r))) notReached.push(text);
+    }
+  }
+  return { total: texts.length, judged, reached: judged - notReached.length, notReached, reasons, unindexed };
 }
 
 /**
@@ -186,6 +221,15 @@ function notReached(missing: readonly string[]): string {
   return `; not reached: ${missing.slice(0, 8).join(", ")}${more}`;
 }
 
+function sentenceLine(s: CoverageReport["sentences"]): string {
+  const reasons = Object.entries(s.reasons)
+    .sort((a, b) => b[1] - a[1])
+    .map(([code, n]) => `${code} ${n}`)
+    .join(", ");
+  const unindexed = s.unindexed.length ? `; ${s.unindexed.length} not in the kit's index` : "";
+  return `${s.reached}/${s.judged} judged sentences reached, of ${s.total} (the others: ${reasons})${unindexed}`;
+}
+
 export function formatCoverage(r: CoverageReport): string {
   const pct = (a: number, b: number) => (b === 0 ? "100" : ((100 * a) / b).toFixed(0));
   return [
@@ -194,6 +238,7 @@ export function formatCoverage(r: CoverageReport): string {
     `  documented statuses: ${r.statuses.exercised}/${r.statuses.documented} (${pct(r.statuses.exercised, r.statuses.documented)}%)`,
     `  contract limits:     ${r.limits.exercised}/${r.limits.total} (${pct(r.limits.exercised, r.limits.total)}%)`,
     `  description rules:   ${r.rules.reached.length}/${r.rules.total} (${pct(r.rules.reached.length, r.rules.total)}%)${notReached(r.rules.missing)}`,
+    `  contract sentences:  ${sentenceLine(r.sentences)}`,
     ...(r.operations.missing.length
       ? [`  operations not exercised: ${r.operations.missing.join(", ")}`]
       : []),

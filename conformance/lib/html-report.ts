@@ -106,6 +106,10 @@ export function renderHtmlReport(r: HtmlReportInput): string {
         `<tr><td>${esc(m)}</td><td>${bar(t.seen.length, t.seen.length + t.missing.length)}</td><td class="muted">${t.missing.length ? `not seen: ${esc(t.missing.join(", "))}` : "all seen"}</td></tr>`,
     )
     .join("");
+  const reasonsOf = (cov: CoverageReport) =>
+    Object.entries(cov.sentences.reasons)
+      .map(([code, n]) => `${code} ${n}`)
+      .join(", ");
   const missingRules = c.rules.missing
     .map((id) => `<li><b>${esc(id)}</b>: ${esc(String(RULES[id as RuleId]?.[1] ?? ""))}</li>`)
     .join("");
@@ -120,6 +124,7 @@ ${card("checks failed", "failed", count("failed"), undefined, count("failed") ? 
 ${card("checks skipped", "skipped", count("skipped"))}
 ${card("violations", "violations", r.violations.length, undefined, r.violations.length ? "bad" : "ok")}
 ${card("description rules reached", "rules", c.rules.reached.length, c.rules.total)}
+${card("contract sentences judged", "sentences", c.sentences.reached, c.sentences.judged)}
 ${card("operations", "operations", c.operations.exercised, c.operations.total)}
 ${card("documented statuses", "statuses", c.statuses.exercised, c.statuses.documented)}
 ${card("contract limits", "limits", c.limits.exercised, c.limits.total)}
@@ -128,6 +133,7 @@ ${card("contract limits", "limits", c.limits.exercised, c.limits.total)}
 <section><h2>Checks</h2><table><tr><th>check</th><th>what it checks</th><th>result</th><th>time</th><th>requests</th><th>note</th></tr>${checks}</table></section>
 <section><h2>Coverage</h2><table>
 <tr><td>description rules</td><td>${bar(c.rules.reached.length, c.rules.total)}</td></tr>
+<tr><td>contract sentences judged (${c.sentences.total - c.sentences.judged} more state no checkable rule: ${esc(reasonsOf(c))})</td><td>${bar(c.sentences.reached, c.sentences.judged)}</td></tr>
 <tr><td>operations</td><td>${bar(c.operations.exercised, c.operations.total)}</td></tr>
 <tr><td>documented statuses</td><td>${bar(c.statuses.exercised, c.statuses.documented)}</td></tr>
 <tr><td>contract limits</td><td>${bar(c.limits.exercised, c.limits.total)}</td></tr></table>

@@ -112,6 +112,10 @@ export const RULES = {
     "deleteAudience",
     "owner only; anyone else 404 and nothing deleted; a deleted Audience is gone",
   ],
+  "audience/delete-cascade": [
+    "deleteAudience",
+    "deleting an Audience deletes the caller's member Minds no other Audience holds and keeps the others",
+  ],
   "audience/follow": [
     "followAudience,unfollowAudience",
     "follow a public Audience 200 (404 otherwise); unfollow 200; both repeatable: following again keeps following",
@@ -167,6 +171,7 @@ export const RULES = {
     "getFilterAttributes",
     "values OR, attributes AND, null selects Minds without a value; mindIds sorted; facets",
   ],
+  "filters/values": ["getFilterAttributes", "country values are ISO 3166-1 alpha-2 codes"],
   "filters/limits": [
     "getFilterAttributes",
     `filters at most ${L.filtersChars} characters and ${L.filterValuesPerAttribute} values per attribute`,
@@ -226,6 +231,10 @@ export const RULES = {
   "recalibrate/pending-limit": [
     "recalibrateAudience",
     `${L.pendingRecalibrations} edits may wait; one more is 409 RECALIBRATION_IN_PROGRESS`,
+  ],
+  "recalibrate/calibration-active": [
+    "getAudience,recalibrateAudience",
+    "calibration.active is true while a recalibration of the Audience is queued or running, false once none is",
   ],
   "recalibrate/status-url": [
     "getRecalibrationOperation",
@@ -293,6 +302,7 @@ const RULE_SECTIONS: Partial<Record<RuleId, string>> = {
   "input/body-size-413": "Limits",
   "keys/subscription-sso": "Authentication",
   "audience/follow": "Endpoints › Audiences: duplicate, follow",
+  "filters/values": "Resources and their fields",
   "members/plan-cap": "Errors › Plan-limit error (403)",
   "duplicate/plan-limit": "Errors › Plan-limit error (403)",
   "formations/lifecycle": "States and transitions › Formation status",

@@ -8,7 +8,13 @@
 
 import { streamProblems } from "../checks/formations.ts";
 import { ruleText } from "../lib/context.ts";
-import { envelopeProblems, operationsById, responseViolations } from "../lib/contract.ts";
+import {
+  envelopeProblems,
+  type Operation,
+  operationsById,
+  responseViolations,
+  validate,
+} from "../lib/contract.ts";
 import { Exchange } from "../lib/http.ts";
 import { type Violation, violation } from "../lib/report.ts";
 import { isJsonMediaType, type Match, matchOperation, requestViolations } from "../lib/requests.ts";
@@ -239,17 +245,19 @@ function refusals(ex: Exchange, refused: readonly Violation[], match: Match): Vi
         .filter((r): r is string => r !== undefined && r in ANSWER && want(r) !== null),
     ),
   ];
-  if (rules.length === 0) return [];
+  if (rules.length === 0) return optionalBody(ex, refused, op, say);
   if (rules.includes("auth/401"))
-    return ex.status === 401
-      ? []
-      : say("auth/401", `a request without an API key was answered ${ex.status}, not 401`);
+    return ex.status !== 401
+      ? say("auth/401", `a request without an API key was answered ${ex.status}, not 401`)
+      : exactWords(ex, op.prefixes.includes("/api/v1") ? "Unauthorized" : undefined, "auth/401", say);
   if (rules.length === 1) {
     const rule = rules[0] as string;
     const status = want(rule) as number;
-    return ex.status === status
-      ? []
-      : say(rule, `a request that ${brokeIt(refused, rule)} was answered ${ex.status}, not ${status}`);
+    if (ex.status !== status)
+      return say(rule, `a request that ${brokeIt(refused, rule)} was answered ${ex.status}, not ${status}`);
+    return rule === "ids/malformed-400" && status === 400
+      ? exactWords(ex, idMessage(op, match), "ids/messages", say)
+      : [];
   }
   return ex.status >= 400 && ex.status < 500
     ? []
@@ -257,6 +265,36 @@ function refusals(ex: Exchange, refused: readonly Violation[], match: Match): Vi
         rules[0] as string,
         `a request the contract refuses (${rules.join(", ")}) was answered ${ex.status}, not a 4xx`,
       );
+}
+
+type Say = (rule: string, message: string) => Violation[];
+
+/** The words the contract fixes for an error (`statusMessage`), where it fixes them. */
+function exactWords(ex: Exchange, words: string | undefined, rule: string, say: Say): Violation[] {
+  const got = (ex.json as { statusMessage?: unknown } | null)?.statusMessage;
+  return words === undefined || got === words
+    ? []
+    : say(rule, `${ex.status} with statusMessage ${JSON.stringify(got)}, not ${JSON.stringify(words)}`);
+}
+
+/** x-error-messages of the first malformed path parameter: its "missing" words for a blank value. */
+function idMessage(op: Operation, match: Match): string | undefined {
+  if (match.kind !== "found") return undefined;
+  for (const p of op.parameters) {
+    const v = match.params[p.name] ?? "";
+    if (p.in === "path" && p.messages && validate(p.schemaRef, v).length > 0)
+      return v.trim() === "" ? p.messages.missing : p.messages.invalid;
+  }
+  return undefined;
+}
+
+/** A request the contract does not refuse, without the body its operation makes optional, is served. */
+function optionalBody(ex: Exchange, refused: readonly Violation[], op: Operation, say: Say): Violation[] {
+  const bodiless = (ex.requestBodyText ?? "") === "";
+  if (refused.length || !bodiless || op.bodySchemaRef === null || op.bodyRequired) return [];
+  return ex.status === 400 || ex.status === 415
+    ? say("input/optional-body", `${op.operationId} without its optional body was answered ${ex.status}`)
+    : [];
 }
 
 /** A method the path does not serve: a 4xx in the envelope; a 405 names what the path serves in Allow. */

@@ -8,14 +8,9 @@ import { describe, expect, it } from "vitest";
 import { skipReason } from "../lib/context.ts";
 import { FAULTS } from "./faults.ts";
 import { deploymentServer, expectReported, runAll } from "./harness.ts";
+import { SIMULATOR_ONLY } from "./simulator-only.ts";
 
 process.env.CONFORMANCE_SHRINK_MS ??= "1500";
-
-/** Faults only the simulator's control plane shows, and why. */
-const SIMULATOR_ONLY: Record<string, string> = {
-  "a removed collaborator keeps access to the Audience's Formations":
-    "the API cannot undo a collaborator's removal, so the world model removes no one against a deployment",
-};
 
 /**
  * A state that lasts a few seconds of the simulator's time: its clock runs at real speed for these,
@@ -24,6 +19,8 @@ const SIMULATOR_ONLY: Record<string, string> = {
 const TRANSIENT = new Set([
   "readiness leaves training members that can chat out of ready, isReady and learning",
   "research.stage goes back to researching after recalibrating",
+  "a member being repaired shows trainingStatus running",
+  "fullyTrained while members still learn",
 ]);
 
 /**

@@ -8,6 +8,7 @@ import { CONTRACT_FAULTS } from "./faults-contract.ts";
 import { DOMAIN_FAULTS } from "./faults-domain.ts";
 import { LIMITS_FAULTS } from "./faults-limits.ts";
 import { SENTENCE_FAULTS } from "./faults-sentences.ts";
+import { SENTENCE_FAULTS_2 } from "./faults-sentences-2.ts";
 import { SEQUENCE_FAULTS } from "./faults-sequences.ts";
 import { WORLD_FAULTS } from "./faults-world.ts";
 
@@ -21,4 +22,5 @@ export const FAULTS: FaultCase[] = [
   ...WORLD_FAULTS,
   ...SEQUENCE_FAULTS,
   ...SENTENCE_FAULTS,
+  ...SENTENCE_FAULTS_2,
 ];

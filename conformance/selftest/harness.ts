@@ -36,9 +36,10 @@ export interface BrokenServer {
 
 /**
  * Which HTTP layer serves the broken simulator: the project's node host, or node:http with its defaults
- * (bare 400/417 answers, a 16 KiB head), as a server that forwards to a correct core would have.
+ * (bare 400/417 answers, a 16 KiB head), as a server that forwards to a correct core would have, or
+ * node:http taking heads of any size (so a target the host would refuse reaches the fetch handler).
  */
-export type HttpLayer = "host" | "node-defaults";
+export type HttpLayer = "host" | "node-defaults" | "node-large-heads";
 
 export async function brokenServer(
   fault: Fault | null,
@@ -75,7 +76,7 @@ async function serveBroken(
   };
   return layer === "host"
     ? await startServer(handler, { port: 0, host: "127.0.0.1", onError: () => {} })
-    : await plainServer(handler.fetch);
+    : await plainServer(handler.fetch, layer === "node-large-heads" ? 1 << 22 : undefined);
 }
 
 /** The operator's control token of a deployment-mode server: the kit is never given it. */
@@ -156,8 +157,9 @@ export async function deploymentServer(
 /** node:http as it comes, forwarding every request to `fetch`. */
 async function plainServer(
   fetch: (r: Request) => Promise<Response>,
+  maxHeaderSize?: number,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer(maxHeaderSize ? { maxHeaderSize } : {}, async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const headers = new Headers();

@@ -901,7 +901,10 @@ export interface components {
             /** @description 2 to 15 buckets; ids unique and labels unique. */
             subgroups: components["schemas"]["SubgroupDefinition"][];
         };
-        /** @enum {string} */
+        /**
+         * @description A Formation is created `building`, from an Audience of 1 to 1000 members. Its build ends `ready` or `failed` (a failed one with a safe failure reason). A user-created Formation is `ready` only when at least two of its primary buckets hold members.
+         * @enum {string}
+         */
         FormationStatus: "building" | "ready" | "failed";
         /** @description Stored diagnostics are omitted; a failed build exposes only safe failure reasons. Fields beyond those listed are not shown. */
         Formation: {
@@ -1002,7 +1005,10 @@ export interface components {
             /** @constant */
             type: "done";
         };
-        /** @enum {string} */
+        /**
+         * @description A member whose last training attempt failed is reported as `queued` with `beingRepaired: true`, and is retrained automatically.
+         * @enum {string}
+         */
         TrainingStatus: "queued" | "running" | "completed" | "failed";
         MemberProgress: {
             /** Format: uuid */
@@ -1032,9 +1038,9 @@ export interface components {
             failed: 0;
             /** @description Every member can chat. */
             isReady: boolean;
-            /** @description A Study started now runs at once. */
+            /** @description A Study started now runs at once. It does when nothing is training and the members that failed for good are few enough to leave out (at least one Mind and at least half of the members still answer, or can no longer be retrained automatically); otherwise the Study waits. */
             startsNow: boolean;
-            /** @description Members still being prepared that a Study started now runs without. */
+            /** @description Members still being prepared that a Study started now runs without; they join when ready. */
             leftOut: number;
             /** @description Ready members still learning from sources. */
             learning: number;
@@ -1081,9 +1087,15 @@ export interface components {
             /** @description For Go deeper. */
             topics?: components["schemas"]["TopicResult"][];
         } | null;
-        /** @enum {string} */
+        /**
+         * @description `researching`: background web research runs, or waits for a run to end. `researched`: research is done, or finished at creation. `usable`: research failed, and the Audience stays on its first phase.
+         * @enum {string}
+         */
         ResearchPhase: "usable" | "researching" | "researched";
-        /** @enum {string|null} */
+        /**
+         * @description In order: `researching`, `waiting_for_runs`, `recalibrating`, `done`; a stage never goes back. `waiting_for_runs`: research is done and waits for a Study run or validation using these Minds to end before members change.
+         * @enum {string|null}
+         */
         ResearchStage: "researching" | "waiting_for_runs" | "recalibrating" | "done" | null;
         /** @enum {string} */
         JobStatus: "queued" | "running" | "completed" | "failed";

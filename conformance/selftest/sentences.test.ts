@@ -1,0 +1,72 @@
+/**
+ * The sentence index holds every sentence of openapi.json, and only those; each judged sentence names
+ * faults the self-test has, reported by a check of the sentence's rules (faults.test.ts and
+ * deployment.test.ts show each one caught, in the simulator and against a deployment).
+ */
+import { describe, expect, it } from "vitest";
+import { INDEX_PARTS, indexSentences, SENTENCE_INDEX } from "../index/index.ts";
+import { contract } from "../lib/contract.ts";
+import { FAULTS } from "./faults.ts";
+import { SIMULATOR_ONLY } from "./simulator-only.ts";
+
+const sentences = indexSentences(contract);
+
+describe("the sentence index", () => {
+  it("has an entry for every sentence of openapi.json", () => {
+    const missing = sentences.filter((s) => s.entry === undefined).map((s) => `${s.pointer}: ${s.text}`);
+    expect(missing).toEqual([]);
+  });
+
+  it("has no entry for a sentence openapi.json does not state", () => {
+    const stated = new Set(sentences.map((s) => s.text));
+    expect([...SENTENCE_INDEX.keys()].filter((t) => !stated.has(t))).toEqual([]);
+  });
+
+  it("holds each sentence in one part only", () => {
+    const seen = new Map<string, string>();
+    const twice: string[] = [];
+    for (const [part, entries] of Object.entries(INDEX_PARTS))
+      for (const text of Object.keys(entries)) {
+        if (seen.has(text)) twice.push(`${text} (${seen.get(text)}, ${part})`);
+        seen.set(text, part);
+      }
+    expect(twice).toEqual([]);
+  });
+
+  it("names for every judged sentence faults the self-test has, reported by a check of its rules", () => {
+    const byName = new Map(FAULTS.map((f) => [f.name, f]));
+    const wrong: string[] = [];
+    for (const [text, e] of SENTENCE_INDEX) {
+      if (e.code !== "judged") continue;
+      if (e.faults.length === 0) wrong.push(`${text}: no fault`);
+      for (const name of e.faults) {
+        const f = byName.get(name);
+        if (!f) {
+          wrong.push(`${text}: no fault "${name}"`);
+          continue;
+        }
+        const reporter = f.checks.find((c) => f.reportedBy.startsWith(c.name)) ?? f.checks[0];
+        // Every exchange is held to the contract's response rules, whichever check made it.
+        const rules = new Set<string>([
+          ...(reporter?.rules ?? []),
+          ...(f.reportedBy.startsWith("response/") ? ["contract/responses"] : []),
+        ]);
+        if (!e.rules.some((r) => rules.has(r)))
+          wrong.push(`${text}: "${name}" is reported by ${f.reportedBy} (${[...rules].join(", ")})`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("claims a deployment only where one of its faults is caught against a deployment", () => {
+    const simulatorOnly = [...SENTENCE_INDEX].filter(
+      ([, e]) => e.code === "judged" && !e.simulatorOnly && e.faults.every((f) => SIMULATOR_ONLY[f]),
+    );
+    expect(simulatorOnly.map(([t]) => t)).toEqual([]);
+  });
+
+  it("gives a reason in words wherever the reason is not plain from its code", () => {
+    const bare = [...SENTENCE_INDEX].filter(([, e]) => "why" in e && e.why.trim().length < 10);
+    expect(bare.map(([t]) => t)).toEqual([]);
+  });
+});
