@@ -27,7 +27,12 @@ export function splitSentences(prose: string): string[] {
 export function contractSentences(doc: unknown): Sentence[] {
   const out: Sentence[] = [];
   const walk = (value: unknown, pointer: string): void => {
-    if (Array.isArray(value)) return value.forEach((v, i) => walk(v, `${pointer}/${i}`));
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => {
+        walk(v, `${pointer}/${i}`);
+      });
+      return;
+    }
     if (value === null || typeof value !== "object") return;
     for (const [key, v] of Object.entries(value)) {
       const at = `${pointer}/${pointerSegment(key)}`;

@@ -139,7 +139,9 @@ export const SENTENCE_FAULTS: FaultCase[] = [
       const sent = (json as { isLinkSharingEnabled?: unknown } | undefined)?.isLinkSharingEnabled;
       const res = await next(again);
       return typeof sent === "boolean" && res.ok
-        ? editJson(res, (b) => void (b.data.isLinkSharingEnabled = sent))
+        ? editJson(res, (b) => {
+            b.data.isLinkSharingEnabled = sent;
+          })
         : res;
     },
     "PUT takes a blank name as no change": async (req, next) => {
