@@ -5,6 +5,7 @@
 
 import { constantTimeEqual } from "./auth.ts";
 import { parseJson, readCapped } from "./body.ts";
+import { DASHBOARD_HTML } from "./dashboard/page.ts";
 import { ApiError, badRequest, methodNotAllowed } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest } from "./exchange.ts";
 import type { FaultInput, Faults } from "./faults.ts";
@@ -14,6 +15,7 @@ import { json, renderError } from "./render.ts";
 import type { SimConfig } from "./route.ts";
 import { type Scenario, type ScenarioChoice, ScenarioError, UnknownScenarioError } from "./scenario.ts";
 import { SnapshotError } from "./snapshot.ts";
+import type { WorldView } from "./world-view.ts";
 
 /** What the control plane moves: the part of a simulator it needs (the engine passes itself). */
 export interface Controlled {
@@ -22,6 +24,7 @@ export interface Controlled {
   load(snapshot: unknown): Manifest;
   snapshotText(): string;
   advance(ms: number): string;
+  view(): WorldView;
   configure(patch: Partial<SimConfig>): SimConfig;
   readonly config: SimConfig;
   readonly faults: Faults;
@@ -71,9 +74,18 @@ const handlers: Record<string, ControlHandler> = {
   "PUT /__sim/snapshot": (body, _u, { sim }) => json(200, sim.load(body)),
   "POST /__sim/clock/advance": (body, _u, { sim }) => {
     const ms = optional(body, "ms", "integer");
-    if (ms === undefined || (ms as number) < 0) throw badRequest("ms must be an integer >= 0");
+    const toNextJob = optional(body, "toNextJob", "boolean");
+    if (toNextJob === true) {
+      // Up to the next queued job, which then runs; with none queued, time stays where it is.
+      const next = sim.view().clock.jobs[0];
+      const wait = next ? Math.max(0, Date.parse(next.at) - Date.parse(sim.view().now)) : 0;
+      return json(200, { now: sim.advance(wait) });
+    }
+    if (ms === undefined || (ms as number) < 0)
+      throw badRequest("ms must be an integer >= 0 (or toNextJob: true)");
     return json(200, { now: sim.advance(ms as number) });
   },
+  "GET /__sim/world": (_b, _u, { sim }) => json(200, sim.view()),
   "GET /__sim/config": (_b, _u, { sim }) => json(200, sim.config),
   "PATCH /__sim/config": (body, _u, { sim }) => {
     const rate = optional(body, "rateLimitPerMinute", "integer");
@@ -102,6 +114,18 @@ const handlers: Record<string, ControlHandler> = {
     return new Answer(204, {}, null);
   },
 };
+
+/** `DELETE /__sim/faults/{id}`: disarms one rule. */
+function oneFault(method: string, pathname: string): ControlHandler | undefined {
+  const m = /^\/__sim\/faults\/([^/]+)$/.exec(pathname);
+  if (!m) return undefined;
+  if (method !== "DELETE") throw methodNotAllowed(["DELETE"]);
+  const id = Number(m[1]);
+  return (_b, _u, { sim }) => {
+    if (!Number.isSafeInteger(id) || !sim.faults.remove(id)) throw new ApiError(404, `No fault rule ${m[1]}`);
+    return new Answer(204, {}, null);
+  };
+}
 
 /**
  * `GET /__sim/requests?method=&path=&status=&user=&since=&limit=`: `user` is a manifest handle or a user ID,
@@ -140,6 +164,9 @@ function journalFilter(url: URL, sim: Controlled): JournalFilter {
 }
 
 export async function handleControl(request: SimRequest, url: URL, deps: ControlDeps): Promise<Outcome> {
+  // The dashboard's page holds no data, so it is served without the token; it asks for it.
+  const page = url.pathname === "/__sim" || url.pathname === "/__sim/";
+  if (page && (request.method === "GET" || request.method === "HEAD")) return dashboard();
   try {
     const { tokens } = deps.control;
     const given = request.headers.get("x-sim-control-token");
@@ -148,7 +175,7 @@ export async function handleControl(request: SimRequest, url: URL, deps: Control
     }
     // HEAD is GET without the body, which the engine drops.
     const method = request.method === "HEAD" ? "GET" : request.method;
-    const handler = handlers[`${method} ${url.pathname}`];
+    const handler = handlers[`${method} ${url.pathname}`] ?? oneFault(method, url.pathname);
     if (!handler) {
       const allowed = Object.keys(handlers)
         .filter((k) => k.endsWith(` ${url.pathname}`))
@@ -162,6 +189,20 @@ export async function handleControl(request: SimRequest, url: URL, deps: Control
     if (refusal) return renderError(refusal, url.pathname, {});
     throw error;
   }
+}
+
+function dashboard(): Answer {
+  return new Answer(
+    200,
+    {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+      "content-security-policy":
+        "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data: blob:",
+    },
+    DASHBOARD_HTML,
+  );
 }
 
 /**
@@ -235,7 +276,7 @@ export async function readObject(
 function optional(
   body: Record<string, unknown>,
   key: string,
-  type: "string" | "integer" | "number",
+  type: "string" | "integer" | "number" | "boolean",
 ): unknown {
   if (!Object.hasOwn(body, key) || body[key] === undefined) return undefined;
   const v = body[key];

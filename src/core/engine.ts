@@ -19,36 +19,18 @@ import { createRng } from "./prng.ts";
 import { RateLimiter, rateHeaders } from "./ratelimit.ts";
 import { ListedHeaders, Recorder, RecordingHeaders, worldMark } from "./recorder.ts";
 import { isResponse, renderError, renderReply } from "./render.ts";
-import type { Reply, RequestContext, ResourceModule, RouteSpec, SimConfig } from "./route.ts";
+import type { Reply, RequestContext, RouteSpec, SimConfig } from "./route.ts";
 import { Router } from "./router.ts";
-import {
-  DEFAULT_START,
-  runSetup,
-  type Scenario,
-  type ScenarioLoader,
-  type SetupStep,
-  scenarioResolver,
-} from "./scenario.ts";
-import type { ResetTo, Simulator, SimulatorOptions } from "./simulator-api.ts";
-import { checkSnapshot, encodeSnapshot, type Snapshot, type SnapshotVet } from "./snapshot.ts";
+import { DEFAULT_START, runSetup, type Scenario, type SetupStep, scenarioResolver } from "./scenario.ts";
+import type { ResetTo, Served, Simulator, SimulatorOptions } from "./simulator-api.ts";
+import { checkSnapshot, encodeSnapshot, type Snapshot } from "./snapshot.ts";
 import { buildWorld, restoreWorld, snapshotOf, type World, type WorldDeps } from "./world.ts";
+import { worldView } from "./world-view.ts";
 
-export type { Simulator, SimulatorOptions } from "./simulator-api.ts";
+export type { Served, Simulator, SimulatorOptions } from "./simulator-api.ts";
 export { DEFAULT_START };
 
 const router = new Router(operations);
-
-/** What the engine serves: handed to it, never imported (src/simulator.ts hands it this package's). */
-export interface Served {
-  /** The resource modules: their routes by operationId, background jobs, pages outside the contract. */
-  resources: readonly ResourceModule[];
-  /** The scenarios a world can be built from by name; the first is the default. */
-  scenarios: readonly Scenario[];
-  /** Makes a scenario document (an inline scenario, a file's) into a Scenario: src/simulator.ts hands one. */
-  loadScenario?: ScenarioLoader;
-  /** Checks a snapshot's world before it is loaded: src/simulator.ts hands the resources' check. */
-  vetSnapshot?: SnapshotVet;
-}
 
 /**
  * The simulator's engine: the contract's routes, authentication, rate limits, the control plane, the
@@ -57,7 +39,7 @@ export interface Served {
 export function createEngine(options: SimulatorOptions & Served): Simulator {
   const wall = options.wallClock ?? (() => performance.timeOrigin + performance.now());
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const { routes, jobs, inits, outside } = collectModules(options.resources);
+  const { routes, jobs, inits, outside, views } = collectModules(options.resources);
   const scenarios = options.scenarios;
   const defaultScenario = scenarios[0]?.name ?? "default";
   const config: SimConfig = {
@@ -195,6 +177,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       return config;
     },
     replay,
+    view: () => worldView(world.services, views),
     ...journalApi(journal, () => world.manifest.users),
     checkpoint: (take) => recorder.between(() => take(snapshotOf(world, config))),
     // Code outside the core (tests, a host) may change what it takes hold of, when the core cannot see it.
@@ -224,7 +207,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     if (url === null) return renderError(new ApiError(400, "Bad Request"), "", {});
     // Read once: each read of a URL's pathname makes a new string.
     const pathname = url.pathname;
-    const who: Who = { userId: null, pure: false, keysOnly: false };
+    const who: Who = { userId: null, pure: false, keysOnly: false, body: null };
     let response: Outcome;
     const reads = request.method === "GET" || request.method === "HEAD";
     try {
@@ -266,7 +249,8 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       ms: Math.round((wall() - started) * 100) / 100,
       userId: who.userId,
     };
-    journal.add(entry, url.search);
+    if (!reads || !pathname.startsWith("/__sim"))
+      journal.add(entry, url.search, request.headers, who.body, response);
     options.onRequest?.(entry);
     if (request.method !== "HEAD") return response;
     // A HEAD answer has no body; stop whatever would have produced one.
@@ -369,10 +353,11 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       // A read has no body to wait for, and without latency there is nothing to wait on: no await for them.
       const body = readBody(ctx, op);
       const raw = body instanceof Promise ? await body : body;
+      if (raw.present) who.body = raw.text;
       checkBody(ctx, op, spec);
       if (config.latencyMs !== 0) await delay();
       // Asked last, with nothing awaited between it and a pure handler: the state it saw is the one served.
-      const pure = spec.pure === true || (spec.pure !== undefined && spec.pure(ctx));
+      const pure = spec.pure === true || spec.pure?.(ctx);
       if (pure) {
         who.pure = true;
         const reused = !spec.volatile && (request.method === "GET" || request.method === "HEAD");
@@ -595,4 +580,6 @@ interface Who {
   pure: boolean;
   /** A change of API keys only: kept answers stay (`RouteSpec.keysOnly`). */
   keysOnly: boolean;
+  /** The request's body as read, for the journal. */
+  body: string | null;
 }

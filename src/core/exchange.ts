@@ -9,6 +9,8 @@
 export interface HeaderReader {
   get(name: string): string | null;
   has(name: string): boolean;
+  /** Every header (names in lower case), for the journal; a reader without it shows none. */
+  entries?(): IterableIterator<[string, string]> | [string, string][];
 }
 
 const utf8 = new TextEncoder();

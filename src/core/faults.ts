@@ -33,6 +33,13 @@ export class Faults {
     this.rules = [];
   }
 
+  /** Disarms one rule; false when no rule has that ID. */
+  remove(id: number): boolean {
+    const before = this.rules.length;
+    this.rules = this.rules.filter((r) => r.id !== id);
+    return this.rules.length < before;
+  }
+
   list(): FaultRule[] {
     return this.rules.map(({ matcher: _m, ...r }) => r);
   }

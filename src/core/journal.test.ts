@@ -1,10 +1,14 @@
 /**
  * The request journal tests assert on: filters (method, path glob, status or class, user, since), newest
- * first with IDs and queries, DELETE, and the same in process (`sim.requests`).
+ * first with IDs and queries, headers and bodies (keys redacted, cut at a bound, for the newest requests
+ * only), DELETE, and the same in process (`sim.requests`).
  */
 import { describe, expect, it } from "vitest";
 import { harness } from "../testing/harness.ts";
+import { Answer } from "./exchange.ts";
 import type { JournalView } from "./journal.ts";
+import { Journal } from "./journal.ts";
+import { BODY_LIMIT, DETAIL_CAPACITY } from "./journal-detail.ts";
 
 describe("the request journal", () => {
   it("filters by method, path, status, user and since, newest first", async () => {
@@ -53,10 +57,54 @@ describe("the request journal", () => {
       "/api/v1/auth/me",
     ]);
     expect((await h.call("DELETE", "/__sim/requests", { as: null })).status).toBe(204);
+    // A change through the control plane is journaled; its reads (a dashboard polling) are not.
+    await h.call("GET", "/__sim/requests", { as: null });
     expect(h.sim.requests()).toEqual([
       expect.objectContaining({ method: "DELETE", path: "/__sim/requests", status: 204 }),
     ]);
     h.sim.clearRequests();
     expect(h.sim.requests()).toEqual([]);
+  });
+
+  it("keeps headers and bodies, keys and tokens redacted: the app exported once, as PDF", async () => {
+    const h = await harness();
+    const main = h.id("audiences", "main");
+    await h.call("POST", `/api/v1/audiences/${main}/export`, { body: { kind: "brief", format: "pdf" } });
+    const created = await h.call("POST", "/api/v1/api-keys", { body: { name: "ci" } });
+    const [exported] = h.sim.requests({ method: "POST", path: "**/export" });
+    expect(JSON.parse(exported?.request?.body ?? "null")).toEqual({ kind: "brief", format: "pdf" });
+    expect(exported?.request?.headers["content-type"]).toBe("application/json");
+    expect(exported?.response?.headers["content-type"]).toMatch(/^application\/json/);
+    expect(JSON.parse(exported?.response?.body ?? "null")).toHaveProperty("data");
+    const [keyed] = h.sim.requests({ path: "/api/v1/api-keys" });
+    const shown = JSON.stringify(keyed);
+    expect(shown).not.toContain(created.body.key);
+    expect(shown).not.toContain(h.key("owner"));
+    expect(keyed?.request?.headers.authorization).toBe("Bearer service_<redacted>");
+    expect(JSON.parse(keyed?.response?.body ?? "null").key).toBe("service_<redacted>");
+  });
+
+  it("cuts a body at its bound and says so, and keeps detail for the newest requests only", () => {
+    const journal = new Journal(10, 3);
+    const entry = {
+      at: "2026-01-01T00:00:00.000Z",
+      method: "GET",
+      path: "/p",
+      status: 200,
+      ms: 1,
+      userId: null,
+    };
+    const big = `"${"é".repeat(BODY_LIMIT)}"`;
+    for (let i = 0; i < 5; i++)
+      journal.add(entry, "", new Headers({ accept: "*/*" }), null, new Answer(200, {}, big));
+    const [newest, , third, fourth] = journal.find();
+    expect(newest?.response).toMatchObject({ cut: true, size: big.length });
+    expect(new TextEncoder().encode(newest?.response?.body ?? "").byteLength).toBeLessThanOrEqual(BODY_LIMIT);
+    expect(big.startsWith(newest?.response?.body ?? "x")).toBe(true);
+    expect(newest?.request).toMatchObject({ headers: { accept: "*/*" }, body: null, cut: false });
+    expect(third?.response).toBeDefined();
+    expect(fourth?.response).toBeUndefined();
+    expect(fourth).toMatchObject({ method: "GET", path: "/p" });
+    expect(DETAIL_CAPACITY).toBe(100);
   });
 });

@@ -2,11 +2,15 @@
  * The request journal: a bounded ring of the newest requests, for `GET /__sim/requests` and
  * `sim.requests(filter)`, so that a test can say "the app asked for one export" in one line.
  *
- * Each entry is the request's summary (the one the request log prints) with an ID and the query: holding a
- * request's headers and bodies as well, even for the newest 100 only, cost the mixed read/write benchmark
- * 8 to 10 MB of RSS (113 against 121 to 123 MB in alternating runs), so they are not kept.
+ * Each entry is the request's summary (the one the request log prints) with an ID and the query; the
+ * newest DETAIL_CAPACITY entries also keep headers and the head of each body, copied into an arena allocated
+ * once (journal-detail.ts), so that the memory they take is bounded whatever the traffic. Reads of the
+ * control plane (the dashboard polling it) are not journaled: they are not the app's traffic.
  */
+
+import type { HeaderReader, Outcome } from "./exchange.ts";
 import { globToRegExp } from "./faults.ts";
+import { DETAIL_CAPACITY, DetailArena, type SideView } from "./journal-detail.ts";
 
 /** What the request log and `onRequest` see of one request. */
 export interface JournalEntry {
@@ -24,6 +28,17 @@ export interface JournalView extends JournalEntry {
   id: number;
   /** The query string as sent (`?format=pdf`), or "". */
   query: string;
+  /** Headers and bodies, keys redacted: for the newest requests only (DETAIL_CAPACITY). */
+  request?: SideView;
+  response?: SideView;
+}
+
+interface Stored {
+  id: number;
+  entry: JournalEntry;
+  query: string;
+  /** Its headers and bodies went into the arena (slot `(id - 1) % detailCapacity`, until written over). */
+  detailed: boolean;
 }
 
 export interface JournalFilter {
@@ -41,19 +56,42 @@ export interface JournalFilter {
 export const JOURNAL_CAPACITY = 1000;
 
 export class Journal {
-  private readonly ring: (JournalView | undefined)[];
+  private readonly ring: (Stored | undefined)[];
   private next = 0;
   private size = 0;
   private seq = 0;
 
-  constructor(readonly capacity = JOURNAL_CAPACITY) {
+  private readonly arena: DetailArena;
+
+  constructor(
+    readonly capacity = JOURNAL_CAPACITY,
+    readonly detailCapacity = DETAIL_CAPACITY,
+  ) {
     this.ring = new Array(capacity);
+    this.arena = new DetailArena(detailCapacity);
   }
 
-  add(entry: JournalEntry, query: string): void {
-    this.ring[this.next] = { id: ++this.seq, ...entry, query };
+  /** Adds a request; with its headers, body and answer, the newest keep those too. */
+  add(
+    entry: JournalEntry,
+    query: string,
+    headers?: HeaderReader,
+    body?: string | null,
+    answer?: Outcome,
+  ): void {
+    const id = ++this.seq;
+    const detailed = headers !== undefined && answer !== undefined;
+    this.ring[this.next] = { id, entry, query, detailed };
+    if (detailed) this.arena.write((id - 1) % this.detailCapacity, headers, body ?? null, answer);
     this.next = (this.next + 1) % this.capacity;
     this.size = Math.min(this.size + 1, this.capacity);
+  }
+
+  private viewOf(s: Stored): JournalView {
+    const view: JournalView = { id: s.id, ...s.entry, query: s.query };
+    if (s.detailed && s.id > this.seq - this.detailCapacity)
+      Object.assign(view, this.arena.read((s.id - 1) % this.detailCapacity));
+    return view;
   }
 
   /** Newest first: what matches `filter`. */
@@ -63,7 +101,7 @@ export class Journal {
     const out: JournalView[] = [];
     for (let i = 1; i <= this.size && out.length < limit; i++) {
       const e = this.ring[(this.next - i + this.capacity) % this.capacity];
-      if (e && matches(e)) out.push(e);
+      if (e && matches(e)) out.push(this.viewOf(e));
     }
     return out;
   }
@@ -84,18 +122,18 @@ export function journalApi(journal: Journal, users: () => Record<string, { id: s
   };
 }
 
-function matcher(f: JournalFilter): (e: JournalView) => boolean {
+function matcher(f: JournalFilter): (s: Stored) => boolean {
   const method = f.method?.toUpperCase();
   const path = f.path === undefined ? null : globToRegExp(f.path);
   const status = f.status === undefined ? null : String(f.status).toLowerCase();
   const sinceId = typeof f.since === "number" ? f.since : null;
   const sinceAt = typeof f.since === "string" ? Date.parse(f.since) : null;
-  return (e) =>
+  return ({ id, entry: e }) =>
     (method === undefined || e.method === method) &&
     (path === null || path.test(e.path)) &&
     (status === null ||
       (status.endsWith("xx") ? String(e.status)[0] === status[0] : String(e.status) === status)) &&
     (f.userId === undefined || e.userId === f.userId) &&
-    (sinceId === null || e.id > sinceId) &&
+    (sinceId === null || id > sinceId) &&
     (sinceAt === null || Date.parse(e.at) >= sinceAt);
 }

@@ -9,6 +9,7 @@ import type { ApiError } from "./errors.ts";
 import type { HeaderReader, Outcome, SimRequest } from "./exchange.ts";
 import type { Rng } from "./prng.ts";
 import type { ApiKeyRecord, State, UserRecord } from "./state.ts";
+import type { WorldSection } from "./world-view.ts";
 
 export interface SimConfig {
   rateLimitPerMinute: number;
@@ -139,4 +140,6 @@ export interface ResourceModule {
     claims: (pathname: string) => boolean;
     serve: (request: SimRequest, url: URL, services: Services) => Promise<Outcome | null>;
   };
+  /** What the dashboard shows of the module's records (`GET /__sim/world`, src/core/world-view.ts). */
+  view?: (services: Services) => WorldSection[];
 }

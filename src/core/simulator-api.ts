@@ -9,10 +9,23 @@ import type { Faults } from "./faults.ts";
 import type { Journal, JournalEntry, JournalFilter, JournalView } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
 import type { GenerateBody } from "./prefer.ts";
-import type { SimConfig } from "./route.ts";
-import type { ScenarioChoice } from "./scenario.ts";
-import type { Snapshot } from "./snapshot.ts";
+import type { ResourceModule, SimConfig } from "./route.ts";
+import type { Scenario, ScenarioChoice, ScenarioLoader } from "./scenario.ts";
+import type { Snapshot, SnapshotVet } from "./snapshot.ts";
 import type { State } from "./state.ts";
+import type { WorldView } from "./world-view.ts";
+
+/** What the engine serves: handed to it, never imported (src/simulator.ts hands it this package's). */
+export interface Served {
+  /** The resource modules: their routes by operationId, background jobs, pages outside the contract. */
+  resources: readonly ResourceModule[];
+  /** The scenarios a world can be built from by name; the first is the default. */
+  scenarios: readonly Scenario[];
+  /** Makes a scenario document (an inline scenario, a file's) into a Scenario: src/simulator.ts hands one. */
+  loadScenario?: ScenarioLoader;
+  /** Checks a snapshot's world before it is loaded: src/simulator.ts hands the resources' check. */
+  vetSnapshot?: SnapshotVet;
+}
 
 /** What a reset makes: a scenario (by name, a document, a Scenario; none: the simulator's own) at a seed. */
 export interface ResetTo {
@@ -100,6 +113,8 @@ export interface Simulator {
   restore(snap: Snapshot): void;
   /** Makes recorded changes again, in order, on the world as it is (after `restore`, say). */
   replay(changes: Iterable<Change>): Promise<void>;
+  /** What the dashboard shows (`GET /__sim/world`): the clock, its queued jobs, the records by kind. */
+  view(): WorldView;
   /**
    * Calls `take` with a view of the world between two changes, none half made, and answers what it
    * answers: a host saves a snapshot there and starts its log afresh. `take` must not keep the view.

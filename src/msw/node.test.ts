@@ -112,8 +112,12 @@ async function runSequence(
       const v = res.headers.get(h);
       if (v !== null) keyHeaders[h] = v.replaceAll(origin, "{origin}");
     }
-    // The journal's `ms` is real time spent, the one thing that differs between hosts.
-    if (Array.isArray(parsed)) parsed = parsed.map((e) => (e && typeof e === "object" ? { ...e, ms: 0 } : e));
+    // The journal's `ms` is real time spent, and the request headers are each host's own (node:http's `host`
+    // and `connection`, a fetch's defaults): what differs between hosts.
+    if (Array.isArray(parsed))
+      parsed = parsed.map((e) =>
+        e && typeof e === "object" ? { ...e, ms: 0, request: { ...e.request, headers: {} } } : e,
+      );
     recorded.push({ label: step.label, status: res.status, headers: keyHeaders, body: parsed });
     return parsed;
   };

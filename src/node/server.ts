@@ -162,6 +162,13 @@ class RawHeaders implements HeaderReader {
   has(name: string): boolean {
     return this.get(name) !== null;
   }
+
+  entries(): [string, string][] {
+    const out: [string, string][] = [];
+    for (let i = 0; i < this.raw.length; i += 2)
+      out.push([(this.raw[i] as string).toLowerCase(), this.raw[i + 1] as string]);
+    return out;
+  }
 }
 
 class HostRequest implements SimRequest {

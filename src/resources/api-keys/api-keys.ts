@@ -10,6 +10,7 @@ import { badRequest, forbidden, notFound } from "../../core/errors.ts";
 import type { RequestContext, ResourceModule } from "../../core/route.ts";
 import type { ApiKeyRecord } from "../../core/state.ts";
 import { iso, isoOrNull } from "../time.ts";
+import { identityView } from "./dashboard.ts";
 
 function requireSubscription(ctx: RequestContext): void {
   const u = ctx.caller;
@@ -30,6 +31,7 @@ function invalidName(issues: ValidationIssue[]) {
 }
 
 export const apiKeys: ResourceModule = {
+  view: identityView,
   routes: {
     listApiKeys: {
       // Each key's lastUsedAt moves with every request, so the list is read anew each time.

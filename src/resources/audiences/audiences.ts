@@ -16,6 +16,7 @@ import type { AudienceRecord, FormationRecord, MindRecord, State, UserRecord } f
 import { editable, isCollaborator, owned, roleOf, viewable } from "../access.ts";
 import { COMPLETED_TRAINING } from "../minds.ts";
 import { asData, audienceDetail, audienceSummary, membersOf } from "./audience-view.ts";
+import { audiencesView } from "./dashboard.ts";
 
 export const COVER_IMAGE_JOB = "audiences.coverImage";
 /** Virtual time a queued cover image takes to render. */
@@ -267,6 +268,7 @@ function duplicateAudience(ctx: RequestContext) {
 // ------------------------------------------------------------------------------------------- module
 
 export const audiences: ResourceModule = {
+  view: audiencesView,
   routes: {
     getAudience: {
       pure: true,

@@ -31,6 +31,7 @@ import type { Manifest } from "../../core/manifest.ts";
 import type { RequestContext, ResourceModule, Services } from "../../core/route.ts";
 import { type State, table } from "../../core/state.ts";
 import { iso } from "../time.ts";
+import { checkoutView } from "./dashboard.ts";
 
 export const CHECKOUT_TTL_MS = 24 * 60 * 60 * 1000;
 export const JOB_EXPIRE = "checkout.expire";
@@ -485,6 +486,7 @@ function closeOpen(
 // ------------------------------------------------------------------------------------------- module
 
 export const checkout: ResourceModule = {
+  view: checkoutView,
   routes: {
     createCheckoutSession: {
       invalidBody: (issues) => invalidCreateBody(issues),

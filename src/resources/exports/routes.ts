@@ -20,6 +20,7 @@ import { type AudienceRecord, type State, table } from "../../core/state.ts";
 import { isCollaborator, viewable } from "../access.ts";
 import { membersOf } from "../audiences/audience-view.ts";
 import { iso } from "../time.ts";
+import { exportsView } from "./dashboard.ts";
 import {
   CONTENT_TYPES,
   canonicalFormat,
@@ -269,6 +270,7 @@ const viewerOnly = (ctx: RequestContext): void => {
 };
 
 export const exportsModule: ResourceModule = {
+  view: exportsView,
   routes: {
     exportAudience: {
       authorize: viewerOnly,

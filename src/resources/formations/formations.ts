@@ -14,6 +14,7 @@ import { badRequest, notFound, withCode } from "../../core/errors.ts";
 import type { RequestContext, ResourceModule } from "../../core/route.ts";
 import type { AudienceRecord, FormationRecord, State } from "../../core/state.ts";
 import { type AudienceRole, isCollaborator, viewable } from "../access.ts";
+import { formationsView } from "./dashboard.ts";
 import {
   formationJobs,
   formationsToSeed,
@@ -229,6 +230,7 @@ function recomputeFormation(ctx: RequestContext) {
 }
 
 export const formations: ResourceModule = {
+  view: formationsView,
   routes: {
     listFormations: { pure: nothingToRecover, handler: listFormations },
     createFormation: {

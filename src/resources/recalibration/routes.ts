@@ -53,6 +53,7 @@ import type { RequestContext, ResourceModule } from "../../core/route.ts";
 import type { AudienceRecord, State } from "../../core/state.ts";
 import { viewable } from "../access.ts";
 import { IDEMPOTENCY_HEADER, MAX_IDEMPOTENCY_KEY } from "../audiences/audiences.ts";
+import { recalibrationView } from "./dashboard.ts";
 import { queuedResearch, stepResearch } from "./deepen.ts";
 import { hasCharts, joinSources, ownedMinds } from "./grounding.ts";
 import { enqueueOperation, isTerminal, receipt, stepOperation } from "./operations.ts";
@@ -270,6 +271,7 @@ export function readOperation(ctx: RequestContext) {
 }
 
 export const recalibration: ResourceModule = {
+  view: recalibrationView,
   routes: {
     getRecalibrationOperation: { pure: true, handler: readOperation },
     recalibrateAudience: {

@@ -1,0 +1,149 @@
+/**
+ * The dashboard in headless Chromium: a key read off the page, an export followed to ready by moving the
+ * clock, a fault armed and its failure seen in the journal with the answer's body, a bad scenario document
+ * refused with its problems, a snapshot loaded; with a control token, nothing until the token is given. The
+ * screenshot in the README is made here.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nodeHandler } from "../../node/host.ts";
+import { type RunningServer, startServer } from "../../node/server.ts";
+import { createSimulator, type Simulator } from "../../simulator.ts";
+import { HAVE_CHROMIUM, launchChromium, SKIP_NOTE } from "../../testing/chromium.ts";
+
+/** The README's screenshot is rewritten with UPDATE_SCREENSHOTS=1; otherwise it is made in a scratch directory. */
+const SCREENSHOT = process.env.UPDATE_SCREENSHOTS
+  ? join(import.meta.dirname, "../../../docs/dashboard.png")
+  : join(tmpdir(), `dashboard-${process.pid}`, "dashboard.png");
+
+async function serve(controlToken?: string): Promise<{ sim: Simulator; server: RunningServer }> {
+  const sim = createSimulator({ clock: "manual", ...(controlToken ? { controlToken } : {}) });
+  await sim.ready;
+  return { sim, server: await startServer(nodeHandler(sim), { port: 0, host: "127.0.0.1" }) };
+}
+
+describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "the dashboard" : `the dashboard (${SKIP_NOTE})`, () => {
+  let browser: Browser;
+  let open: Awaited<ReturnType<typeof serve>>;
+  let guarded: Awaited<ReturnType<typeof serve>>;
+
+  beforeAll(async () => {
+    browser = (await launchChromium()) as Browser;
+    open = await serve();
+    guarded = await serve("s3cret-token");
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await open?.server.close();
+    await guarded?.server.close();
+  });
+
+  async function page(url: string): Promise<Page> {
+    const p = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
+    const errors: string[] = [];
+    p.on("pageerror", (e) => errors.push(String(e)));
+    p.on("close", () => expect(errors).toEqual([]));
+    await p.goto(url);
+    return p;
+  }
+
+  it("shows keys, follows an export to ready, shows an armed fault's failure in the journal", async () => {
+    const { sim, server } = open;
+    const p = await page(`${server.url}/__sim/`);
+    const owner = sim.manifest().users.owner;
+    await p.waitForSelector('#users tr[data-handle="owner"] .key');
+    expect(await p.textContent('#users tr[data-handle="owner"] .key')).toBe(owner?.apiKey);
+
+    const main = sim.manifest().audiences.main?.id;
+    const exported = await fetch(`${server.url}/api/v1/audiences/${main}/export`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${owner?.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ kind: "brief", format: "docx" }),
+    });
+    expect(exported.status).toBe(200);
+    const row = '#world table[data-section="Exports"] tr[data-id]';
+    await p.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes("queued"), row);
+    for (let i = 0; i < 10; i++) {
+      if ((await p.textContent(row))?.includes("ready")) break;
+      await p.click("#next-job");
+      await p.waitForTimeout(300);
+    }
+    expect(await p.textContent(row)).toContain("ready");
+
+    await p.fill("#fault-path", "/api/v1/auth/me");
+    await p.fill("#fault-status", "503");
+    await p.fill("#fault-times", "1");
+    await p.click("#fault-form button:not([type])");
+    await p.waitForSelector("#faults tr[data-fault]");
+    const me = await fetch(`${server.url}/api/v1/auth/me`, {
+      headers: { authorization: `Bearer ${owner?.apiKey}` },
+    });
+    expect(me.status).toBe(503);
+    const failed = "#journal tr.bad";
+    await p.waitForSelector(failed);
+    expect(await p.textContent(failed)).toContain("/api/v1/auth/me");
+    await p.click(failed);
+    expect(await p.textContent("#detail")).toContain("Injected fault");
+    expect(await p.textContent("#detail")).not.toContain(owner?.apiKey as string);
+    expect(await p.textContent("#faults")).not.toContain("503");
+    expect(await p.textContent("#journal")).toContain("owner");
+    mkdirSync(join(SCREENSHOT, ".."), { recursive: true });
+    await p.evaluate(() => window.scrollTo(0, 0));
+    await p.screenshot({ path: SCREENSHOT, fullPage: false });
+    await p.close();
+  }, 60_000);
+
+  it("refuses a bad scenario document with its problems, and loads a snapshot", async () => {
+    const { sim, server } = open;
+    const p = await page(`${server.url}/__sim/`);
+    await p.waitForSelector('#users tr[data-handle="owner"]');
+    const dir = join(tmpdir(), `dashboard-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    const bad = join(dir, "bad.json");
+    writeFileSync(bad, JSON.stringify({ name: 12, users: { owner: { plan: "gold" } } }));
+    await p.setInputFiles("#document", bad);
+    await p.click("#upload");
+    await p.waitForSelector("#problems li");
+    expect(await p.textContent("#problems")).toMatch(/\/users\/owner\/plan|\/name/);
+
+    const renamed = structuredClone(sim.snapshot()) as unknown as {
+      state: { tables: { audiences: [string, { name: string }][] } };
+    };
+    const first = renamed.state.tables.audiences[0];
+    if (first) first[1].name = "Loaded from a snapshot";
+    const file = join(dir, "snapshot.json");
+    writeFileSync(file, JSON.stringify(renamed));
+    await p.setInputFiles("#snapshot-file", file);
+    await p.click("#load-snapshot");
+    await p.waitForFunction(
+      () => document.querySelector("#world-message")?.textContent === "loaded the snapshot",
+    );
+    await p.waitForFunction(() =>
+      document.querySelector("#world")?.textContent?.includes("Loaded from a snapshot"),
+    );
+    await p.close();
+  }, 60_000);
+
+  it("with a control token, shows nothing until the token is given", async () => {
+    const { sim, server } = guarded;
+    const html = await (await fetch(`${server.url}/__sim/`)).text();
+    const key = sim.manifest().users.owner?.apiKey as string;
+    expect(html).not.toContain(key);
+    const p = await page(`${server.url}/__sim/`);
+    await p.waitForSelector("#login:not([hidden])");
+    expect(await p.isHidden("#app")).toBe(true);
+    expect(await p.content()).not.toContain(key);
+    await p.fill("#token", "wrong");
+    await p.click("#login button");
+    await p.waitForFunction(() => (document.querySelector("#login-error")?.textContent ?? "") !== "");
+    expect(await p.content()).not.toContain(key);
+    await p.fill("#token", "s3cret-token");
+    await p.click("#login button");
+    await p.waitForSelector('#users tr[data-handle="owner"] .key');
+    expect(await p.textContent('#users tr[data-handle="owner"] .key')).toBe(key);
+    await p.close();
+  }, 60_000);
+});
