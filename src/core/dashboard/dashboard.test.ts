@@ -11,7 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeHandler } from "../../node/host.ts";
 import { type RunningServer, startServer } from "../../node/server.ts";
-import { createSimulator, type Simulator } from "../../simulator.ts";
+import { createSandboxes, createSimulator, type Simulator } from "../../simulator.ts";
 import { HAVE_CHROMIUM, launchChromium, SKIP_NOTE } from "../../testing/chromium.ts";
 
 /** The README's screenshot is rewritten with UPDATE_SCREENSHOTS=1; otherwise it is made in a scratch directory. */
@@ -145,5 +145,32 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "the dashboard" : `the dashboard
     await p.waitForSelector('#users tr[data-handle="owner"] .key');
     expect(await p.textContent('#users tr[data-handle="owner"] .key')).toBe(key);
     await p.close();
+  }, 60_000);
+
+  it("lets an operator make a sandbox and open its own dashboard with its token", async () => {
+    const main = createSimulator({ clock: "manual", controlToken: "operator-token" });
+    await main.ready;
+    const host = createSandboxes({ clock: "manual", controlToken: "operator-token" }, main);
+    const server = await startServer(nodeHandler(host), { port: 0, host: "127.0.0.1" });
+    try {
+      const p = await page(`${server.url}/__sim/`);
+      await p.fill("#token", "operator-token");
+      await p.click("#login button");
+      await p.waitForSelector("#sandboxes-panel:not([hidden])");
+      await p.click("#sandbox-new");
+      await p.waitForSelector("#sandboxes a");
+      const made = JSON.parse((await p.textContent("#sandbox-made")) ?? "{}");
+      expect(made.id).toMatch(/^[a-z2-7]{12}$/);
+      await p.click("#sandboxes a");
+      await p.waitForSelector("#login:not([hidden])");
+      await p.fill("#token", made.controlToken);
+      await p.click("#login button");
+      await p.waitForSelector('#users tr[data-handle="owner"] .key');
+      expect(await p.textContent("#where")).toBe(`sandbox ${made.id}`);
+      expect(await p.textContent('#users tr[data-handle="owner"] .key')).toMatch(/^service_sbx_/);
+      await p.close();
+    } finally {
+      await server.close();
+    }
   }, 60_000);
 });
