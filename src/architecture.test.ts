@@ -69,8 +69,6 @@ describe("architecture", () => {
   });
 
   it("keeps the kit independent: conformance/ reaches into src/ for the description (src/contract) only", () => {
-    // Left to give the kit its own (issue: the kit stands on its own): the proxy's node:http host.
-    const PENDING = new Set(["conformance/proxy/cli.ts → src/node/server.ts"]);
     const reach = files
       .filter((f) => f.startsWith("conformance/") && !f.endsWith(".test.ts"))
       // The self-test and the suite's setup start simulators to check the kit against: test tooling.
@@ -81,11 +79,7 @@ describe("architecture", () => {
           .filter((d) => d.startsWith("src/") && !d.startsWith("src/contract/"))
           .map((d) => `${f} → ${d}`),
       );
-    expect(reach.filter((r) => !PENDING.has(r))).toEqual([]);
-    expect(
-      [...PENDING].filter((p) => !reach.includes(p)),
-      "a pending reach that is gone: drop it here",
-    ).toEqual([]);
+    expect(reach).toEqual([]);
   });
 
   it("has no source file over 600 lines outside generated code", () => {

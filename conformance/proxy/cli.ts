@@ -9,10 +9,10 @@ import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { useContract } from "../../src/contract/document.ts";
-import { startServer } from "../../src/node/server.ts";
 import { paint } from "../lib/colour.ts";
 import { loadContract } from "../lib/load-contract.ts";
 import { userDir } from "../lib/paths.ts";
+import type { ProxyOptions } from "./proxy.ts";
 
 const USAGE = `Usage: audience-research-sim proxy --upstream URL [options]
        (in a clone of the repository: npm run proxy -- --upstream URL [options])
@@ -113,14 +113,15 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     }
   }
   // Everything that reads the contract loads only now, after --contract took effect.
-  const [{ createProxy, counts }, { junitOf }, { renderProxyPage }] = await Promise.all([
+  const [{ serveProxy }, { counts }, { junitOf }, { renderProxyPage }] = await Promise.all([
+    import("./host.ts"),
     import("./proxy.ts"),
     import("./junit.ts"),
     import("./page.ts"),
   ]);
   const c = paint();
   const options = o;
-  const proxy = createProxy({
+  const settings: ProxyOptions = {
     upstream: o.upstream,
     errors: o.errors,
     failOn: o.failOn,
@@ -135,10 +136,10 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
         `${mark} [${f.side}: ${f.who}] ${f.ruleId ?? f.check}: ${where}${f.message}\n${f.curl ? `  ${f.curl}\n` : ""}`,
       );
     },
-  });
-  let server: Awaited<ReturnType<typeof startServer>>;
+  };
+  let server: Awaited<ReturnType<typeof serveProxy>>;
   try {
-    server = await startServer(proxy, { port: o.port, host: o.host });
+    server = await serveProxy({ ...settings, port: o.port, host: o.host });
   } catch (e) {
     process.stderr.write(`proxy: cannot listen on ${o.host}:${o.port}: ${(e as Error).message}\n`);
     return 2;
@@ -149,7 +150,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   return new Promise<number>((done) => {
     const stop = async () => {
       await server.close();
-      const r = proxy.judge.report;
+      const r = server.judge.report;
       const files = {
         "proxy-report.json": `${JSON.stringify(r, null, 2)}\n`,
         "proxy-junit.xml": junitOf(r),

@@ -1,20 +1,20 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startServer } from "../../src/node/server.ts";
 import { launchChromium } from "../../src/testing/chromium.ts";
+import { serveProxy } from "../proxy/host.ts";
 import type { ProxyReport } from "../proxy/judge.ts";
-import { createProxy } from "../proxy/proxy.ts";
 import { FAULTS } from "./faults.ts";
 import { type BrokenServer, brokenServer } from "./harness.ts";
 
 let server: BrokenServer;
-let front: Awaited<ReturnType<typeof startServer>>;
+let front: Awaited<ReturnType<typeof serveProxy>>;
 let browser: Browser | null = null;
 
 beforeAll(async () => {
   const fault = FAULTS.find((f) => f.name === "Cache-Control missing on private Audience answers");
   server = await brokenServer(fault?.fault ?? null);
-  front = await startServer(createProxy({ upstream: server.info.baseUrl }), {
+  front = await serveProxy({
+    upstream: server.info.baseUrl,
     port: 0,
     host: "127.0.0.1",
     onError: () => {},

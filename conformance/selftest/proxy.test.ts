@@ -9,19 +9,18 @@ import { type AddressInfo, connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { startServer } from "../../src/node/server.ts";
 import { allChecks } from "../checks/index.ts";
 import { runCheck } from "../lib/context.ts";
 import { hypothesis } from "../lib/helpers.ts";
 import type { Violation } from "../lib/report.ts";
+import { serveProxy } from "../proxy/host.ts";
 import type { Finding } from "../proxy/judge.ts";
-import { createProxy } from "../proxy/proxy.ts";
 import { FAULTS } from "./faults.ts";
 import { type BrokenServer, brokenServer, type Fault } from "./harness.ts";
 
 interface Rig {
   server: BrokenServer;
-  proxy: ReturnType<typeof createProxy>;
+  proxy: Awaited<ReturnType<typeof serveProxy>>;
   url: string;
   close(): Promise<void>;
 }
@@ -33,8 +32,8 @@ afterEach(async () => {
 
 async function rig(fault: Fault | null, options: { errors?: boolean } = {}): Promise<Rig> {
   const server = await brokenServer(fault);
-  const proxy = createProxy({ upstream: server.info.baseUrl, ...options });
-  const front = await startServer(proxy, { port: 0, host: "127.0.0.1", onError: () => {} });
+  const proxy = await serveProxy({ upstream: server.info.baseUrl, ...options, port: 0, host: "127.0.0.1" });
+  const front = proxy;
   const r = {
     server,
     proxy,
@@ -402,8 +401,11 @@ describe("the validating proxy", () => {
       res.end(gzipSync(JSON.stringify({ id: "00000000-0000-4000-8000-000000000000" })));
     });
     await new Promise<void>((done) => upstream.listen(0, "127.0.0.1", done));
-    const proxy = createProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` });
-    const front = await startServer(proxy, { port: 0, host: "127.0.0.1", onError: () => {} });
+    const front = await serveProxy({
+      upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      port: 0,
+      host: "127.0.0.1",
+    });
     try {
       const res = await fetch(`${front.url}/api/v1/auth/me`, {
         headers: { authorization: "Bearer service_x" },
@@ -417,8 +419,8 @@ describe("the validating proxy", () => {
   });
 
   it("answers 502 in the envelope for an unreachable upstream, reports it, and keeps serving", async () => {
-    const proxy = createProxy({ upstream: "http://127.0.0.1:9" });
-    const front = await startServer(proxy, { port: 0, host: "127.0.0.1", onError: () => {} });
+    const proxy = await serveProxy({ upstream: "http://127.0.0.1:9", port: 0, host: "127.0.0.1" });
+    const front = proxy;
     try {
       for (let i = 0; i < 2; i++) {
         const res = await fetch(`${front.url}/api/v1/auth/me`);

@@ -1,0 +1,275 @@
+/**
+ * The validating proxy's own HTTP host: node:http on both sides, the kit's own (it shares the contract with
+ * the simulator, never its server). Every request goes to the upstream as it came; the answer's bytes are
+ * passed on as they arrive, untouched, and a copy of them is judged after the exchange has ended, off the
+ * forwarding path (judge.ts). With `errors` an answer is held until judged, and one that breaks a counted
+ * rule becomes a 502 naming it. What the HTTP layer refuses is answered in the API's envelope (400, 408,
+ * 417, 431), as the simulator does.
+ */
+import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
+import https from "node:https";
+import type { AddressInfo, Socket } from "node:net";
+import { MAX_REQUEST_HEAD_BYTES } from "../../src/contract/request-size.ts";
+import { type Finding, Judge, type Observed } from "./judge.ts";
+import { counts, envelopeBody, ownPage, type ProxyOptions, violationBody } from "./proxy.ts";
+
+/** Response bodies are judged up to this size; a longer one (a large download) by status and headers. */
+const JUDGED_BODY_BYTES = 1024 * 1024;
+
+/** Headers of one connection, not of the exchange (RFC 9110 §7.6.1), and those the proxy sets itself. */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "expect",
+  // The proxy reads the answers it judges: it asks for them uncompressed.
+  "accept-encoding",
+]);
+
+export interface ProxyServer {
+  url: string;
+  judge: Judge;
+  close(): Promise<void>;
+}
+
+export async function serveProxy(
+  options: ProxyOptions & { port: number; host: string },
+): Promise<ProxyServer> {
+  const upstream = new URL(options.upstream.replace(/\/$/, ""));
+  const base = upstream.pathname.replace(/\/$/, "");
+  const client = upstream.protocol === "https:" ? https : http;
+  const agent = new client.Agent({ keepAlive: true, maxSockets: 256 });
+  const now = options.now ?? Date.now;
+  const judge = new Judge(upstream.href.replace(/\/$/, ""), now());
+  const failOn = options.failOn ?? "any";
+
+  // Judging never stands in the way of forwarding: an exchange the judge cannot read is passed on as is.
+  const record = (o: Observed): Finding[] => {
+    let found: Finding[];
+    try {
+      found = judge.judge(o);
+    } catch (e) {
+      options.onError?.(e);
+      return [];
+    }
+    for (const f of found) options.onFinding?.(f);
+    return found;
+  };
+
+  function forward(req: IncomingMessage, res: ServerResponse, target: string): void {
+    const started = performance.now();
+    const at = now();
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = chunks.length ? Buffer.concat(chunks) : null;
+      const { judged, sent } = requestHeaders(req.rawHeaders);
+      sent.host = upstream.host;
+      const up = client.request({
+        protocol: upstream.protocol,
+        hostname: upstream.hostname,
+        port: upstream.port,
+        path: base + target,
+        method: req.method,
+        headers: sent,
+        agent,
+      });
+      res.on("close", () => {
+        if (!res.writableFinished) up.destroy();
+      });
+      up.on("error", (e: Error & { code?: string }) => {
+        if (res.headersSent) return void res.destroy();
+        const reason = e.code ?? e.message;
+        judge.unreachable(pathOf(target), reason, now());
+        sendJson(
+          res,
+          502,
+          envelopeBody(502, "Bad Gateway", pathOf(target), {
+            message: `The proxy could not reach its upstream: ${reason}`,
+            data: { code: "UPSTREAM_UNREACHABLE", upstream: judge.report.upstream },
+          }),
+        );
+      });
+      up.on("response", (answer) => {
+        const observed = (responseBody: string | null): Observed => ({
+          method: req.method ?? "GET",
+          url: `http://${req.headers.host ?? "proxy"}${target}`,
+          requestHeaders: judged,
+          requestBody: body ? body.toString("utf8") : null,
+          status: answer.statusCode ?? 502,
+          responseHeaders: flatHeaders(answer.headers),
+          responseBody,
+          ms: performance.now() - started,
+          at,
+        });
+        if (options.errors) return held(answer, res, target, observed);
+        passOn(answer, res, (text) => setImmediate(() => record(observed(text))));
+      });
+      up.end(body ?? undefined);
+    });
+  }
+
+  /** `--errors`: the whole answer is read and judged before anything of it is sent. */
+  function held(
+    answer: IncomingMessage,
+    res: ServerResponse,
+    target: string,
+    observed: (body: string | null) => Observed,
+  ): void {
+    const parts: Buffer[] = [];
+    answer.on("data", (c: Buffer) => parts.push(c));
+    answer.on("end", () => {
+      const bytes = Buffer.concat(parts);
+      const found = record(observed(bytes.byteLength <= JUDGED_BODY_BYTES ? bytes.toString("utf8") : null));
+      const broken = found.filter((f) => counts(failOn, f));
+      if (broken.length > 0) return sendJson(res, 502, violationBody(pathOf(target), broken));
+      res.writeHead(answer.statusCode ?? 502, responseHeaders(answer.rawHeaders));
+      res.end(bytes);
+    });
+  }
+
+  const server = http.createServer(
+    {
+      keepAlive: true,
+      keepAliveTimeout: 10_000,
+      headersTimeout: 30_000,
+      requestTimeout: 120_000,
+      noDelay: true,
+      maxHeaderSize: MAX_REQUEST_HEAD_BYTES,
+      requireHostHeader: false,
+    },
+    (req, res) => serve(req, res),
+  );
+  function serve(req: IncomingMessage, res: ServerResponse): void {
+    const target = req.url ?? "/";
+    const path = pathOf(target);
+    if (path === "/__proxy" || path.startsWith("/__proxy/")) {
+      const page = ownPage(path, judge);
+      res.writeHead(page.status, page.headers);
+      return void res.end(page.body);
+    }
+    forward(req, res, target);
+  }
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    res.writeContinue();
+    serve(req, res);
+  });
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) =>
+    sendJson(res, 417, envelopeBody(417, "Expectation Failed", pathOf(req.url ?? "/"))),
+  );
+  server.on("clientError", onClientError);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${host}:${port}`,
+    judge,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          agent.destroy();
+          resolve();
+        });
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 2_000).unref();
+      }),
+  };
+}
+
+/**
+ * The answer's bytes passed on as they come (backpressure kept), and a copy, up to JUDGED_BODY_BYTES, given
+ * to `judged` once the answer has ended: after the client has it.
+ */
+function passOn(answer: IncomingMessage, res: ServerResponse, judged: (text: string | null) => void): void {
+  res.writeHead(answer.statusCode ?? 502, responseHeaders(answer.rawHeaders));
+  const kept: Buffer[] = [];
+  let size = 0;
+  answer.on("data", (c: Buffer) => {
+    if (size <= JUDGED_BODY_BYTES) kept.push(c);
+    size += c.byteLength;
+    if (!res.write(c)) {
+      answer.pause();
+      res.once("drain", () => answer.resume());
+    }
+  });
+  answer.on("end", () => {
+    res.end();
+    judged(size <= JUDGED_BODY_BYTES ? Buffer.concat(kept, size).toString("utf8") : null);
+  });
+  answer.on("error", () => res.destroy());
+}
+
+/** The request's headers as the judge reads them (names in lower case) and as the upstream gets them. */
+function requestHeaders(raw: readonly string[]): {
+  judged: Record<string, string>;
+  sent: OutgoingHttpHeaders;
+} {
+  const judged: Record<string, string> = {};
+  const sent: OutgoingHttpHeaders = { "accept-encoding": "identity" };
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    const value = raw[i + 1] as string;
+    judged[name] = judged[name] === undefined ? value : `${judged[name]}, ${value}`;
+    if (!HOP_BY_HOP.has(name)) sent[name] = judged[name];
+  }
+  return { judged, sent };
+}
+
+/** The upstream's headers as passed on: its own, but for those of its connection. */
+function responseHeaders(raw: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    if (name === "connection" || name === "keep-alive" || name === "transfer-encoding") continue;
+    out.push(raw[i] as string, raw[i + 1] as string);
+  }
+  return out;
+}
+
+function flatHeaders(h: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : v;
+  return out;
+}
+
+const pathOf = (target: string): string => {
+  const q = target.indexOf("?");
+  return q < 0 ? target : target.slice(0, q);
+};
+
+function sendJson(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/** What node:http's parser refuses, answered in the envelope rather than its bare defaults. */
+function onClientError(error: Error & { code?: string }, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) return void socket.destroy();
+  const [status, message] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "Request Header Fields Too Large"]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "Request Timeout"]
+        : [400, "Bad Request"];
+  const body = envelopeBody(status, message, "");
+  socket.end(
+    `HTTP/1.1 ${status} ${message}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
