@@ -18,7 +18,23 @@ export interface ProxyResult {
   addedP50Ms: number;
   addedP99Ms: number;
   proxyCpuUsPerExchange: number;
+  /** The bare forwarder's (bench/servers/forwarder.ts) CPU per exchange, measured in the same rounds. */
+  forwarderCpuUsPerExchange: number;
+  /** The proxy's CPU per exchange ÷ the bare forwarder's. */
+  cpuRatio: number;
   violations: number;
+}
+
+/** Starts a process and waits for the line that says where it listens. */
+async function started(args: string[], says: string): Promise<ReturnType<typeof spawn>> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited (${code}) before listening`)));
+    child.stdout?.on("data", (d: Buffer) => {
+      if (d.toString().includes(says)) resolve();
+    });
+  });
+  return child;
 }
 
 const ROUNDS = 10;
@@ -27,19 +43,17 @@ const PER_ROUND = 300;
 export async function benchProxy(log: (line: string) => void): Promise<ProxyResult> {
   const sim = await launch(targetSpec("simulator", {}), { path: "/__sim/manifest", headers: {} });
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const proxy = spawn(
-    process.execPath,
+  const proxy = await started(
     ["bin/audience-research-sim.mjs", "proxy", "--upstream", sim.origin, "--port", String(port), "--quiet"],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
+    "proxy: http://",
+  );
+  const forwarder = await started(
+    ["--import", "tsx", "bench/servers/forwarder.ts", sim.origin, String(port + 1)],
+    "forwarder: http://",
   );
   const origin = `http://127.0.0.1:${port}`;
+  const bare = `http://127.0.0.1:${port + 1}`;
   try {
-    await new Promise<void>((resolve, reject) => {
-      proxy.once("exit", (code) => reject(new Error(`the proxy exited (${code}) before listening`)));
-      proxy.stdout?.on("data", (d: Buffer) => {
-        if (d.toString().includes("proxy: http://")) resolve();
-      });
-    });
     const manifest = (await (await fetch(`${sim.origin}/__sim/manifest`)).json()) as {
       users: Record<string, { apiKey: string }>;
     };
@@ -56,15 +70,20 @@ export async function benchProxy(log: (line: string) => void): Promise<ProxyResu
     for (let i = 0; i < 500; i++) {
       await time(sim.origin);
       await time(origin);
+      await time(bare);
     }
     const direct: number[] = [];
     const proxied: number[] = [];
     let cpu = 0;
+    let bareCpu = 0;
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < PER_ROUND; i++) direct.push(await time(sim.origin));
       const before = cpuSeconds(proxy.pid ?? -1);
       for (let i = 0; i < PER_ROUND; i++) proxied.push(await time(origin));
       cpu += cpuSeconds(proxy.pid ?? -1) - before;
+      const bareBefore = cpuSeconds(forwarder.pid ?? -1);
+      for (let i = 0; i < PER_ROUND; i++) await time(bare);
+      bareCpu += cpuSeconds(forwarder.pid ?? -1) - bareBefore;
     }
     const report = (await (await fetch(`${origin}/__proxy/report`)).json()) as { violations: unknown[] };
     await agent.close();
@@ -81,13 +100,16 @@ export async function benchProxy(log: (line: string) => void): Promise<ProxyResu
       addedP50Ms: p.p50Ms - d.p50Ms,
       addedP99Ms: p.p99Ms - d.p99Ms,
       proxyCpuUsPerExchange: (cpu * 1e6) / proxied.length,
+      forwarderCpuUsPerExchange: (bareCpu * 1e6) / proxied.length,
+      cpuRatio: cpu / bareCpu,
       violations: report.violations.length,
     };
     log(
-      `proxy: auth/me p50 ${d.p50Ms.toFixed(3)} → ${p.p50Ms.toFixed(3)} ms (+${result.addedP50Ms.toFixed(3)}), p99 ${d.p99Ms.toFixed(3)} → ${p.p99Ms.toFixed(3)} ms (+${result.addedP99Ms.toFixed(3)}); proxy CPU ${result.proxyCpuUsPerExchange.toFixed(0)} µs per exchange`,
+      `proxy: auth/me p50 ${d.p50Ms.toFixed(3)} → ${p.p50Ms.toFixed(3)} ms (+${result.addedP50Ms.toFixed(3)}), p99 ${d.p99Ms.toFixed(3)} → ${p.p99Ms.toFixed(3)} ms (+${result.addedP99Ms.toFixed(3)}); proxy CPU ${result.proxyCpuUsPerExchange.toFixed(0)} µs per exchange (${result.cpuRatio.toFixed(2)}x a bare node:http forwarder's ${result.forwarderCpuUsPerExchange.toFixed(0)} µs)`,
     );
     return result;
   } finally {
+    forwarder.kill("SIGTERM");
     proxy.kill("SIGTERM");
     await sim.stop();
   }

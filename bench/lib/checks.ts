@@ -134,7 +134,15 @@ export function checks(r: Report): TargetCheck[] {
   if (r.proxy) {
     const p = r.proxy;
     const note = `p50 ${p.direct.p50Ms.toFixed(3)} → ${p.proxied.p50Ms.toFixed(3)} ms over ${p.requests} requests`;
-    add("proxy: p50 it adds to auth/me", p.addedP50Ms, "<", 1, "ms", note);
+    add("proxy: p50 it adds to auth/me", p.addedP50Ms, "<", 0.25, "ms", note);
+    add(
+      "proxy: CPU per exchange",
+      p.proxyCpuUsPerExchange,
+      "<",
+      150,
+      "µs",
+      `${p.cpuRatio.toFixed(2)}x a bare node:http forwarder's ${p.forwarderCpuUsPerExchange.toFixed(0)} µs`,
+    );
     add("proxy: violations on the simulator's answers", p.violations, "<", 1, "");
   }
   if (r.deployment) {

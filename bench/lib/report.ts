@@ -185,7 +185,7 @@ export function printReport(r: Report): void {
       "The validating proxy (auth/me one at a time, kept-alive, alternating rounds)",
       `  simulator alone: p50 ${p.direct.p50Ms.toFixed(3)} ms, p99 ${p.direct.p99Ms.toFixed(3)} ms`,
       `  through the proxy: p50 ${p.proxied.p50Ms.toFixed(3)} ms, p99 ${p.proxied.p99Ms.toFixed(3)} ms (added p50 ${p.addedP50Ms.toFixed(3)} ms, p99 ${p.addedP99Ms.toFixed(3)} ms)`,
-      `  proxy CPU per exchange: ${p.proxyCpuUsPerExchange.toFixed(0)} µs; violations reported: ${p.violations}`,
+      `  proxy CPU per exchange: ${p.proxyCpuUsPerExchange.toFixed(0)} µs (${p.cpuRatio.toFixed(2)}x a bare node:http forwarder's ${p.forwarderCpuUsPerExchange.toFixed(0)} µs); violations reported: ${p.violations}`,
     );
   }
   if (r.deployment) {

@@ -139,6 +139,8 @@ describe("sandboxes of the served program", () => {
       "ms",
       "path",
       "query",
+      "request",
+      "response",
       "status",
       "userId",
     ]);

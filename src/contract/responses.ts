@@ -3,7 +3,7 @@
  * the Content-Type is one the status declares, required headers are present and valid, and the body
  * matches the schema. Shared by the simulator's own tests and the conformance kit.
  */
-import { deref, resolvePointer } from "./document.ts";
+import { contract, deref, resolvePointer } from "./document.ts";
 import { operationsById } from "./operations.ts";
 import { contractPointer, pointerSegment } from "./pointer.ts";
 import { validate } from "./validate.ts";
@@ -24,8 +24,23 @@ type Json = Record<string, unknown>;
 
 const pointer = contractPointer;
 
+type Found = { response: Json; at: string } | null;
+
+/** Found once per operation and status, for the contract in use (the kit may load another). */
+const found = new WeakMap<object, Map<string, Found>>();
+
 /** The response object and a pointer to it (following a `$ref` into components.responses). */
-function findResponse(operationId: string, status: number): { response: Json; at: string } | null {
+function findResponse(operationId: string, status: number): Found {
+  let cache = found.get(contract);
+  if (!cache) found.set(contract, (cache = new Map()));
+  const key = `${operationId} ${status}`;
+  if (cache.has(key)) return cache.get(key) as Found;
+  const result = lookUp(operationId, status);
+  cache.set(key, result);
+  return result;
+}
+
+function lookUp(operationId: string, status: number): Found {
   const op = operationsById.get(operationId);
   if (!op) return null;
   const at = pointer("paths", op.path, op.method.toLowerCase(), "responses", String(status));
