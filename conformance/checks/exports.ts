@@ -3,17 +3,19 @@
  */
 import { check } from "../lib/context.ts";
 
+/** Every format the description names for each kind; the one it leaves out is a 400. */
+export const OFFERED_FORMATS = {
+  brief: ["pdf", "md", "markdown", "docx", "pptx"],
+  validation_report: ["pdf", "md", "markdown", "docx", "xlsx"],
+} as const;
+
 export const exportsRules = check("domain/exports", ["exports/kinds"], {
   needs: { roles: ["owner"], audiences: ["main", "private"] },
   mutates: true,
   async run(ctx) {
     const main = ctx.target.audience("main");
     const priv = ctx.target.audience("private");
-    // Every format the description names for each kind is offered; the one it leaves out is a 400.
-    const OFFERED = {
-      brief: ["pdf", "md", "markdown", "docx", "pptx"],
-      validation_report: ["pdf", "md", "markdown", "docx", "xlsx"],
-    } as const;
+    const OFFERED = OFFERED_FORMATS;
     const NOT_OFFERED = { brief: "xlsx", validation_report: "pptx" } as const;
     const cases = (["brief", "validation_report"] as const).flatMap((kind) => [
       ...OFFERED[kind].map((format) => [kind, format, 200] as const),

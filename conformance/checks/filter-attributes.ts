@@ -14,7 +14,7 @@ import { sortedAsc } from "./ordering.ts";
  * canonicalizes to GB, nor ZZ, the unknown region).
  */
 const regions = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
-const isAlpha2 = (v: string) =>
+export const isAlpha2 = (v: string) =>
   /^[A-Z]{2}$/.test(v) &&
   v !== "ZZ" &&
   regions.of(v) !== undefined &&
@@ -35,14 +35,7 @@ export const facets = check("domain/filter-facets", ["filters/selection", "filte
     const data = base.body?.data;
     if (!data || data.truncated) return;
     checkShape(ctx, base, "filters/selection");
-    const countries = (data.facets as Facet[]).find((f) => f.key === "country")?.values ?? [];
-    const notCodes = countries.map((v) => v.value).filter((v) => !isAlpha2(v));
-    ctx.expect(
-      notCodes.length === 0,
-      "filters/values",
-      `country values that are not ISO 3166-1 alpha-2 codes: ${notCodes.slice(0, 5).join(", ")}`,
-      base,
-    );
+    for (const problem of countryProblems(data.facets)) ctx.expect(false, "filters/values", problem, base);
     // Attributes with one value per Mind: their facet (plus unknown) partitions the matches exactly.
     const single = (data.facets as Facet[]).filter(
       (f) =>
@@ -173,23 +166,39 @@ export interface Facet {
 }
 
 export function checkShape(ctx: CheckContext, ex: Exchange, rule: RuleId): void {
-  const d = ex.body?.data;
-  if (!d) return;
-  ctx.expect(sortedAsc(d.mindIds), rule, "mindIds are not sorted by ID", ex);
-  ctx.expect(new Set(d.mindIds).size === d.mindIds.length, rule, "mindIds repeat an ID", ex);
-  if (!d.truncated)
-    ctx.expect(
-      d.mindIds.length === d.matchCount,
-      rule,
-      `matchCount ${d.matchCount} but ${d.mindIds.length} mindIds`,
-      ex,
-    );
-  ctx.expect(
-    d.matchCount <= d.totalMinds && d.attributedMinds <= d.totalMinds,
-    rule,
-    "matchCount or attributedMinds exceed totalMinds",
-    ex,
-  );
+  for (const problem of filterShapeProblems(ex.body?.data)) ctx.expect(false, rule, problem, ex);
+}
+
+/** Where a filter-attributes answer contradicts itself (what one answer can show, the proxy's too). */
+export function filterShapeProblems(
+  d:
+    | {
+        mindIds: string[];
+        truncated: boolean;
+        matchCount: number;
+        totalMinds: number;
+        attributedMinds: number;
+      }
+    | undefined,
+): string[] {
+  if (!d || !Array.isArray(d.mindIds)) return [];
+  const out: string[] = [];
+  if (!sortedAsc(d.mindIds)) out.push("mindIds are not sorted by ID");
+  if (new Set(d.mindIds).size !== d.mindIds.length) out.push("mindIds repeat an ID");
+  if (!d.truncated && d.mindIds.length !== d.matchCount)
+    out.push(`matchCount ${d.matchCount} but ${d.mindIds.length} mindIds`);
+  if (d.matchCount > d.totalMinds || d.attributedMinds > d.totalMinds)
+    out.push("matchCount or attributedMinds exceed totalMinds");
+  return out;
+}
+
+/** Country values that are not ISO 3166-1 alpha-2 codes. */
+export function countryProblems(facets: Facet[] | undefined): string[] {
+  const countries = (facets ?? []).find((f) => f.key === "country")?.values ?? [];
+  const notCodes = countries.map((v) => v.value).filter((v) => !isAlpha2(v));
+  return notCodes.length
+    ? [`country values that are not ISO 3166-1 alpha-2 codes: ${notCodes.slice(0, 5).join(", ")}`]
+    : [];
 }
 
 export const largeAudience = check("domain/filter-truncation", ["filters/truncation"], {

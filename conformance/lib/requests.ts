@@ -52,7 +52,7 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
     add(
       "request/unknown-path",
       "openapi.json: the paths the contract serves",
-      `no operation serves ${url.pathname}`,
+      `sent ${ex.method} ${url.pathname}, which no operation of the contract serves`,
     );
     return out;
   }
@@ -60,7 +60,7 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
     add(
       "request/wrong-method",
       "http/wrong-method",
-      `${ex.method} ${url.pathname}: the path serves ${m.allowed.join(", ")}`,
+      `sent ${ex.method} to ${url.pathname}, which serves ${m.allowed.join(", ")}`,
     );
     return out;
   }
@@ -72,7 +72,7 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
     add(
       "request/no-key",
       "auth/401",
-      `${op.operationId} needs an API key (Authorization: Bearer service_…); none was sent`,
+      `sent no API key; ${op.operationId} needs \`Authorization: Bearer service_…\``,
     );
   const headers = new Headers(ex.requestHeaders);
   for (const p of op.parameters) {
@@ -82,7 +82,7 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
         add(
           "request/path-parameter",
           "ids/malformed-400",
-          `path parameter ${p.name}=${JSON.stringify(v)} is not of its schema`,
+          `sent the path parameter ${p.name}=${JSON.stringify(v)}, which is not of its schema`,
         );
       continue;
     }
@@ -90,19 +90,23 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
       p.in === "query" ? url.searchParams.get(p.name) : p.in === "header" ? headers.get(p.name) : null;
     if (raw === null) {
       if (p.required)
-        add("request/parameter", "input/invalid-400", `the ${p.in} parameter ${p.name} is required`);
+        add(
+          "request/parameter",
+          "input/invalid-400",
+          `sent no ${p.in} parameter ${p.name}; ${op.operationId} requires it`,
+        );
       continue;
     }
     if (validate(p.schemaRef, parameterValue(raw, p.schema)).length > 0)
       add(
         "request/parameter",
         "input/invalid-400",
-        `the ${p.in} parameter ${p.name}=${JSON.stringify(raw)} is not of its schema`,
+        `sent the ${p.in} parameter ${p.name}=${JSON.stringify(raw)}, which is not of its schema`,
       );
     else {
       const content = contentProblem(raw, p.schema);
       if (content)
-        add("request/parameter", "input/invalid-400", `the ${p.in} parameter ${p.name}: ${content}`);
+        add("request/parameter", "input/invalid-400", `sent the ${p.in} parameter ${p.name}: ${content}`);
     }
   }
   const body = ex.requestBodyText;
@@ -110,7 +114,7 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
   if (!op.bodySchemaRef) return out;
   if (!hasBody) {
     if (op.bodyRequired)
-      add("request/body", "input/invalid-400", `${op.operationId} needs a JSON body; none was sent`);
+      add("request/body", "input/invalid-400", `sent no body; ${op.operationId} needs a JSON body`);
     return out;
   }
   const size = Buffer.byteLength(body);
@@ -118,20 +122,20 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
     add(
       "request/body-size",
       "input/body-size-413",
-      `a body of ${size} bytes, past the ${op.maxBodyBytes} the contract allows`,
+      `sent a body of ${size} bytes, past the ${op.maxBodyBytes} ${op.operationId} takes`,
     );
   const type = headers.get("content-type");
   if (!isJsonMediaType(type))
     add(
       "request/content-type",
       "input/media-type-415",
-      `a body sent as ${type ?? "no Content-Type"}, not application/json`,
+      `sent a body as ${type ?? "no Content-Type"}, not application/json`,
     );
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
-    add("request/body", "input/invalid-400", "the body is not JSON");
+    add("request/body", "input/invalid-400", "sent a body that is not JSON");
     return out;
   }
   const issues = validate(op.bodySchemaRef, json);
@@ -139,7 +143,7 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
     add(
       "request/body",
       "input/invalid-400",
-      `the body is not of ${op.bodySchemaRef.split("/").at(-1)}: ${issues
+      `sent a body that is not of ${op.bodySchemaRef.split("/").at(-1)}: ${issues
         .slice(0, 3)
         .map((i) => `${i.path || "(root)"} ${i.message}`)
         .join("; ")}`,

@@ -128,9 +128,9 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     onError: (e) => process.stderr.write(`proxy: an exchange could not be judged: ${(e as Error).message}\n`),
     onFinding: (f) => {
       if (options.quiet) return;
-      // The operation, unless the message already begins with it.
+      // The operation, unless the message already names it.
       const op = f.operation?.operationId;
-      const where = op && !f.message.startsWith(op) ? `${op}: ` : "";
+      const where = op && !f.message.includes(op) ? `${op}: ` : "";
       const mark = counts(options.failOn, f) ? c.bad("✗") : "·";
       process.stdout.write(
         `${mark} [${f.side}: ${f.who}] ${f.ruleId ?? f.check}: ${where}${f.message}\n${f.curl ? `  ${f.curl}\n` : ""}`,

@@ -18,6 +18,7 @@ import {
 import { Exchange } from "../lib/http.ts";
 import { type Violation, violation } from "../lib/report.ts";
 import { isJsonMediaType, type Match, matchOperation, requestViolations } from "../lib/requests.ts";
+import { answerProblems } from "./answers.ts";
 import { hash, type IntegrationTally, type Party, Sequences } from "./sequences.ts";
 
 /** One exchange as the proxy saw it. */
@@ -120,6 +121,7 @@ export class Judge {
       // A body too large to keep is judged by its status and headers only.
       ...(o.responseBody === null ? [] : responseViolations(ex)).map((v) => findingOf(v, "response", at)),
       ...streamViolations(ex, o).map((v) => findingOf(v, "response", at)),
+      ...(o.responseBody === null ? [] : answerProblems(ex)).map((v) => findingOf(v, "response", at)),
       ...this.sequences.observe(ex, key, o.at).map((f) => findingOf(f.violation, whoOf(f.party), at)),
     ];
     this.count(o, operation?.operationId ?? null, pathname);

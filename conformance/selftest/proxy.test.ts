@@ -143,11 +143,25 @@ describe("the validating proxy", () => {
     const id = v.ruleId ?? v.check;
     return id.startsWith("response/") ? "contract/responses" : id;
   };
+  /** Faults of rules one answer shows beyond its schema, which the proxy judges too (answers.ts). */
+  const ONE_ANSWER = new Set([
+    "API key listing oldest first",
+    "collaborators listed newest first",
+    "filter mindIds not sorted",
+    "country facet values given as country names, not ISO codes",
+    "softWarn only above its threshold, not from it",
+    "progress reports failed members",
+    "a brief offered as xlsx",
+    "a ready Formation keeps its build progress",
+  ]);
   const single = FAULTS.filter(
-    (f) => !f.layer && /^(generic|response)\//.test(f.reportedBy) && !NEEDS_MORE.has(f.name),
+    (f) =>
+      !f.layer &&
+      (/^(generic|response)\//.test(f.reportedBy) || ONE_ANSWER.has(f.name)) &&
+      !NEEDS_MORE.has(f.name),
   );
   it("has the faults it sorts", () => {
-    for (const n of NEEDS_MORE)
+    for (const n of [...NEEDS_MORE, ...ONE_ANSWER])
       expect(
         FAULTS.some((f) => f.name === n),
         n,
@@ -256,7 +270,9 @@ describe("the validating proxy", () => {
       "client request/parameter",
       "client request/parameter",
     ]);
-    expect(r.proxy.judge.report.violations[2]?.message).toMatch(/filters: "country=DE" is not JSON/);
+    expect(r.proxy.judge.report.violations[2]?.message).toMatch(
+      /sent the query parameter filters: "country=DE" is not JSON/,
+    );
     expect(r.proxy.judge.report.violations[3]?.message).toMatch(/filters: its JSON is not a FilterSelection/);
     expect(r.proxy.judge.report.violations[1]?.message).toMatch(
       /of 129 characters; the API ignores one over 128/,

@@ -32,7 +32,10 @@ const found = new WeakMap<object, Map<string, Found>>();
 /** The response object and a pointer to it (following a `$ref` into components.responses). */
 function findResponse(operationId: string, status: number): Found {
   let cache = found.get(contract);
-  if (!cache) found.set(contract, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    found.set(contract, cache);
+  }
   const key = `${operationId} ${status}`;
   if (cache.has(key)) return cache.get(key) as Found;
   const result = lookUp(operationId, status);
