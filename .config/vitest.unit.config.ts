@@ -2,7 +2,8 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 // `npm run test:unit`: the tests beside the code, for the inner loop. Left to `npm test`: the robustness
 // suite (time-boxed fuzzing, load, SIGKILL loops), the CLI and bundle tests that spawn processes or build,
-// the browser test, and the conformance kit (also as run through the MSW and Node hosts).
+// the browser tests (MSW in a tab, the dashboard), and the conformance kit (also as run through the MSW and
+// Node hosts).
 export default defineConfig({
   test: {
     name: "unit",
@@ -12,6 +13,7 @@ export default defineConfig({
       "src/robustness/**",
       "src/cli/**",
       "src/msw/browser.test.ts",
+      "src/core/dashboard/dashboard.test.ts",
       "src/msw/bundle.test.ts",
       // The conformance kit run through both hosts: an integration test, in `npm test`.
       "src/msw/conformance.test.ts",
