@@ -20,6 +20,7 @@ import { recalibrationStatus } from "../checks/recalibration.ts";
 import { researchStages } from "../checks/timelines.ts";
 import { requestSize } from "../checks/wire.ts";
 import { world } from "../checks/world.ts";
+import { schemaAt } from "../lib/contract.ts";
 import {
   AUD,
   asCaller,
@@ -59,6 +60,12 @@ function withHeader(req: Request, name: string, value: string | undefined, body?
   else headers.set(name, value);
   return new Request(req.url, { method: req.method, headers, ...(body ? { body } : {}) });
 }
+
+/** A checkout body with both consents given: what a fault sends again in place of a refused one. */
+const withConsent = (j: Json): Json => ({
+  ...j,
+  metadata: { ...(j.metadata as Json), legalAcceptance: { termsAccepted: true, withdrawalConsent: true } },
+});
 
 const PROGRESS = new RegExp(`/audiences/${AUD}/progress$`);
 const editProgress = (edit: (d: Json & { readiness: Json; members: { update: Json }[] }) => void) =>
@@ -220,15 +227,7 @@ export const SENTENCE_FAULTS_2: FaultCase[] = [
       const res = await next(req);
       if (res.status !== 400) return res;
       try {
-        const known = [
-          "perspective",
-          "industry",
-          "role",
-          "country",
-          "companySize",
-          "technology",
-          "businessModel",
-        ];
+        const known = schemaAt("#/components/schemas/FilterAttributeKey").enum as string[];
         const parsed = JSON.parse(filters) as Json;
         const kept = Object.fromEntries(Object.entries(parsed).filter(([k]) => known.includes(k)));
         if (Object.keys(kept).length === Object.keys(parsed).length) return res;
@@ -377,13 +376,7 @@ export const SENTENCE_FAULTS_2: FaultCase[] = [
       "POST",
       /\/checkout_sessions$/,
       (status, j) => status === 400 && !(j.metadata as Json | undefined)?.legalAcceptance,
-      (j) => ({
-        ...j,
-        metadata: {
-          ...(j.metadata as Json),
-          legalAcceptance: { termsAccepted: true, withdrawalConsent: true },
-        },
-      }),
+      withConsent,
     ),
     "legal acceptance without withdrawal consent accepted": retried(
       "POST",
@@ -394,13 +387,7 @@ export const SENTENCE_FAULTS_2: FaultCase[] = [
           status === 400 && l !== undefined && (l.termsAccepted === false || l.withdrawalConsent === false)
         );
       },
-      (j) => ({
-        ...j,
-        metadata: {
-          ...(j.metadata as Json),
-          legalAcceptance: { termsAccepted: true, withdrawalConsent: true },
-        },
-      }),
+      withConsent,
     ),
     "a changed unit_amount accepted (201, not 409)": retried(
       "POST",
