@@ -33,6 +33,8 @@ Options:
   --contract FILE|URL  judge by this version of openapi.json instead of the one the package ships with
   --report DIR         where the reports go on exit (default reports/): proxy-report.json,
                        proxy-junit.xml, proxy-report.html
+  --record FILE        on exit, write the world the traffic showed as a scenario document
+                       (serve it with: audience-research-sim serve --scenario FILE)
   --quiet              do not print violations as they happen
   -h, --help           this text
 
@@ -48,6 +50,7 @@ interface Options {
   failOn: "upstream" | "client" | "any";
   contract: string | null;
   report: string;
+  record: string | null;
   quiet: boolean;
 }
 
@@ -64,6 +67,7 @@ function parse(argv: string[]): Options | "help" {
       "fail-on": { type: "string" },
       contract: { type: "string" },
       report: { type: "string" },
+      record: { type: "string" },
       quiet: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -88,6 +92,7 @@ function parse(argv: string[]): Options | "help" {
     failOn,
     contract: values.contract ?? null,
     report: resolve(userDir(), values.report ?? "reports"),
+    record: values.record ? resolve(userDir(), values.record) : null,
     quiet: Boolean(values.quiet),
   };
 }
@@ -123,6 +128,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   const options = o;
   const settings: ProxyOptions = {
     upstream: o.upstream,
+    record: o.record !== null,
     errors: o.errors,
     failOn: o.failOn,
     onError: (e) => process.stderr.write(`proxy: an exchange could not be judged: ${(e as Error).message}\n`),
@@ -160,6 +166,12 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
         const file = resolve(options.report, name);
         mkdirSync(dirname(file), { recursive: true });
         writeFileSync(file, text);
+      }
+      if (options.record && server.recorder) {
+        mkdirSync(dirname(options.record), { recursive: true });
+        writeFileSync(options.record, `${JSON.stringify(server.recorder.document(), null, 2)}\n`);
+        process.stdout.write(`\nproxy: recorded the world the traffic showed in ${options.record}\n`);
+        for (const note of server.recorder.notes()) process.stdout.write(`  ${note}\n`);
       }
       const client = r.violations.filter((f) => f.side === "client").length;
       const counted = r.violations.filter((f) => counts(options.failOn, f)).length;

@@ -12,6 +12,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { MAX_REQUEST_HEAD_BYTES } from "../../src/contract/request-size.ts";
 import { type Finding, Judge, type Observed } from "./judge.ts";
 import { counts, envelopeBody, ownPage, type ProxyOptions, violationBody } from "./proxy.ts";
+import { Recorder } from "./record.ts";
 
 /** Response bodies are judged up to this size; a longer one (a large download) by status and headers. */
 const JUDGED_BODY_BYTES = 1024 * 1024;
@@ -34,6 +35,8 @@ const HOP_BY_HOP = new Set([
 export interface ProxyServer {
   url: string;
   judge: Judge;
+  /** With `record`: the world the traffic showed. */
+  recorder: Recorder | null;
   close(): Promise<void>;
 }
 
@@ -45,7 +48,8 @@ export async function serveProxy(
   const client = upstream.protocol === "https:" ? https : http;
   const agent = new client.Agent({ keepAlive: true, maxSockets: 256 });
   const now = options.now ?? Date.now;
-  const judge = new Judge(upstream.href.replace(/\/$/, ""), now());
+  const recorder = options.record ? new Recorder() : null;
+  const judge = new Judge(upstream.href.replace(/\/$/, ""), now(), recorder);
   const failOn = options.failOn ?? "any";
 
   // Judging never stands in the way of forwarding: an exchange the judge cannot read is passed on as is.
@@ -176,6 +180,7 @@ export async function serveProxy(
   return {
     url: `http://${host}:${port}`,
     judge,
+    recorder,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => {

@@ -19,6 +19,7 @@ import { Exchange } from "../lib/http.ts";
 import { type Violation, violation } from "../lib/report.ts";
 import { isJsonMediaType, type Match, matchOperation, requestViolations } from "../lib/requests.ts";
 import { answerProblems } from "./answers.ts";
+import type { Recorder } from "./record.ts";
 import { hash, type IntegrationTally, type Party, Sequences } from "./sequences.ts";
 
 /** One exchange as the proxy saw it. */
@@ -71,7 +72,11 @@ export class Judge {
   private readonly labels = new Map<string, string>();
   readonly report: ProxyReport;
 
-  constructor(upstream: string, now = Date.now()) {
+  constructor(
+    upstream: string,
+    now = Date.now(),
+    private readonly recorder: Recorder | null = null,
+  ) {
     this.report = {
       upstream,
       startedAt: new Date(now).toISOString(),
@@ -125,6 +130,7 @@ export class Judge {
       ...this.sequences.observe(ex, key, o.at).map((f) => findingOf(f.violation, whoOf(f.party), at)),
     ];
     this.count(o, operation?.operationId ?? null, pathname);
+    this.recorder?.observe(ex, key, match);
     for (const f of found) {
       this.report.violations.push(f);
       const id = f.ruleId ?? f.check;

@@ -16,6 +16,8 @@ export interface ProxyOptions {
   failOn?: FailOn;
   /** Told every finding as it is made (the terminal log). */
   onFinding?: (f: Finding) => void;
+  /** Record the world the traffic shows (record.ts), for a scenario document. */
+  record?: boolean;
   /** Told when an exchange could not be judged (a fault of the proxy, not of the traffic). */
   onError?: (error: unknown) => void;
   now?: () => number;

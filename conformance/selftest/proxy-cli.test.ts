@@ -1,7 +1,7 @@
 /**
  * The proxy's command line, run as a user runs it: it listens, prints a violation as it happens, and on
- * SIGTERM writes its three reports where it was asked to and exits 1 (a violation was seen); bad usage is
- * exit 2.
+ * SIGTERM writes its three reports (and, with --record, the world it saw) where it was asked to and exits
+ * 1 (a violation was seen); bad usage is exit 2.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -34,7 +34,16 @@ function start(args: string[]) {
 }
 
 it("forwards, prints what it finds, and writes its reports on SIGTERM", async () => {
-  const p = start(["--upstream", server.info.baseUrl, "--port", "0", "--report", "out"]);
+  const p = start([
+    "--upstream",
+    server.info.baseUrl,
+    "--port",
+    "0",
+    "--report",
+    "out",
+    "--record",
+    "world.json",
+  ]);
   const deadline = Date.now() + 20_000;
   while (!/proxy: (http:\/\/\S+)/.test(p.output()) && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 50));
@@ -66,6 +75,11 @@ it("forwards, prints what it finds, and writes its reports on SIGTERM", async ()
     "client input/invalid-400",
   ]);
   expect(readFileSync(join(dir, "out", "proxy-junit.xml"), "utf8")).toContain('name="input/invalid-400"');
+  // --record: the world the session showed (its caller), as a scenario document, keys left out.
+  const world = JSON.parse(readFileSync(join(dir, "world.json"), "utf8"));
+  expect(Object.keys(world.users)).toEqual(["user1"]);
+  expect(JSON.stringify(world)).not.toContain(server.info.keys.owner as string);
+  expect(p.output()).toContain("recorded the world the traffic showed");
 }, 60_000);
 
 /** A proxy run that sends one request the contract refuses (a client's mistake), stopped with SIGTERM. */

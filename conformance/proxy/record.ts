@@ -1,0 +1,262 @@
+/**
+ * `proxy --record FILE`: the world the traffic showed, as a scenario document the simulator serves
+ * (`serve --scenario FILE`). What a session reads through the proxy is what the document states: who the
+ * callers are, the Audiences they read (name, sharing, members as explicit Minds with their names,
+ * headlines, bios and attributes), their collaborators, the Formations read one by one (name, hypothesis,
+ * status). Never a key or a secret: the recorded world makes its own keys. What no answer shows (a plan
+ * no refusal named, an Audience's owner when only others read it) is assumed, and said so in `notes()`.
+ */
+import type {
+  Attributes,
+  Audience,
+  Formation,
+  Mind,
+  ScenarioDocument,
+  User,
+} from "../../scenarios/document/types.gen.ts";
+import type { Exchange } from "../lib/http.ts";
+import type { Match } from "../lib/requests.ts";
+
+type Json = Record<string, unknown>;
+type Plan = NonNullable<User["plan"]>;
+
+interface SeenUser {
+  name?: string;
+  email?: string;
+  plan?: Plan;
+  subscription?: boolean;
+}
+interface SeenMind {
+  name?: string;
+  headline?: string;
+  bio?: string;
+  attributes?: Attributes;
+}
+interface SeenAudience {
+  name: string;
+  public: boolean;
+  sharedWithTeam?: boolean;
+  linkSharing?: boolean;
+  members: { id: string; mind: SeenMind }[];
+  owner?: string;
+  reader: string;
+  collaborators?: { userId: string; role: "admin" | "member" }[];
+}
+
+const ATTRIBUTE_KEYS = [
+  "perspective",
+  "industry",
+  "role",
+  "country",
+  "companySize",
+  "technology",
+  "businessModel",
+];
+
+export class Recorder {
+  private readonly users = new Map<string, SeenUser>();
+  /** User IDs by key digest (from `GET /auth/me`). */
+  private readonly callers = new Map<string, string>();
+  private readonly audiences = new Map<string, SeenAudience>();
+  private readonly formations = new Map<string, Formation & { audienceId: string; creatorId?: string }>();
+
+  /** Takes what one successful (or plan-refused) exchange shows. */
+  observe(ex: Exchange, key: string | null, match: Match): void {
+    if (!ex.operation || match.kind !== "found") return;
+    const body = ex.json as Json | null;
+    const data = (body?.data ?? null) as Json | null;
+    const caller = key ? this.callers.get(key) : undefined;
+    const params = match.params;
+    switch (ex.operation.operationId) {
+      case "getMe":
+        if (ex.status === 200 && key && typeof body?.id === "string") {
+          this.callers.set(key, body.id);
+          this.user(body.id);
+        }
+        break;
+      case "listApiKeys":
+        if (caller && (ex.status === 200 || ex.status === 403))
+          this.user(caller).subscription = ex.status === 200;
+        break;
+      case "getAudience":
+        if (ex.status === 200 && data && caller) this.audience(params.audienceId as string, data, caller);
+        break;
+      case "listCollaborators":
+        if (ex.status === 200 && Array.isArray(data)) this.collaborators(params.audienceId as string, data);
+        break;
+      case "getFormation":
+        if (ex.status === 200 && data) this.formation(params.audienceId as string, data, caller);
+        break;
+    }
+    // A plan-limit refusal names the caller's plan.
+    const plan = (body?.data as Json | undefined)?.currentPlan;
+    if (ex.status === 403 && caller && typeof plan === "string") this.user(caller).plan = plan as Plan;
+  }
+
+  private user(id: string): SeenUser {
+    let u = this.users.get(id);
+    if (!u) {
+      u = {};
+      this.users.set(id, u);
+    }
+    return u;
+  }
+
+  private audience(id: string, d: Json, caller: string): void {
+    const minds = Array.isArray(d.minds) ? (d.minds as Json[]) : [];
+    const before = this.audiences.get(id);
+    this.audiences.set(id, {
+      name: String(d.name),
+      public: d.isPublic === true,
+      ...(typeof d.isSharedWithTeam === "boolean" ? { sharedWithTeam: d.isSharedWithTeam } : {}),
+      ...(typeof d.isLinkSharingEnabled === "boolean" ? { linkSharing: d.isLinkSharingEnabled } : {}),
+      members: minds.map((m) => ({ id: String(m.id), mind: mindOf(m) })),
+      ...(d.currentMemberRole === "owner" ? { owner: caller } : before?.owner ? { owner: before.owner } : {}),
+      reader: before?.reader ?? caller,
+      ...(before?.collaborators ? { collaborators: before.collaborators } : {}),
+    });
+  }
+
+  private collaborators(audienceId: string, rows: Json[]): void {
+    const a = this.audiences.get(audienceId);
+    if (!a) return;
+    a.collaborators = rows.map((r) => {
+      const userId = String(r.userId);
+      const u = this.user(userId);
+      if (typeof r.name === "string") u.name = r.name;
+      if (typeof r.email === "string") u.email = r.email;
+      return { userId, role: r.role === "admin" ? "admin" : "member" };
+    });
+  }
+
+  private formation(audienceId: string, d: Json, caller: string | undefined): void {
+    const h = d.hypothesis as { intent?: string; subgroups?: Json[] } | undefined;
+    if (!h?.intent || !Array.isArray(h.subgroups)) return;
+    this.formations.set(String(d.id), {
+      audience: "",
+      audienceId,
+      ...(caller ? { creatorId: caller } : {}),
+      name: String(d.name),
+      hypothesis: {
+        intent: h.intent,
+        subgroups: h.subgroups.map((s) => ({
+          id: String(s.id),
+          label: String(s.label),
+          definition: String(s.definition),
+        })),
+      },
+      ...(d.status === "ready" || d.status === "building" || d.status === "failed"
+        ? { status: d.status }
+        : {}),
+    });
+  }
+
+  /** The recorded world, as a scenario document. */
+  document(): ScenarioDocument {
+    const handles = new Map<string, string>();
+    let n = 0;
+    for (const id of this.users.keys()) handles.set(id, `user${++n}`);
+    const users: Record<string, User> = {};
+    const teams: Record<string, { name: string }> = {};
+    for (const [id, u] of this.users) {
+      const handle = handles.get(id) as string;
+      users[handle] = {
+        ...(u.name ? { name: u.name } : {}),
+        ...(u.email ? { email: u.email } : {}),
+        plan: u.plan ?? (u.subscription === false ? "free" : "team"),
+      };
+    }
+    const minds: Record<string, Mind> = {};
+    const mindHandles = new Map<string, string>();
+    const audiences: Record<string, Audience> = {};
+    const audienceHandles = new Map<string, string>();
+    for (const [id, a] of this.audiences) {
+      const handle = `audience${audienceHandles.size + 1}`;
+      audienceHandles.set(id, handle);
+      const owner = handles.get(a.owner ?? a.reader) as string;
+      // Sharing with a team needs an owner in one: the recorded owner gets a team of their own.
+      if (a.sharedWithTeam) {
+        teams[`${owner}Team`] = { name: `${owner}'s team` };
+        (users[owner] as User).team = `${owner}Team`;
+      }
+      const members: string[] = [];
+      for (const m of a.members) {
+        let mh = mindHandles.get(m.id);
+        if (!mh) {
+          mh = `mind${mindHandles.size + 1}`;
+          mindHandles.set(m.id, mh);
+          minds[mh] = { owner, topic: a.name, ...m.mind };
+        }
+        members.push(mh);
+      }
+      audiences[handle] = {
+        owner,
+        name: a.name,
+        topic: a.name,
+        public: a.public,
+        ...(a.sharedWithTeam !== undefined ? { sharedWithTeam: a.sharedWithTeam } : {}),
+        ...(a.linkSharing !== undefined ? { linkSharing: a.linkSharing } : {}),
+        members,
+        ...(a.collaborators?.length
+          ? {
+              collaborators: a.collaborators.map((c) => ({
+                user: handles.get(c.userId) as string,
+                role: c.role,
+              })),
+            }
+          : {}),
+      };
+    }
+    const formations: Record<string, Formation> = {};
+    for (const f of this.formations.values()) {
+      const audience = audienceHandles.get(f.audienceId);
+      if (!audience) continue;
+      const { audienceId: _, creatorId, ...rest } = f;
+      const creator = creatorId ? handles.get(creatorId) : undefined;
+      formations[`formation${Object.keys(formations).length + 1}`] = {
+        ...rest,
+        audience,
+        ...(creator ? { creator } : {}),
+      };
+    }
+    return {
+      name: "recorded",
+      description: "Recorded through the validating proxy (audience-research-sim proxy --record).",
+      ...(Object.keys(teams).length ? { teams } : {}),
+      users,
+      minds,
+      audiences,
+      formations,
+    };
+  }
+
+  /** What the document assumes because no answer of the session showed it. */
+  notes(): string[] {
+    const out: string[] = [];
+    for (const [id, u] of this.users)
+      if (!u.plan)
+        out.push(`user ${id}: plan not shown (${u.subscription === false ? "free" : "team"} assumed)`);
+    for (const [id, a] of this.audiences)
+      if (!a.owner) out.push(`audience ${id}: its owner never read it; its first reader is taken as owner`);
+    out.push(
+      "not stated by the format: record IDs, keys, grounding and sources, Formation subgroups' members",
+    );
+    return out;
+  }
+}
+
+function mindOf(m: Json): SeenMind {
+  const attrs = m.attributes as Json | undefined;
+  const attributes: Attributes = {};
+  // An attribute an answer leaves out is one the Mind has no value for: stated as null, not generated.
+  for (const k of ATTRIBUTE_KEYS) {
+    const v = attrs?.[k];
+    (attributes as Record<string, string | null>)[k] = typeof v === "string" ? v : null;
+  }
+  return {
+    ...(typeof m.name === "string" ? { name: m.name } : {}),
+    ...(typeof m.headline === "string" ? { headline: m.headline } : {}),
+    ...(typeof m.bio === "string" ? { bio: m.bio } : {}),
+    ...(attrs ? { attributes } : {}),
+  };
+}
