@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// audience-research-sim: one program for the simulator (`serve`), the conformance kit (`conformance`) and
-// the validating proxy (`proxy`).
+// audience-research-sim: one program for the simulator (`serve`), the conformance kit (`conformance`), the
+// validating proxy (`proxy`) and `capture` (a deployment's world as a scenario document).
 // Plain JavaScript on purpose: it only picks the bundle to run (dist/, built by scripts/build.ts), so it
 // needs no TypeScript loader and no test framework.
 import { existsSync, readFileSync } from "node:fs";
@@ -24,6 +24,10 @@ const COMMANDS = {
   proxy: {
     bundle: "../dist/conformance.mjs",
     about: "forward live traffic to an API and check every exchange against the contract",
+  },
+  capture: {
+    bundle: "../dist/conformance.mjs",
+    about: "read a deployment with a kit config's keys and write its world as a scenario document",
   },
 };
 

@@ -377,9 +377,15 @@ function refusal(lacking: Map<string, string[]>, chosen: number, simulator: bool
   return `conformance: ${what}; nothing was run:\n${lines.join("\n")}\nTo run the others, leave these out: --skip '^(${skip}):'\n`;
 }
 
-// The package's `proxy` command runs from this bundle too (bin/audience-research-sim.mjs names it so).
+// The package's `proxy` and `capture` commands run from this bundle too (bin/audience-research-sim.mjs
+// names them so).
+const command = process.argv[1];
 const run =
-  process.argv[1] === "audience-research-sim proxy" ? import("./proxy/cli.ts").then((m) => m.main()) : main();
+  command === "audience-research-sim proxy"
+    ? import("./proxy/cli.ts").then((m) => m.main())
+    : command === "audience-research-sim capture"
+      ? import("./proxy/capture.ts").then((m) => m.main())
+      : main();
 run.then(
   (code) => process.exit(code),
   (e) => {

@@ -43,6 +43,10 @@ interface SeenAudience {
   collaborators?: { userId: string; role: "admin" | "member" }[];
 }
 
+/** Below this many Minds or members, no plan's allowance is in the way; above it one may be. */
+const SMALLEST_ALLOWANCE = 25;
+const ALLOWANCE_ROOM = 1000;
+
 const ATTRIBUTE_KEYS = [
   "perspective",
   "industry",
@@ -91,6 +95,11 @@ export class Recorder {
     // A plan-limit refusal names the caller's plan.
     const plan = (body?.data as Json | undefined)?.currentPlan;
     if (ex.status === 403 && caller && typeof plan === "string") this.user(caller).plan = plan as Plan;
+  }
+
+  /** A plan stated elsewhere (a kit config's `plans`), over what the answers showed. */
+  plan(userId: string, plan: string): void {
+    if (plan === "free" || plan === "premium" || plan === "team") this.user(userId).plan = plan;
   }
 
   private user(id: string): SeenUser {
@@ -207,12 +216,17 @@ export class Recorder {
           : {}),
       };
     }
+    this.allowances(users, minds, audiences);
     const formations: Record<string, Formation> = {};
     for (const f of this.formations.values()) {
       const audience = audienceHandles.get(f.audienceId);
       if (!audience) continue;
       const { audienceId: _, creatorId, ...rest } = f;
-      const creator = creatorId ? handles.get(creatorId) : undefined;
+      // Only who may edit the Audience in the recorded world creates a Formation there; else its owner.
+      const a = audiences[audience] as Audience;
+      const editors = new Set([a.owner, ...(a.collaborators ?? []).map((c) => c.user)]);
+      const reader = creatorId ? handles.get(creatorId) : undefined;
+      const creator = reader && editors.has(reader) ? reader : undefined;
       formations[`formation${Object.keys(formations).length + 1}`] = {
         ...rest,
         audience,
@@ -228,6 +242,29 @@ export class Recorder {
       audiences,
       formations,
     };
+  }
+
+  /**
+   * The recording makes each Audience's owner own its members (who owns a Mind is not shown): an owner of
+   * more than a plan's smallest allowance gets allowances of their own, with room to spare (ALLOWANCE_ROOM),
+   * so that the world builds; the plans' own allowances are not shown either.
+   */
+  private allowances(
+    users: Record<string, User>,
+    minds: Record<string, Mind>,
+    audiences: Record<string, Audience>,
+  ): void {
+    const owned = new Map<string, number>();
+    for (const m of Object.values(minds)) owned.set(m.owner, (owned.get(m.owner) ?? 0) + 1);
+    const largest = new Map<string, number>();
+    for (const a of Object.values(audiences))
+      if (a.owner) largest.set(a.owner, Math.max(largest.get(a.owner) ?? 0, a.members?.length ?? 0));
+    for (const [handle, user] of Object.entries(users)) {
+      const sparks = owned.get(handle) ?? 0;
+      const members = largest.get(handle) ?? 0;
+      if (sparks > SMALLEST_ALLOWANCE || members > SMALLEST_ALLOWANCE)
+        user.limits = { sparks: sparks + ALLOWANCE_ROOM, groupMembers: members + ALLOWANCE_ROOM };
+    }
   }
 
   /** What the document assumes because no answer of the session showed it. */

@@ -4,6 +4,8 @@
  */
 import { expect, it } from "vitest";
 import { createSimulator } from "../../src/simulator.ts";
+import { configOf } from "../lib/config-of.ts";
+import { capture } from "../proxy/capture.ts";
 import { serveProxy } from "../proxy/host.ts";
 import { brokenServer } from "./harness.ts";
 
@@ -78,3 +80,41 @@ it("records a session's world and serves it back, field by field", async () => {
     await server.close();
   }
 }, 60_000);
+
+it("captures a deployment's world through the API with a kit config, and serves it back", async () => {
+  const server = await brokenServer(null);
+  try {
+    const manifest = server.sim.manifest();
+    const config = configOf(manifest, server.info.baseUrl) as unknown as Parameters<typeof capture>[0];
+    const document = (await capture(config)).document();
+    expect(JSON.stringify(document)).not.toContain(manifest.users.owner?.apiKey as string);
+    const replayed = createSimulator({ scenario: document, clock: "manual" });
+    await replayed.ready;
+    // The owner read the main Audience first: its name and members come back, and it is the owner's again.
+    const main = manifest.audiences.main?.id as string;
+    const original = await get(
+      server.info.baseUrl,
+      `/api/v1/audiences/${main}`,
+      manifest.users.owner?.apiKey as string,
+    );
+    const m = replayed.manifest();
+    // The owner's key is read first: its user is the document's first.
+    const owner = m.users.user1?.apiKey as string;
+    const again = Object.values(m.audiences).map((a) => a.id);
+    const found = await Promise.all(
+      again.map(async (id) =>
+        (
+          await replayed.fetch(
+            new Request(`http://sim/api/v1/audiences/${id}`, {
+              headers: { authorization: `Bearer ${owner}` },
+            }),
+          )
+        ).json(),
+      ),
+    );
+    const same = found.find((r: Json) => r.data?.name === original.data.name);
+    expect(same && audienceFields(same.data)).toEqual(audienceFields(original.data));
+  } finally {
+    await server.close();
+  }
+}, 120_000);

@@ -62,6 +62,7 @@ describe("audience-research-sim", () => {
   it("gives each command's own --help", async () => {
     expect((await run(["serve", "--help"])).out).toContain("Usage: audience-research-sim serve [options]");
     expect((await run(["conformance", "--help"])).out).toContain("Usage: audience-research-sim conformance");
+    expect((await run(["capture", "--help"])).out).toContain("Usage: audience-research-sim capture");
   });
 
   it("runs the conformance kit from its bundle against a simulator", async () => {
