@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -89,4 +90,56 @@ describe("architecture", () => {
       .filter(([, n]) => n > 600);
     expect(long).toEqual([]);
   });
+
+  it("has no function over 150 lines, but for those still to be cut", () => {
+    // Left (issue: the engine as stages): the engine, the CLI's main and three export renderers.
+    const PENDING = new Set([
+      "src/core/engine.ts createEngine",
+      "src/cli/main.ts main",
+      "src/resources/exports/render/pptx.ts renderPptx",
+      "src/resources/exports/validation-report.ts validationReportDocument",
+      "src/resources/exports/brief.ts briefDocument",
+    ]);
+    const long = files
+      .filter((f) => !GENERATED.has(f) && !f.endsWith(".test.ts"))
+      .flatMap((f) => longFunctions(f).map((name) => `${f} ${name}`));
+    expect(long.filter((l) => !PENDING.has(l))).toEqual([]);
+    expect(
+      [...PENDING].filter((p) => !long.includes(p)),
+      "one that is cut now: drop it here",
+    ).toEqual([]);
+  });
+
+  it("exports no mutable binding (export let), but for the contract still to be made a value", () => {
+    const PENDING = new Set(["src/contract/document.ts"]);
+    const found = files.filter(
+      (f) => !f.endsWith(".test.ts") && /^export let /m.test(readFileSync(join(ROOT, f), "utf8")),
+    );
+    expect(found.filter((f) => !PENDING.has(f))).toEqual([]);
+    expect(
+      [...PENDING].filter((p) => !found.includes(p)),
+      "one that is gone: drop it here",
+    ).toEqual([]);
+  });
 });
+
+/** The names of the functions of `file` longer than 150 lines (an anonymous one by its line). */
+function longFunctions(file: string): string[] {
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(join(ROOT, file), "utf8"),
+    ts.ScriptTarget.Latest,
+    true,
+  );
+  const out: string[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isFunctionLike(n) && "body" in n && n.body) {
+      const first = source.getLineAndCharacterOfPosition(n.getStart()).line;
+      const last = source.getLineAndCharacterOfPosition(n.getEnd()).line;
+      if (last - first + 1 > 150) out.push(n.name?.getText() ?? `(line ${first + 1})`);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(source);
+  return out;
+}

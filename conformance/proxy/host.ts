@@ -43,131 +43,16 @@ export interface ProxyServer {
 export async function serveProxy(
   options: ProxyOptions & { port: number; host: string },
 ): Promise<ProxyServer> {
-  const upstream = new URL(options.upstream.replace(/\/$/, ""));
-  const base = upstream.pathname.replace(/\/$/, "");
-  const client = upstream.protocol === "https:" ? https : http;
-  const agent = new client.Agent({ keepAlive: true, maxSockets: 256 });
-  const now = options.now ?? Date.now;
-  const recorder = options.record ? new Recorder() : null;
-  const judge = new Judge(upstream.href.replace(/\/$/, ""), now(), recorder);
-  const failOn = options.failOn ?? "any";
-
-  // Judging never stands in the way of forwarding: an exchange the judge cannot read is passed on as is.
-  const record = (o: Observed): Finding[] => {
-    let found: Finding[];
-    try {
-      found = judge.judge(o);
-    } catch (e) {
-      options.onError?.(e);
-      return [];
-    }
-    for (const f of found) options.onFinding?.(f);
-    return found;
-  };
-
-  function forward(req: IncomingMessage, res: ServerResponse, target: string): void {
-    const started = performance.now();
-    const at = now();
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const body = chunks.length ? Buffer.concat(chunks) : null;
-      const { judged, sent } = requestHeaders(req.rawHeaders);
-      sent.host = upstream.host;
-      const up = client.request({
-        protocol: upstream.protocol,
-        hostname: upstream.hostname,
-        port: upstream.port,
-        path: base + target,
-        method: req.method,
-        headers: sent,
-        agent,
-      });
-      res.on("close", () => {
-        if (!res.writableFinished) up.destroy();
-      });
-      up.on("error", (e: Error & { code?: string }) => {
-        if (res.headersSent) return void res.destroy();
-        const reason = e.code ?? e.message;
-        judge.unreachable(pathOf(target), reason, now());
-        sendJson(
-          res,
-          502,
-          envelopeBody(502, "Bad Gateway", pathOf(target), {
-            message: `The proxy could not reach its upstream: ${reason}`,
-            data: { code: "UPSTREAM_UNREACHABLE", upstream: judge.report.upstream },
-          }),
-        );
-      });
-      up.on("response", (answer) => {
-        const observed = (responseBody: string | null): Observed => ({
-          method: req.method ?? "GET",
-          url: `http://${req.headers.host ?? "proxy"}${target}`,
-          requestHeaders: judged,
-          requestBody: body ? body.toString("utf8") : null,
-          status: answer.statusCode ?? 502,
-          responseHeaders: flatHeaders(answer.headers),
-          responseBody,
-          ms: performance.now() - started,
-          at,
-        });
-        if (options.errors) return held(answer, res, target, observed);
-        passOn(answer, res, (text) => setImmediate(() => record(observed(text))));
-      });
-      up.end(body ?? undefined);
-    });
-  }
-
-  /** `--errors`: the whole answer is read and judged before anything of it is sent. */
-  function held(
-    answer: IncomingMessage,
-    res: ServerResponse,
-    target: string,
-    observed: (body: string | null) => Observed,
-  ): void {
-    const parts: Buffer[] = [];
-    answer.on("data", (c: Buffer) => parts.push(c));
-    answer.on("end", () => {
-      const bytes = Buffer.concat(parts);
-      const found = record(observed(bytes.byteLength <= JUDGED_BODY_BYTES ? bytes.toString("utf8") : null));
-      const broken = found.filter((f) => counts(failOn, f));
-      if (broken.length > 0) return sendJson(res, 502, violationBody(pathOf(target), broken));
-      res.writeHead(answer.statusCode ?? 502, responseHeaders(answer.rawHeaders));
-      res.end(bytes);
-    });
-  }
-
-  const server = http.createServer(
-    {
-      keepAlive: true,
-      keepAliveTimeout: 10_000,
-      headersTimeout: 30_000,
-      requestTimeout: 120_000,
-      noDelay: true,
-      maxHeaderSize: MAX_REQUEST_HEAD_BYTES,
-      requireHostHeader: false,
-    },
-    (req, res) => serve(req, res),
-  );
-  function serve(req: IncomingMessage, res: ServerResponse): void {
-    const target = req.url ?? "/";
-    const path = pathOf(target);
-    if (path === "/__proxy" || path.startsWith("/__proxy/")) {
-      const page = ownPage(path, judge);
-      res.writeHead(page.status, page.headers);
-      return void res.end(page.body);
-    }
-    forward(req, res, target);
-  }
+  const proxy = new Forwarder(options);
+  const server = http.createServer(SERVER_OPTIONS, (req, res) => proxy.serve(req, res));
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
     res.writeContinue();
-    serve(req, res);
+    proxy.serve(req, res);
   });
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) =>
     sendJson(res, 417, envelopeBody(417, "Expectation Failed", pathOf(req.url ?? "/"))),
   );
   server.on("clientError", onClientError);
-
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
@@ -179,18 +64,155 @@ export async function serveProxy(
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
     url: `http://${host}:${port}`,
-    judge,
-    recorder,
+    judge: proxy.judge,
+    recorder: proxy.recorder,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => {
-          agent.destroy();
+          proxy.agent.destroy();
           resolve();
         });
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 2_000).unref();
       }),
   };
+}
+
+const SERVER_OPTIONS: http.ServerOptions = {
+  keepAlive: true,
+  keepAliveTimeout: 10_000,
+  headersTimeout: 30_000,
+  requestTimeout: 120_000,
+  noDelay: true,
+  maxHeaderSize: MAX_REQUEST_HEAD_BYTES,
+  requireHostHeader: false,
+};
+
+/** Forwards each exchange to the upstream and hands a copy of it to the judge. */
+class Forwarder {
+  private readonly upstream: URL;
+  private readonly base: string;
+  private readonly client: typeof http | typeof https;
+  readonly agent: http.Agent;
+  readonly recorder: Recorder | null;
+  readonly judge: Judge;
+  private readonly now: () => number;
+
+  constructor(private readonly options: ProxyOptions) {
+    this.upstream = new URL(options.upstream.replace(/\/$/, ""));
+    this.base = this.upstream.pathname.replace(/\/$/, "");
+    this.client = this.upstream.protocol === "https:" ? https : http;
+    this.agent = new this.client.Agent({ keepAlive: true, maxSockets: 256 });
+    this.now = options.now ?? Date.now;
+    this.recorder = options.record ? new Recorder() : null;
+    this.judge = new Judge(this.upstream.href.replace(/\/$/, ""), this.now(), this.recorder);
+  }
+
+  serve(req: IncomingMessage, res: ServerResponse): void {
+    const target = req.url ?? "/";
+    const path = pathOf(target);
+    if (path === "/__proxy" || path.startsWith("/__proxy/")) {
+      const page = ownPage(path, this.judge);
+      res.writeHead(page.status, page.headers);
+      return void res.end(page.body);
+    }
+    const started = performance.now();
+    const at = this.now();
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () =>
+      this.forward(req, res, target, chunks.length ? Buffer.concat(chunks) : null, started, at),
+    );
+  }
+
+  private forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: string,
+    body: Buffer | null,
+    started: number,
+    at: number,
+  ): void {
+    const { judged, sent } = requestHeaders(req.rawHeaders);
+    sent.host = this.upstream.host;
+    const up = this.client.request({
+      protocol: this.upstream.protocol,
+      hostname: this.upstream.hostname,
+      port: this.upstream.port,
+      path: this.base + target,
+      method: req.method,
+      headers: sent,
+      agent: this.agent,
+    });
+    res.on("close", () => {
+      if (!res.writableFinished) up.destroy();
+    });
+    up.on("error", (e: Error & { code?: string }) => this.unreachable(res, target, e));
+    up.on("response", (answer) => {
+      const observed = (responseBody: string | null): Observed => ({
+        method: req.method ?? "GET",
+        url: `http://${req.headers.host ?? "proxy"}${target}`,
+        requestHeaders: judged,
+        requestBody: body ? body.toString("utf8") : null,
+        status: answer.statusCode ?? 502,
+        responseHeaders: flatHeaders(answer.headers),
+        responseBody,
+        ms: performance.now() - started,
+        at,
+      });
+      if (this.options.errors) return this.held(answer, res, target, observed);
+      passOn(answer, res, (text) => setImmediate(() => this.record(observed(text))));
+    });
+    up.end(body ?? undefined);
+  }
+
+  private unreachable(res: ServerResponse, target: string, e: Error & { code?: string }): void {
+    if (res.headersSent) return void res.destroy();
+    const reason = e.code ?? e.message;
+    this.judge.unreachable(pathOf(target), reason, this.now());
+    sendJson(
+      res,
+      502,
+      envelopeBody(502, "Bad Gateway", pathOf(target), {
+        message: `The proxy could not reach its upstream: ${reason}`,
+        data: { code: "UPSTREAM_UNREACHABLE", upstream: this.judge.report.upstream },
+      }),
+    );
+  }
+
+  /** `--errors`: the whole answer is read and judged before anything of it is sent. */
+  private held(
+    answer: IncomingMessage,
+    res: ServerResponse,
+    target: string,
+    observed: (body: string | null) => Observed,
+  ): void {
+    const parts: Buffer[] = [];
+    answer.on("data", (c: Buffer) => parts.push(c));
+    answer.on("end", () => {
+      const bytes = Buffer.concat(parts);
+      const found = this.record(
+        observed(bytes.byteLength <= JUDGED_BODY_BYTES ? bytes.toString("utf8") : null),
+      );
+      const broken = found.filter((f) => counts(this.options.failOn ?? "any", f));
+      if (broken.length > 0) return sendJson(res, 502, violationBody(pathOf(target), broken));
+      res.writeHead(answer.statusCode ?? 502, responseHeaders(answer.rawHeaders));
+      res.end(bytes);
+    });
+  }
+
+  /** Judging never stands in the way of forwarding: an exchange the judge cannot read is passed on as is. */
+  private record(o: Observed): Finding[] {
+    let found: Finding[];
+    try {
+      found = this.judge.judge(o);
+    } catch (e) {
+      this.options.onError?.(e);
+      return [];
+    }
+    for (const f of found) this.options.onFinding?.(f);
+    return found;
+  }
 }
 
 /**
