@@ -74,7 +74,8 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
       "auth/401",
       `sent no API key; ${op.operationId} needs \`Authorization: Bearer service_…\``,
     );
-  const headers = new Headers(ex.requestHeaders);
+  // The exchange's header names are in lower case already: a lookup, not a Headers built per request.
+  const headers = { get: (name: string) => ex.requestHeaders[name.toLowerCase()] ?? null };
   for (const p of op.parameters) {
     if (p.in === "path") {
       const v = m.params[p.name] ?? "";

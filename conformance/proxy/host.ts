@@ -155,7 +155,7 @@ class Forwarder {
         requestHeaders: judged,
         requestBody: body ? body.toString("utf8") : null,
         status: answer.statusCode ?? 502,
-        responseHeaders: flatHeaders(answer.headers),
+        responseHeaders: judgedHeaders(answer.rawHeaders),
         responseBody,
         ms: performance.now() - started,
         at,
@@ -265,9 +265,14 @@ function responseHeaders(raw: readonly string[]): string[] {
   return out;
 }
 
-function flatHeaders(h: http.IncomingHttpHeaders): Record<string, string> {
+/** The answer's headers as the judge reads them (names in lower case, repeats joined), from the raw list. */
+function judgedHeaders(raw: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : v;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    const value = raw[i + 1] as string;
+    out[name] = out[name] === undefined ? value : `${out[name]}, ${value}`;
+  }
   return out;
 }
 
