@@ -14,6 +14,7 @@ import type {
   ScenarioDocument,
   User,
 } from "../../scenarios/document/types.gen.ts";
+import { schemaAt } from "../lib/contract.ts";
 import type { Exchange } from "../lib/http.ts";
 import type { Match } from "../lib/requests.ts";
 
@@ -47,15 +48,8 @@ interface SeenAudience {
 const SMALLEST_ALLOWANCE = 25;
 const ALLOWANCE_ROOM = 1000;
 
-const ATTRIBUTE_KEYS = [
-  "perspective",
-  "industry",
-  "role",
-  "country",
-  "companySize",
-  "technology",
-  "businessModel",
-];
+/** The filter attributes a Mind may hold, as the contract names them. */
+const ATTRIBUTE_KEYS = schemaAt("#/components/schemas/FilterAttributeKey").enum as string[];
 
 export class Recorder {
   private readonly users = new Map<string, SeenUser>();
