@@ -83,6 +83,14 @@ describe("architecture", () => {
     expect(reach).toEqual([]);
   });
 
+  it("keeps the simulator independent of the kit: src/ code imports nothing from conformance/", () => {
+    // Tests may put the kit against the simulator (src/msw/conformance.test.ts): that is the kit's proof.
+    const reach = [...graph]
+      .filter(([f]) => f.startsWith("src/"))
+      .flatMap(([f, ds]) => ds.filter((d) => d.startsWith("conformance/")).map((d) => `${f} → ${d}`));
+    expect(reach).toEqual([]);
+  });
+
   it("has no source file over 600 lines outside generated code", () => {
     const long = files
       .filter((f) => !GENERATED.has(f))

@@ -7,7 +7,6 @@ import net from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import v8 from "node:v8";
 import vm from "node:vm";
-import { collect } from "../../conformance/lib/wire.ts";
 import { operations } from "../contract/operations.ts";
 import { checkResponse } from "../contract/responses.ts";
 import { Router } from "../core/router.ts";
@@ -165,6 +164,39 @@ export interface RawResult {
 }
 
 /**
+ * What the socket sends until `enough` says so, the server closes or fails, or `timeoutMs` passes; the socket
+ * is destroyed then. (The simulator's own tooling: the kit has its reader, and neither imports the other.)
+ */
+function untilEnough(
+  socket: net.Socket,
+  enough: (data: Buffer) => boolean,
+  timeoutMs: number,
+): Promise<{ data: Buffer; closedByServer: boolean }> {
+  return new Promise((resolve) => {
+    let data = Buffer.alloc(0);
+    let closedByServer = false;
+    const done = (): void => {
+      clearTimeout(timer);
+      socket.removeAllListeners();
+      socket.on("error", () => {});
+      socket.destroy();
+      resolve({ data, closedByServer });
+    };
+    const timer = setTimeout(done, timeoutMs);
+    socket.on("data", (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      if (enough(data)) done();
+    });
+    for (const event of ["end", "error"])
+      socket.on(event, () => {
+        closedByServer = true;
+        done();
+      });
+    socket.on("close", done);
+  });
+}
+
+/**
  * Sends raw bytes (with pauses, or an abrupt close) on a fresh connection and collects what comes back:
  * until `expect` responses are complete, the server closes, or `timeoutMs` passes.
  */
@@ -191,7 +223,7 @@ export function raw(
       else return void socket.destroy();
     }
   });
-  return collect(socket, enough, options.timeoutMs ?? 5_000).then(({ data, closedByServer }) => {
+  return untilEnough(socket, enough, options.timeoutMs ?? 5_000).then(({ data, closedByServer }) => {
     try {
       return {
         responses: parseResponses(data, { closed: true, head }).responses,
