@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { median } from "./lib/load.ts";
-import { launch, targetSpec } from "./lib/servers.ts";
+import { launch, type TargetSpec, targetSpec } from "./lib/servers.ts";
 import { post } from "./sandboxes.ts";
 
 export interface StartupResult {
@@ -17,6 +17,12 @@ export interface StartupResult {
   bareMs: { median: number; samples: number[] };
   /** Spawn to the first 200 of /_openapi.json, plain: median and every sample. */
   openapiMs: { median: number; samples: number[] };
+  /**
+   * As a user starts it: `audience-research-sim serve` with no flags, spawn to the first 200 of `auth/me`,
+   * beside a bare node:http server written in plain JavaScript (no type stripping at start), sampled in turn.
+   */
+  asUsersMs: { median: number; samples: number[] };
+  bareJsMs: { median: number; samples: number[] };
   /** The same with --state-file and `savedSandboxes` saved sandboxes. */
   savedMs: { median: number; samples: number[] };
   savedSandboxes: number;
@@ -46,6 +52,7 @@ export async function benchStartup(
     }
   }
   const bareMs = { median: median(bare), samples: bare };
+  const { asUsersMs, bareJsMs } = await asUsersStart(samples);
 
   const openapiMs = { median: median(openapi), samples: openapi };
   if (savedSandboxes === 0)
@@ -53,6 +60,8 @@ export async function benchStartup(
       samples,
       bareMs,
       openapiMs,
+      asUsersMs,
+      bareJsMs,
       savedMs: { median: Number.NaN, samples: [] },
       savedSandboxes,
       answeringAfter: 0,
@@ -108,6 +117,8 @@ export async function benchStartup(
       samples,
       bareMs,
       openapiMs,
+      asUsersMs,
+      bareJsMs,
       savedMs: { median: median(saved), samples: saved },
       savedSandboxes,
       answeringAfter,
@@ -115,6 +126,51 @@ export async function benchStartup(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The package's command as a user runs it, and node:http in plain JavaScript, in turn. */
+async function asUsersStart(samples: number): Promise<Pick<StartupResult, "asUsersMs" | "bareJsMs">> {
+  // The default scenario's owner key, deterministic for its seed: read once, outside the timing.
+  const probe = await launch(targetSpec("simulator", {}), OPENAPI);
+  const manifest = (await (await fetch(`${probe.origin}/__sim/manifest`)).json()) as {
+    users: Record<string, { apiKey: string }>;
+  };
+  await probe.stop();
+  const authMe = {
+    path: "/api/v1/auth/me",
+    headers: { authorization: `Bearer ${manifest.users.owner?.apiKey}` },
+  };
+  const user: TargetSpec = {
+    name: "simulator",
+    description: "audience-research-sim serve",
+    base: "/api/v1",
+    args: (port) => ["bin/audience-research-sim.mjs", "serve", "--port", String(port), "--host", "127.0.0.1"],
+  };
+  const bareJs: TargetSpec = {
+    name: "node:http",
+    description: "node:http in plain JavaScript",
+    base: "/api/v1",
+    args: (port) => [
+      "-e",
+      `require("node:http").createServer((q, s) => s.end("{}")).listen(${port}, "127.0.0.1")`,
+    ],
+  };
+  const asUsers: number[] = [];
+  const bareJsRuns: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    for (const [spec, into, probeAt] of [
+      [user, asUsers, authMe],
+      [bareJs, bareJsRuns, OPENAPI],
+    ] as const) {
+      const r = await launch(spec, probeAt);
+      into.push(r.startupMs);
+      await r.stop();
+    }
+  }
+  return {
+    asUsersMs: { median: median(asUsers), samples: asUsers },
+    bareJsMs: { median: median(bareJsRuns), samples: bareJsRuns },
+  };
 }
 
 export function printStartup(r: StartupResult): string {
@@ -127,6 +183,7 @@ export function printStartup(r: StartupResult): string {
     `  plain: ${r.openapiMs.median.toFixed(0)} ms${vs(r.openapiMs.median)}; samples ${r.openapiMs.samples.map((s) => s.toFixed(0)).join(", ")}`,
     `  --state-file with ${r.savedSandboxes} saved sandboxes: ${r.savedMs.median.toFixed(0)} ms${vs(r.savedMs.median)}; samples ${r.savedMs.samples.map((s) => s.toFixed(0)).join(", ")}`,
     `  saved sandboxes answering with their own change after the restart: ${r.answeringAfter} of ${r.savedSandboxes}`,
+    `  as users start it (audience-research-sim serve, no flags) to the first 200 of auth/me: ${r.asUsersMs.median.toFixed(0)} ms, ${(r.asUsersMs.median / r.bareJsMs.median).toFixed(2)}x node:http in plain JavaScript (${r.bareJsMs.median.toFixed(0)} ms; bench/servers/bare.ts, whose types Node strips at start, takes ${bareMs.toFixed(0)} ms)`,
     "",
   ].join("\n");
 }

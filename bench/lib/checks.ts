@@ -109,6 +109,14 @@ export function checks(r: Report): TargetCheck[] {
       note(s.openapiMs.median),
     );
     add("  ÷ bare node:http's start-up", s.openapiMs.median / bare, "<", 150 / 84, "x");
+    add(
+      "start-up as users start it ÷ node:http in plain JavaScript",
+      s.asUsersMs.median / s.bareJsMs.median,
+      "<",
+      1.5,
+      "x",
+      `${s.asUsersMs.median.toFixed(0)} ms against ${s.bareJsMs.median.toFixed(0)} ms`,
+    );
     if (s.savedSandboxes > 0) {
       const what = `the same with --state-file and ${s.savedSandboxes} saved sandboxes`;
       add(what, s.savedMs.median, "<", 250, "ms", note(s.savedMs.median));
