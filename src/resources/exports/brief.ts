@@ -14,12 +14,40 @@ import {
 } from "./sections.ts";
 
 export function briefDocument(input: DocumentInput): ExportDocument {
-  const { audience: a, members } = input;
-  const baselines = baselineDistributions(members);
-  const attributed = members.filter((m) => Object.keys(m.attributes).length > 0).length;
-  const charts = a.grounding?.charts ?? [];
+  const a = input.audience;
+  return {
+    kind: "brief",
+    title: a.name,
+    subtitle: "Audience brief",
+    audienceId: a.id,
+    audienceName: a.name,
+    generatedAt: input.generatedAt,
+    sections: [
+      overviewSection(input),
+      briefSection(input.audience),
+      { title: "Keywords, links and files", sheet: "Sources bundle", blocks: sourceBundleBlocks(a.sources) },
+      membersSection(input.members),
+      groundingSection(a),
+      coverageSection(a),
+      {
+        title: "Sources",
+        sheet: "Sources",
+        blocks:
+          (a.grounding?.sources.length ?? 0) > 0
+            ? [groundingSourcesTable(a)]
+            : [{ type: "paragraph", text: "No grounding sources recorded." }],
+      },
+    ],
+  };
+}
 
-  const overview: Section = {
+type Audience = DocumentInput["audience"];
+type Members = DocumentInput["members"];
+
+function overviewSection(input: DocumentInput): Section {
+  const { audience: a, members } = input;
+  const attributed = members.filter((m) => Object.keys(m.attributes).length > 0).length;
+  return {
     title: "Overview",
     sheet: "Overview",
     blocks: [
@@ -43,12 +71,14 @@ export function briefDocument(input: DocumentInput): ExportDocument {
       },
     ],
   };
+}
 
+function briefSection(a: Audience): Section {
   const briefParagraphs = a.sources.brief
     .split(/\n\s*\n/)
     .map((p) => p.trim())
     .filter((p) => p !== "");
-  const brief: Section = {
+  return {
     title: "Audience brief",
     sheet: "Brief",
     blocks: [
@@ -63,13 +93,9 @@ export function briefDocument(input: DocumentInput): ExportDocument {
         : []),
     ],
   };
+}
 
-  const sourceSection: Section = {
-    title: "Keywords, links and files",
-    sheet: "Sources bundle",
-    blocks: sourceBundleBlocks(a.sources),
-  };
-
+function membersSection(members: Members): Section {
   const memberBlocks: Block[] = [
     {
       type: "paragraph",
@@ -82,7 +108,7 @@ export function briefDocument(input: DocumentInput): ExportDocument {
     },
   ];
   if (members.length > 0) {
-    for (const b of baselines) {
+    for (const b of baselineDistributions(members)) {
       memberBlocks.push({
         type: "table",
         title: ATTRIBUTE_LABELS[b.dimension],
@@ -95,9 +121,12 @@ export function briefDocument(input: DocumentInput): ExportDocument {
       });
     }
   }
-  const membersSection: Section = { title: "Members", sheet: "Members", blocks: memberBlocks };
+  return { title: "Members", sheet: "Members", blocks: memberBlocks };
+}
 
-  const groundingBlocks: Block[] =
+function groundingSection(a: Audience): Section {
+  const charts = a.grounding?.charts ?? [];
+  const blocks: Block[] =
     charts.length === 0
       ? [{ type: "paragraph", text: "This Audience has no stored grounding." }]
       : [
@@ -116,19 +145,21 @@ export function briefDocument(input: DocumentInput): ExportDocument {
             }),
           ),
         ];
-  const groundingSection: Section = { title: "Grounding", sheet: "Grounding", blocks: groundingBlocks };
+  return { title: "Grounding", sheet: "Grounding", blocks };
+}
 
-  const coverageBlocks: Block[] = [];
+function coverageSection(a: Audience): Section {
+  const blocks: Block[] = [];
   if (!a.coverage || a.coverage.length === 0) {
-    coverageBlocks.push({ type: "paragraph", text: "Coverage has not been measured for this Audience." });
+    blocks.push({ type: "paragraph", text: "Coverage has not been measured for this Audience." });
   } else {
     const counts = { sourced: 0, proxy: 0, assumed: 0, missing: 0 };
     for (const d of a.coverage) counts[d.status]++;
-    coverageBlocks.push({
+    blocks.push({
       type: "paragraph",
       text: `Of ${a.coverage.length} standard dimensions, ${counts.sourced} are sourced, ${counts.proxy} use a proxy, ${counts.assumed} are assumed and ${counts.missing} are missing.`,
     });
-    coverageBlocks.push({
+    blocks.push({
       type: "table",
       columns: columns("Dimension", "Status", "Largest group", ["Share", "percent"]),
       rows: a.coverage.map((d) => {
@@ -139,32 +170,5 @@ export function briefDocument(input: DocumentInput): ExportDocument {
       }),
     });
   }
-  const coverageSection: Section = { title: "Coverage", sheet: "Coverage", blocks: coverageBlocks };
-
-  const sourcesSection: Section = {
-    title: "Sources",
-    sheet: "Sources",
-    blocks:
-      (a.grounding?.sources.length ?? 0) > 0
-        ? [groundingSourcesTable(a)]
-        : [{ type: "paragraph", text: "No grounding sources recorded." }],
-  };
-
-  return {
-    kind: "brief",
-    title: a.name,
-    subtitle: "Audience brief",
-    audienceId: a.id,
-    audienceName: a.name,
-    generatedAt: input.generatedAt,
-    sections: [
-      overview,
-      brief,
-      sourceSection,
-      membersSection,
-      groundingSection,
-      coverageSection,
-      sourcesSection,
-    ],
-  };
+  return { title: "Coverage", sheet: "Coverage", blocks };
 }

@@ -213,36 +213,7 @@ export function validationReportDocument(input: DocumentInput): ExportDocument {
     ],
   };
 
-  const calcBlocks: Block[] = [
-    {
-      type: "paragraph",
-      text:
-        "Each KPI carries an equal weight. The overall score is the weighted KPI mean plus the calibration " +
-        "adjustment recorded with the validation, so the rows below add up to the stored overall score.",
-    },
-  ];
-  validations.forEach((v, i) => {
-    const n = v.kpis.length;
-    const weight = n > 0 ? 1 / n : 0;
-    const mean = n > 0 ? v.kpis.reduce((s, k) => s + k.value * weight, 0) : 0;
-    const score = v.score ?? 0;
-    calcBlocks.push({
-      type: "table",
-      title: `${label(i)} (${formatTime(v.createdAt)}): overall score ${score.toFixed(3)}`,
-      columns: columns("Component", ["Value", "decimal"], ["Weight", "decimal"], ["Contribution", "decimal"]),
-      rows: [
-        ...v.kpis.map((k): Cell[] => [k.name, k.value, weight, k.value * weight]),
-        ["Weighted KPI mean", null, n > 0 ? 1 : 0, mean],
-        ["Calibration adjustment", null, null, score - mean],
-        ["Overall score", null, null, score],
-      ],
-    });
-  });
-  const calculation: Section = {
-    title: "Overall score calculation",
-    sheet: "Score calculation",
-    blocks: calcBlocks,
-  };
+  const calculation = calculationSection(validations, label);
 
   const kpiRows: Cell[][] = [];
   validations.forEach((v, i) => {
@@ -268,41 +239,7 @@ export function validationReportDocument(input: DocumentInput): ExportDocument {
     ],
   };
 
-  const questions = questionsOf(input);
-  const answerBlocks: Block[] = [
-    {
-      type: "paragraph",
-      text:
-        questions.length === 0
-          ? "No questions could be derived: the Audience has neither grounding nor member attributes."
-          : `Per question, the panel's answer shares beside the ${questions[0]?.reference.toLowerCase()} shares. ` +
-            "Agreement is one minus the total variation distance between the two.",
-    },
-  ];
-  validations.forEach((v, i) => {
-    for (const q of questions) {
-      const panel = panelShares(v, q);
-      const agreement = 1 - distance(q.shares, panel);
-      answerBlocks.push({
-        type: "table",
-        title: `${label(i)}: ${q.question}`,
-        columns: columns("Answer", [q.reference, "percent"], ["Panel", "percent"], ["Difference", "points"]),
-        rows: q.labels.map((l, j) => [
-          l,
-          q.shares[j] ?? 0,
-          panel[j] ?? 0,
-          (panel[j] ?? 0) - (q.shares[j] ?? 0),
-        ]),
-        bars: [1, 2],
-        caption: `Agreement ${(agreement * 100).toFixed(1)}%.`,
-      });
-    }
-  });
-  const answers: Section = {
-    title: "Answer shares by question",
-    sheet: "Answer shares",
-    blocks: answerBlocks,
-  };
+  const answers = answersSection(input, validations, label);
 
   const provenance: Section = {
     title: "Provenance",
@@ -342,5 +279,80 @@ export function validationReportDocument(input: DocumentInput): ExportDocument {
     audienceName: a.name,
     generatedAt: input.generatedAt,
     sections: [summary, calculation, kpis, answers, compositionSection(input), provenance],
+  };
+}
+
+type Scored = ReturnType<typeof scoredValidations>;
+
+/** How each overall score adds up: equal KPI weights, then the calibration adjustment stored with it. */
+function calculationSection(validations: Scored, label: (i: number) => string): Section {
+  const calcBlocks: Block[] = [
+    {
+      type: "paragraph",
+      text:
+        "Each KPI carries an equal weight. The overall score is the weighted KPI mean plus the calibration " +
+        "adjustment recorded with the validation, so the rows below add up to the stored overall score.",
+    },
+  ];
+  validations.forEach((v, i) => {
+    const n = v.kpis.length;
+    const weight = n > 0 ? 1 / n : 0;
+    const mean = n > 0 ? v.kpis.reduce((s, k) => s + k.value * weight, 0) : 0;
+    const score = v.score ?? 0;
+    calcBlocks.push({
+      type: "table",
+      title: `${label(i)} (${formatTime(v.createdAt)}): overall score ${score.toFixed(3)}`,
+      columns: columns("Component", ["Value", "decimal"], ["Weight", "decimal"], ["Contribution", "decimal"]),
+      rows: [
+        ...v.kpis.map((k): Cell[] => [k.name, k.value, weight, k.value * weight]),
+        ["Weighted KPI mean", null, n > 0 ? 1 : 0, mean],
+        ["Calibration adjustment", null, null, score - mean],
+        ["Overall score", null, null, score],
+      ],
+    });
+  });
+  return {
+    title: "Overall score calculation",
+    sheet: "Score calculation",
+    blocks: calcBlocks,
+  };
+}
+
+/** Per question, the panel's answer shares beside the reference's, and how far they agree. */
+function answersSection(input: DocumentInput, validations: Scored, label: (i: number) => string): Section {
+  const questions = questionsOf(input);
+  const answerBlocks: Block[] = [
+    {
+      type: "paragraph",
+      text:
+        questions.length === 0
+          ? "No questions could be derived: the Audience has neither grounding nor member attributes."
+          : `Per question, the panel's answer shares beside the ${questions[0]?.reference.toLowerCase()} shares. ` +
+            "Agreement is one minus the total variation distance between the two.",
+    },
+  ];
+  validations.forEach((v, i) => {
+    for (const q of questions) {
+      const panel = panelShares(v, q);
+      const agreement = 1 - distance(q.shares, panel);
+      answerBlocks.push({
+        type: "table",
+        title: `${label(i)}: ${q.question}`,
+        columns: columns("Answer", [q.reference, "percent"], ["Panel", "percent"], ["Difference", "points"]),
+        rows: q.labels.map((l, j) => [
+          l,
+          q.shares[j] ?? 0,
+          panel[j] ?? 0,
+          (panel[j] ?? 0) - (q.shares[j] ?? 0),
+        ]),
+        bars: [1, 2],
+        caption: `Agreement ${(agreement * 100).toFixed(1)}%.`,
+      });
+    }
+  });
+  return {
+    title: "Answer shares by question",
+    sheet: "Answer shares",
+    blocks: answerBlocks,
   };
 }
