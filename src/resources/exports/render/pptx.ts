@@ -50,30 +50,86 @@ export async function renderPptx(doc: ExportDocument): Promise<Uint8Array> {
     color: MUTED,
   });
 
-  const titled = (title: string, subtitle?: string) => {
-    const slide = pptx.addSlide({ masterName: "CONTENT" });
+  const deck = new Deck(pptx);
+  for (const section of doc.sections) deck.section(section);
+  const written = await pptx.write({ outputType: "uint8array", compression: true });
+  return normalizeZip(written as Uint8Array, doc.generatedAt);
+}
+
+type Pptx = InstanceType<PptxClass>;
+type Run = { text: string; options?: Record<string, unknown> };
+/** About 20 lines of 14 pt text fit under a slide title; a paragraph takes a line per ~120 characters. */
+const LINES_PER_SLIDE = 20;
+
+function linesOf(runs: Run[]): number {
+  let lines = 0;
+  let open = 0;
+  for (const run of runs) {
+    open += run.text.length;
+    if (run.options?.breakLine === true) {
+      lines += Math.max(1, Math.ceil(open / 120)) + (run.options.paraSpaceAfter ? 0.4 : 0);
+      open = 0;
+    }
+  }
+  return lines + (open > 0 ? Math.ceil(open / 120) : 0);
+}
+
+/** The slides of a deck: a section's text in pages, its tables as bar charts or paged tables. */
+class Deck {
+  constructor(private readonly pptx: Pptx) {}
+
+  section(section: ExportDocument["sections"][number]): void {
+    let runs: Run[] = [];
+    section.blocks.forEach((block, index) => {
+      const next = section.blocks[index + 1];
+      switch (block.type) {
+        case "subheading":
+          // A subheading that introduces a table titles the table's slide instead.
+          if (next?.type !== "table") {
+            runs.push({ text: block.text, options: { bold: true, breakLine: true, paraSpaceBefore: 6 } });
+          }
+          break;
+        case "paragraph":
+          runs.push({ text: block.text, options: { breakLine: true, paraSpaceAfter: 6 } });
+          break;
+        case "bullets":
+          for (const item of block.items)
+            runs.push({ text: item, options: { bullet: true, breakLine: true } });
+          break;
+        case "facts":
+          for (const f of block.items) {
+            runs.push({ text: `${f.label}: `, options: { bold: true } });
+            runs.push({ text: formatCell(f.value, f.format), options: { breakLine: true } });
+          }
+          break;
+        case "table": {
+          this.flushText(section.title, runs);
+          runs = [];
+          const previous = section.blocks[index - 1];
+          const intro = previous?.type === "subheading" ? previous.text : undefined;
+          const heading = [intro, block.title].filter((t) => t !== undefined).join(": ") || undefined;
+          const bars = block.bars ?? [];
+          if (bars.length > 0 && block.rows.length > 0 && block.rows.length <= MAX_BAR_ROWS) {
+            this.barSlide(section.title, heading, block, bars);
+          } else if (block.rows.length > 0) {
+            this.tableSlide(section.title, heading, block);
+          }
+          break;
+        }
+      }
+    });
+    this.flushText(section.title, runs);
+  }
+
+  private titled(title: string, subtitle?: string) {
+    const slide = this.pptx.addSlide({ masterName: "CONTENT" });
     slide.addText(title, { x: 0.5, y: 0.3, w: 12.3, h: 0.6, fontSize: 24, bold: true, color: ACCENT });
     if (subtitle)
       slide.addText(subtitle, { x: 0.5, y: 0.9, w: 12.3, h: 0.45, fontSize: 14, color: "333333" });
     return slide;
-  };
+  }
 
-  type Run = { text: string; options?: Record<string, unknown> };
-  /** About 20 lines of 14 pt text fit under a slide title; a paragraph takes a line per ~120 characters. */
-  const LINES_PER_SLIDE = 20;
-  const linesOf = (runs: Run[]) => {
-    let lines = 0;
-    let open = 0;
-    for (const run of runs) {
-      open += run.text.length;
-      if (run.options?.breakLine === true) {
-        lines += Math.max(1, Math.ceil(open / 120)) + (run.options.paraSpaceAfter ? 0.4 : 0);
-        open = 0;
-      }
-    }
-    return lines + (open > 0 ? Math.ceil(open / 120) : 0);
-  };
-  const flushText = (title: string, runs: Run[]) => {
+  private flushText(title: string, runs: Run[]): void {
     if (runs.length === 0) return;
     // Pages break between lines (a run that ends one), never inside a fact or paragraph.
     const pages: Run[][] = [];
@@ -92,7 +148,7 @@ export async function renderPptx(doc: ExportDocument): Promise<Uint8Array> {
     page.push(...line);
     if (page.length > 0) pages.push(page);
     pages.forEach((p, i) => {
-      const slide = titled(i === 0 ? title : `${title} (continued)`);
+      const slide = this.titled(i === 0 ? title : `${title} (continued)`);
       slide.addText(p as never, {
         x: 0.5,
         y: 1.2,
@@ -103,10 +159,15 @@ export async function renderPptx(doc: ExportDocument): Promise<Uint8Array> {
         color: "222222",
       });
     });
-  };
+  }
 
-  const barSlide = (sectionTitle: string, heading: string | undefined, block: TableBlock, bars: number[]) => {
-    const slide = titled(sectionTitle, heading);
+  private barSlide(
+    sectionTitle: string,
+    heading: string | undefined,
+    block: TableBlock,
+    bars: number[],
+  ): void {
+    const slide = this.titled(sectionTitle, heading);
     const top = heading ? 1.5 : 1.2;
     const bottom = block.caption || bars.length > 1 ? 6.1 : 6.8;
     const rowH = Math.min(0.42, (bottom - top) / Math.max(1, block.rows.length));
@@ -130,7 +191,7 @@ export async function renderPptx(doc: ExportDocument): Promise<Uint8Array> {
         const w = Math.max(0.02, (v / max) * span);
         longest = Math.max(longest, w);
         const thick = (rowH * 0.7) / bars.length;
-        slide.addShape(pptx.ShapeType.rect, {
+        slide.addShape(this.pptx.ShapeType.rect, {
           x: 4.9,
           y: y + rowH * 0.15 + k * thick,
           w,
@@ -161,10 +222,10 @@ export async function renderPptx(doc: ExportDocument): Promise<Uint8Array> {
         color: MUTED,
       });
     }
-  };
+  }
 
-  const tableSlide = (sectionTitle: string, heading: string | undefined, block: TableBlock) => {
-    const slide = titled(sectionTitle, heading);
+  private tableSlide(sectionTitle: string, heading: string | undefined, block: TableBlock): void {
+    const slide = this.titled(sectionTitle, heading);
     let y = heading ? 1.45 : 1.2;
     if (block.caption) {
       slide.addText(block.caption, { x: 0.5, y, w: 12.3, h: 0.5, fontSize: 11, italic: true, color: MUTED });
@@ -196,51 +257,5 @@ export async function renderPptx(doc: ExportDocument): Promise<Uint8Array> {
       autoPageHeaderRows: 1,
       autoPageSlideStartY: 0.5,
     });
-  };
-
-  for (const section of doc.sections) {
-    let runs: Run[] = [];
-    section.blocks.forEach((block, index) => {
-      const next = section.blocks[index + 1];
-      switch (block.type) {
-        case "subheading":
-          // A subheading that introduces a table titles the table's slide instead.
-          if (next?.type !== "table") {
-            runs.push({ text: block.text, options: { bold: true, breakLine: true, paraSpaceBefore: 6 } });
-          }
-          break;
-        case "paragraph":
-          runs.push({ text: block.text, options: { breakLine: true, paraSpaceAfter: 6 } });
-          break;
-        case "bullets":
-          for (const item of block.items)
-            runs.push({ text: item, options: { bullet: true, breakLine: true } });
-          break;
-        case "facts":
-          for (const f of block.items) {
-            runs.push({ text: `${f.label}: `, options: { bold: true } });
-            runs.push({ text: formatCell(f.value, f.format), options: { breakLine: true } });
-          }
-          break;
-        case "table": {
-          flushText(section.title, runs);
-          runs = [];
-          const previous = section.blocks[index - 1];
-          const intro = previous?.type === "subheading" ? previous.text : undefined;
-          const heading = [intro, block.title].filter((t) => t !== undefined).join(": ") || undefined;
-          const bars = block.bars ?? [];
-          if (bars.length > 0 && block.rows.length > 0 && block.rows.length <= MAX_BAR_ROWS) {
-            barSlide(section.title, heading, block, bars);
-          } else if (block.rows.length > 0) {
-            tableSlide(section.title, heading, block);
-          }
-          break;
-        }
-      }
-    });
-    flushText(section.title, runs);
   }
-
-  const written = await pptx.write({ outputType: "uint8array", compression: true });
-  return normalizeZip(written as Uint8Array, doc.generatedAt);
 }
