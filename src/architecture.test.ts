@@ -100,8 +100,8 @@ describe("architecture", () => {
   });
 
   it("has no function over 150 lines, but for those still to be cut", () => {
-    // Left (issue: the engine as stages): the engine and the CLI's main.
-    const PENDING = new Set(["src/core/engine.ts createEngine", "src/cli/main.ts main"]);
+    // Left (issue: the engine as stages): the engine.
+    const PENDING = new Set(["src/core/engine.ts createEngine"]);
     const long = files
       .filter((f) => !GENERATED.has(f) && !f.endsWith(".test.ts"))
       .flatMap((f) => longFunctions(f).map((name) => `${f} ${name}`));

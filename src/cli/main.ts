@@ -50,37 +50,11 @@ async function main(): Promise<void> {
       import("../node/host.ts"),
       import("../node/sandbox-store.ts"),
     ]);
-  const { createSimulator, createSandboxes, createSandboxEngine, sandboxSpec } = simulator;
+  const { createSimulator, createSandboxes } = simulator;
   const stateFile = options.stateFile;
-  let saved: SavedState | null = null;
-  let changeLog: ChangeLog | null = null;
-  if (stateFile !== null) {
-    try {
-      saved = await changeLogs.readSavedState(stateFile);
-    } catch (error) {
-      process.stderr.write(`error: ${describeShort(error)}\n`);
-      process.exit(2);
-    }
-    for (const notice of saved.notices) process.stderr.write(`notice: ${notice}\n`);
-    await stateFiles.removeStaleTemporaries(stateFile);
-    const ignored = options.given.filter((f) => f === "scenario" || f === "seed");
-    if (saved.snapshot && ignored.length > 0) {
-      const flags = ignored.map((f) => `--${f}`).join(" and ");
-      process.stderr.write(`notice: loading the saved state from ${stateFile}; ${flags} ignored\n`);
-    }
-    changeLog = new changeLogs.ChangeLog(stateFile, saved.generation, {
-      onFatal: (error) => {
-        // Nothing after this could be made durable: stop rather than acknowledge changes that are not saved.
-        process.stderr.write(`error: cannot write the change log of ${stateFile}: ${describeShort(error)}\n`);
-        process.exit(1);
-      },
-      onFull: () => {
-        changeLog?.compact(sim).catch((error: unknown) => {
-          process.stderr.write(`[state-file] could not write a snapshot: ${describeShort(error)}\n`);
-        });
-      },
-    });
-  }
+  // The change log compacts the default world when full: it is made before the world, and told of it here.
+  const world: { sim?: Checkpointer } = {};
+  const { saved, changeLog } = await openStateFile(options, changeLogs, stateFiles, world);
   // What the world starts from when no saved state says otherwise: a snapshot, or a scenario document.
   const start = await startingWorld(options, simulator);
   const loaded = keepSavedClock(saved?.snapshot ?? start.snapshot, options);
@@ -91,51 +65,18 @@ async function main(): Promise<void> {
   if (generateBody.unavailable)
     process.stderr.write(`note: Prefer: dynamic=true: ${generateBody.unavailable}\n`);
   // What the default world and every sandbox share.
-  const shared: SimulatorOptions = {
-    scenario: start.scenario,
-    ...(options.seed !== null ? { seed: options.seed } : {}),
-    clock: options.clock,
-    wallClock: Date.now,
-    sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-    control: options.control,
-    controlToken: options.controlToken,
-    rateLimitPerMinute: options.rateLimitPerMinute,
-    latencyMs: options.latencyMs,
-    generateBody,
-    ...(log ? { onRequest: log } : {}),
-    onError: (error, where) => {
-      // A client that hung up mid-request is not a bug of the simulator.
-      if (isAbort(error)) return;
-      process.stderr.write(`[bug] ${where.method} ${where.path} was answered 500: ${describe(error)}\n`);
-    },
-  };
+  const shared = sharedOptions(options, start.scenario, log, generateBody);
   const sim = createSimulator({
     ...shared,
     ...(loaded ? { snapshot: loaded, snapshotIsOwn: saved?.snapshot != null } : {}),
     ...(changeLog ? { changes: changeLog } : {}),
   });
+  world.sim = sim;
 
   try {
     await sim.ready;
   } catch (error) {
-    if (loaded) {
-      const from = saved?.snapshot ? `state file ${stateFile}` : options.snapshotFile;
-      const every = error instanceof simulator.SnapshotError && error.problems.length > 0;
-      process.stderr.write(
-        `error: ${from}: ${describeShort(error)}\n${every ? `${problemLines(error)}\n` : ""}`,
-      );
-      process.exit(2);
-    }
-    const name = options.scenarioFile ?? options.scenario;
-    // A document may build at its own seed and not at another, or a step of its setup may be refused.
-    if (error instanceof simulator.ScenarioError) {
-      process.stderr.write(
-        `error: scenario ${name} cannot be made at seed ${options.seed ?? "its own"}:\n${problemLines(error)}\n`,
-      );
-      process.exit(2);
-    }
-    process.stderr.write(`error: scenario "${name}" failed to build: ${describe(error)}\n`);
-    process.exit(1);
+    buildFailed(error, options, loaded !== null, saved?.snapshot != null, simulator);
   }
   // After a clean stop the snapshot holds everything (it is written on the way out) and there is nothing
   // to fold: writing the same 7 MB again held up the first answer (about 50 ms, measured from outside).
@@ -190,38 +131,8 @@ async function main(): Promise<void> {
     },
     sim,
   );
-  if (store) {
-    try {
-      for (const record of await store.load()) {
-        // Each is restored on its first request: a thousand saved sandboxes do not hold up the first answer.
-        const restore = async () => {
-          const saved = await store.saved(record.id);
-          for (const notice of saved.notices)
-            process.stderr.write(`notice: sandbox ${record.id}: ${notice}\n`);
-          const log = store.logFor(record.id, saved.generation);
-          const engine = createSandboxEngine(shared, sandboxSpec(record), {
-            ...(saved.snapshot ? { snapshot: saved.snapshot } : {}),
-            changes: log,
-          });
-          await engine.ready;
-          await engine.replay(saved.changes);
-          store.attach(record.id, engine);
-          // A torn last record must not stay behind the generation the log continues in.
-          if (saved.notices.length > 0) await log.compact(engine);
-          return engine;
-        };
-        const reported = () =>
-          restore().catch((error: unknown) => {
-            process.stderr.write(`error: sandbox ${record.id} of ${stateFile}: ${describeShort(error)}\n`);
-            throw error;
-          });
-        sandboxes.adopt({ ...record, lastUsedAt: Date.now() }, restoredWhenUsed(reported));
-      }
-    } catch (error) {
-      process.stderr.write(`error: sandboxes of ${stateFile}: ${describeShort(error)}\n`);
-      process.exit(2);
-    }
-  }
+  if (store)
+    await adoptSavedSandboxes(store, sandboxes, shared, stateFile as string, simulator, restoredWhenUsed);
   // Idle sandboxes go even when no request comes to notice them.
   if (options.sandboxTtlMs !== null)
     setInterval(() => void sandboxes.sweep(), Math.max(100, Math.min(10_000, options.sandboxTtlMs))).unref();
@@ -258,30 +169,7 @@ async function main(): Promise<void> {
         })
       : null;
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) {
-      process.stderr.write(`${signal} again: exiting without waiting for open connections\n`);
-      process.exit(1);
-    }
-    stopping = true;
-    unwatch?.();
-    process.stderr.write(`${signal}: shutting down\n`);
-    server
-      .close()
-      .then(() => changeLog?.compact(sim))
-      .then(() => changeLog?.close())
-      .then(() => store?.close())
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          process.stderr.write(`error while closing: ${describe(error)}\n`);
-          process.exit(1);
-        },
-      );
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  stopOnSignals(server, sim, changeLog, store, unwatch);
 }
 
 /**
@@ -484,3 +372,182 @@ function describe(error: unknown): string {
 }
 
 await main();
+
+type ChangeLogs = typeof import("../node/change-log.ts");
+type StateFiles = typeof import("../node/state-file.ts");
+type SimulatorModule = typeof import("../simulator.ts");
+type SandboxStores = typeof import("../node/sandbox-store.ts");
+
+/**
+ * `--state-file`: what it saved (notices printed; stale temporaries removed) and the change log every
+ * change goes to before its reply; null for both without the flag. Exits 2 on a file it cannot read.
+ */
+async function openStateFile(
+  options: CliOptions,
+  changeLogs: ChangeLogs,
+  stateFiles: StateFiles,
+  world: { sim?: Checkpointer },
+): Promise<{ saved: SavedState | null; changeLog: ChangeLog | null }> {
+  const stateFile = options.stateFile;
+  if (stateFile === null) return { saved: null, changeLog: null };
+  let saved: SavedState;
+  try {
+    saved = await changeLogs.readSavedState(stateFile);
+  } catch (error) {
+    process.stderr.write(`error: ${describeShort(error)}\n`);
+    process.exit(2);
+  }
+  for (const notice of saved.notices) process.stderr.write(`notice: ${notice}\n`);
+  await stateFiles.removeStaleTemporaries(stateFile);
+  const ignored = options.given.filter((f) => f === "scenario" || f === "seed");
+  if (saved.snapshot && ignored.length > 0) {
+    const flags = ignored.map((f) => `--${f}`).join(" and ");
+    process.stderr.write(`notice: loading the saved state from ${stateFile}; ${flags} ignored\n`);
+  }
+  const changeLog: ChangeLog = new changeLogs.ChangeLog(stateFile, saved.generation, {
+    onFatal: (error) => {
+      // Nothing after this could be made durable: stop rather than acknowledge changes that are not saved.
+      process.stderr.write(`error: cannot write the change log of ${stateFile}: ${describeShort(error)}\n`);
+      process.exit(1);
+    },
+    onFull: () => {
+      if (!world.sim) return;
+      changeLog.compact(world.sim).catch((error: unknown) => {
+        process.stderr.write(`[state-file] could not write a snapshot: ${describeShort(error)}\n`);
+      });
+    },
+  });
+  return { saved, changeLog };
+}
+
+/** The default world could not be made: why, with every problem, and the exit code that says whose. */
+function buildFailed(
+  error: unknown,
+  options: CliOptions,
+  fromSnapshot: boolean,
+  fromStateFile: boolean,
+  simulator: SimulatorModule,
+): never {
+  if (fromSnapshot) {
+    const from = fromStateFile ? `state file ${options.stateFile}` : options.snapshotFile;
+    const every = error instanceof simulator.SnapshotError && error.problems.length > 0;
+    process.stderr.write(
+      `error: ${from}: ${describeShort(error)}\n${every ? `${problemLines(error)}\n` : ""}`,
+    );
+    process.exit(2);
+  }
+  const name = options.scenarioFile ?? options.scenario;
+  // A document may build at its own seed and not at another, or a step of its setup may be refused.
+  if (error instanceof simulator.ScenarioError) {
+    process.stderr.write(
+      `error: scenario ${name} cannot be made at seed ${options.seed ?? "its own"}:\n${problemLines(error)}\n`,
+    );
+    process.exit(2);
+  }
+  process.stderr.write(`error: scenario "${name}" failed to build: ${describe(error)}\n`);
+  process.exit(1);
+}
+
+/** The sandboxes saved beside the state file, each restored on its first request. Exits 2 on a bad registry. */
+async function adoptSavedSandboxes(
+  store: InstanceType<SandboxStores["SandboxStore"]>,
+  sandboxes: ReturnType<SimulatorModule["createSandboxes"]>,
+  shared: SimulatorOptions,
+  stateFile: string,
+  { createSandboxEngine, sandboxSpec }: SimulatorModule,
+  restoredWhenUsed: SandboxStores["restoredWhenUsed"],
+): Promise<void> {
+  try {
+    for (const record of await store.load()) {
+      // Each is restored on its first request: a thousand saved sandboxes do not hold up the first answer.
+      const restore = async () => {
+        const saved = await store.saved(record.id);
+        for (const notice of saved.notices) process.stderr.write(`notice: sandbox ${record.id}: ${notice}\n`);
+        const log = store.logFor(record.id, saved.generation);
+        const engine = createSandboxEngine(shared, sandboxSpec(record), {
+          ...(saved.snapshot ? { snapshot: saved.snapshot } : {}),
+          changes: log,
+        });
+        await engine.ready;
+        await engine.replay(saved.changes);
+        store.attach(record.id, engine);
+        // A torn last record must not stay behind the generation the log continues in.
+        if (saved.notices.length > 0) await log.compact(engine);
+        return engine;
+      };
+      const reported = () =>
+        restore().catch((error: unknown) => {
+          process.stderr.write(`error: sandbox ${record.id} of ${stateFile}: ${describeShort(error)}\n`);
+          throw error;
+        });
+      sandboxes.adopt({ ...record, lastUsedAt: Date.now() }, restoredWhenUsed(reported));
+    }
+  } catch (error) {
+    process.stderr.write(`error: sandboxes of ${stateFile}: ${describeShort(error)}\n`);
+    process.exit(2);
+  }
+}
+
+/** What the default world and every sandbox are made with, from the command line. */
+function sharedOptions(
+  options: CliOptions,
+  scenario: string | Scenario,
+  log: SimulatorOptions["onRequest"],
+  generateBody: NonNullable<SimulatorOptions["generateBody"]>,
+): SimulatorOptions {
+  return {
+    scenario,
+    ...(options.seed !== null ? { seed: options.seed } : {}),
+    clock: options.clock,
+    wallClock: Date.now,
+    sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+    control: options.control,
+    controlToken: options.controlToken,
+    rateLimitPerMinute: options.rateLimitPerMinute,
+    latencyMs: options.latencyMs,
+    generateBody,
+    ...(log ? { onRequest: log } : {}),
+    onError: (error, where) => {
+      // A client that hung up mid-request is not a bug of the simulator.
+      if (isAbort(error)) return;
+      process.stderr.write(`[bug] ${where.method} ${where.path} was answered 500: ${describe(error)}\n`);
+    },
+  };
+}
+
+/**
+ * SIGINT and SIGTERM: stop listening, write the world (and the sandboxes) to the state file, exit 0; a
+ * second signal exits at once.
+ */
+function stopOnSignals(
+  server: RunningServer,
+  sim: Checkpointer,
+  changeLog: ChangeLog | null,
+  store: { close(): Promise<void> } | null,
+  unwatch: (() => void) | null,
+): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      process.stderr.write(`${signal} again: exiting without waiting for open connections\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    unwatch?.();
+    process.stderr.write(`${signal}: shutting down\n`);
+    server
+      .close()
+      .then(() => changeLog?.compact(sim))
+      .then(() => changeLog?.close())
+      .then(() => store?.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`error while closing: ${describe(error)}\n`);
+          process.exit(1);
+        },
+      );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
