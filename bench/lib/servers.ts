@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildIfStale, startArgs } from "../../scripts/build.ts";
-import { freePort } from "../../src/testing/cli.ts";
+import { freePort } from "../../testing/cli.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { launchChromium } from "../../src/testing/chromium.ts";
+import { launchChromium } from "../../testing/chromium.ts";
 import { allChecks } from "../checks/index.ts";
 import { runChecks } from "../lib/runner.ts";
 import { WORLD_FAULTS } from "./faults-world.ts";

@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { launchChromium } from "../../src/testing/chromium.ts";
+import { launchChromium } from "../../testing/chromium.ts";
 import { serveProxy } from "../proxy/host.ts";
 import type { ProxyReport } from "../proxy/judge.ts";
 import { FAULTS } from "./faults.ts";

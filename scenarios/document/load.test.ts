@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { memberCap } from "../../src/core/plans.ts";
 import { ScenarioError, type ScenarioProblem } from "../../src/core/scenario.ts";
-import { harness } from "../../src/testing/harness.ts";
+import { harness } from "../../testing/harness.ts";
 import { PRICE_CATALOGUE } from "../catalogue.ts";
 import { BUYING_ROLES as HYPOTHESIS } from "../test-support.ts";
 import { defineScenario, loadScenario, type ScenarioDocument } from "./load.ts";

@@ -1,6 +1,6 @@
 // The committed types.gen.ts is exactly what `npm run generate:scenario-types` makes from the schema now.
 import { it } from "vitest";
-import { expectFreshGeneration } from "../../src/testing/generated.ts";
+import { expectFreshGeneration } from "../../testing/generated.ts";
 
 it("match a fresh generation from scenario.schema.json", async () => {
   await expectFreshGeneration(

@@ -6,9 +6,9 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildIfStale } from "../../scripts/build.ts";
+import { ROOT } from "../../testing/cli.ts";
 import { startServer } from "../node/server.ts";
 import { createSimulator } from "../simulator.ts";
-import { ROOT } from "../testing/cli.ts";
 
 const BIN = join(ROOT, "bin/audience-research-sim.mjs");
 

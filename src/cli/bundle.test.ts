@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildIfStale, startArgs } from "../../scripts/build.ts";
+import { ROOT } from "../../testing/cli.ts";
 import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "../resources/exports/routes.ts";
-import { ROOT } from "../testing/cli.ts";
 
 /**
  * What `npm start` runs: the esbuild bundle in dist/, with the flags of package.json. The packages it leaves

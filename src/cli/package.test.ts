@@ -17,7 +17,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../testing/cli.ts";
+import { ROOT } from "../../testing/cli.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "ars-consumer-"));
 const children: ChildProcess[] = [];

@@ -9,8 +9,8 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { callJson as call, freePort, ROOT, serveCli } from "../testing/cli.ts";
-import { tempDirForTests } from "../testing/temp-dir.ts";
+import { callJson as call, freePort, ROOT, serveCli } from "../../testing/cli.ts";
+import { tempDirForTests } from "../../testing/temp-dir.ts";
 
 const NGINX = ["/usr/sbin/nginx", "nginx"].find((bin) => spawnSync(bin, ["-v"]).error === undefined);
 if (!NGINX) console.warn("proxy.test: nginx is not installed (apt-get install nginx-light); skipped");

@@ -6,8 +6,8 @@
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { callJson as call, runKit, serveCli, stopCli } from "../testing/cli.ts";
-import { tempDirForTests } from "../testing/temp-dir.ts";
+import { callJson as call, runKit, serveCli, stopCli } from "../../testing/cli.ts";
+import { tempDirForTests } from "../../testing/temp-dir.ts";
 
 const tmp = tempDirForTests("sim-sandboxes-");
 

@@ -4,8 +4,8 @@
  * is what `--state-file` rests on (src/node/change-log.ts).
  */
 import { describe, expect, it } from "vitest";
+import { harness } from "../../testing/harness.ts";
 import { createSimulator } from "../simulator.ts";
-import { harness } from "../testing/harness.ts";
 import type { Change } from "./changes.ts";
 import { digest } from "./digest.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { expectError, harness, recordingHarness } from "../../testing/harness.ts";
 import { createSimulator } from "../simulator.ts";
-import { expectError, harness, recordingHarness } from "../testing/harness.ts";
 
 describe("the engine", () => {
   it("sends rate-limit headers on every v1 answer, 429 past the limit with Retry-After, and recovers", async () => {

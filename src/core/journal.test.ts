@@ -4,7 +4,7 @@
  * only), DELETE, and the same in process (`sim.requests`).
  */
 import { describe, expect, it } from "vitest";
-import { harness } from "../testing/harness.ts";
+import { harness } from "../../testing/harness.ts";
 import { Answer } from "./exchange.ts";
 import type { JournalView } from "./journal.ts";
 import { Journal } from "./journal.ts";

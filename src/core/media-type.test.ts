@@ -3,8 +3,8 @@
  * nothing: every such operation of the contract, with the usual wrong types and none at all.
  */
 import { describe, expect, it } from "vitest";
+import { harness } from "../../testing/harness.ts";
 import { operations } from "../contract/operations.ts";
-import { harness } from "../testing/harness.ts";
 import { stateDigest } from "./digest.ts";
 
 const jsonOperations = operations.filter((op) => op.bodySchemaRef !== null);

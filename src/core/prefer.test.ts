@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { harness } from "../../testing/harness.ts";
 import { resolvePointer } from "../contract/document.ts";
 import { type Operation, operations } from "../contract/operations.ts";
 import { checkResponse } from "../contract/responses.ts";
-import { harness } from "../testing/harness.ts";
 import { parsePrefer, sampleSchema } from "./prefer.ts";
 
 type Json = Record<string, any>;

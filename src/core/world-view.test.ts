@@ -3,7 +3,7 @@
  * the clock to the next queued job, disarming one fault rule, and the page itself.
  */
 import { describe, expect, it } from "vitest";
-import { harness } from "../testing/harness.ts";
+import { harness } from "../../testing/harness.ts";
 import type { WorldView } from "./world-view.ts";
 
 describe("the dashboard's routes", () => {

@@ -1,11 +1,11 @@
 import { mkdir } from "node:fs/promises";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM, HAVE_CHROMIUM, SKIP_NOTE } from "../../testing/chromium.ts";
+import { buildExample, type StaticServer, serveDir } from "../../testing/msw-example.ts";
 import { nodeHandler } from "../node/host.ts";
 import { type RunningServer, startServer } from "../node/server.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
-import { CHROMIUM, HAVE_CHROMIUM, SKIP_NOTE } from "../testing/chromium.ts";
-import { buildExample, type StaticServer, serveDir } from "../testing/msw-example.ts";
 
 if (!HAVE_CHROMIUM) console.warn(`[browser tests] ${SKIP_NOTE}`);
 

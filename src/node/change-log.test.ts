@@ -1,9 +1,9 @@
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDirForTests } from "../../testing/temp-dir.ts";
 import type { Change } from "../core/changes.ts";
 import { createSimulator } from "../simulator.ts";
-import { tempDirForTests } from "../testing/temp-dir.ts";
 import { ChangeLog, encodeRecord, parseLog, readSavedState } from "./change-log.ts";
 import { StateFileError } from "./state-file.ts";
 

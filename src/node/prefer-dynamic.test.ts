@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { harness } from "../../testing/harness.ts";
 import { operations } from "../contract/operations.ts";
 import { checkResponse } from "../contract/responses.ts";
-import { harness } from "../testing/harness.ts";
 import { prismBodyGenerator } from "./prefer-dynamic.ts";
 
 const concrete = (path: string, prefix: string) =>

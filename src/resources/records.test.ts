@@ -1,6 +1,6 @@
 // The committed records.schema.json is exactly what `npm run generate:record-schema` makes from records.ts.
 import { it } from "vitest";
-import { expectFreshGeneration } from "../testing/generated.ts";
+import { expectFreshGeneration } from "../../testing/generated.ts";
 
 it("match a fresh generation from the record types", async () => {
   await expectFreshGeneration(

@@ -1,4 +1,4 @@
-import { tempDirForTests } from "../testing/temp-dir.ts";
+import { tempDirForTests } from "../../testing/temp-dir.ts";
 /**
  * Persistence: the world survives a snapshot round trip exactly (same digest, and the same answers and IDs
  * afterwards), `--state-file` saves on change and loads at start, and a process killed with SIGKILL at
@@ -10,12 +10,12 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
+import { startCli as cli, listening, stopCli } from "../../testing/cli.ts";
 import { digest, stateDigest } from "../core/digest.ts";
 import type { Manifest } from "../core/manifest.ts";
 import { createRng } from "../core/prng.ts";
 import { parseSnapshot, SNAPSHOT_VERSION, type Snapshot, SnapshotError } from "../core/snapshot.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
-import { startCli as cli, listening, stopCli } from "../testing/cli.ts";
 
 const KILL_MS = Number(process.env.ROBUSTNESS_KILL_MS ?? 25_000);
 const tmp = tempDirForTests("sim-persist-");

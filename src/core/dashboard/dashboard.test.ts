@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HAVE_CHROMIUM, launchChromium, SKIP_NOTE } from "../../../testing/chromium.ts";
 import { nodeHandler } from "../../node/host.ts";
 import { type RunningServer, startServer } from "../../node/server.ts";
 import { createSandboxes, createSimulator, type Simulator } from "../../simulator.ts";
-import { HAVE_CHROMIUM, launchChromium, SKIP_NOTE } from "../../testing/chromium.ts";
 
 /** The README's screenshot is rewritten with UPDATE_SCREENSHOTS=1; otherwise it is made in a scratch directory. */
 const SCREENSHOT = process.env.UPDATE_SCREENSHOTS

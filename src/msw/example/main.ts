@@ -2,7 +2,7 @@
  * The MSW example page: the whole API mocked in this tab by a service worker, no server. It lists the
  * owner's API keys and an Audience's members, creates a Formation and shows it reaching `ready` as the
  * (manual) clock is moved through the control plane. Built and driven by src/msw/browser.test.ts; build it
- * by hand with `npx tsx src/testing/msw-example.ts [dir]`.
+ * by hand with `npx tsx testing/msw-example.ts [dir]`.
  */
 import { setupWorker } from "msw/browser";
 import { createHandlers } from "../index.ts";

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { expectError, type Harness, harness } from "../../testing/harness.ts";
+import { expectError, type Harness, harness } from "../../../testing/harness.ts";
 
 let h: Harness;
 beforeEach(async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { baselineDistributions, isUploadedFileUrl } from "../../../fixtures/index.ts";
+import { expectError, live, NOT_MAIN_OWNERS } from "../../../testing/harness.ts";
 import { table } from "../../core/state.ts";
-import { expectError, live, NOT_MAIN_OWNERS } from "../../testing/harness.ts";
 import {
   audience,
   freshWorldEachTest,

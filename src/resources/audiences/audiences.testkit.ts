@@ -3,8 +3,8 @@
  * into it by manifest name, and the check that a refused request changed nothing.
  */
 import { MAIN_GENERATED_MEMBERS } from "../../../scenarios/default.ts";
+import { type Harness, harnessEachTest } from "../../../testing/harness.ts";
 import type { AudienceRecord, MindRecord, UserRecord } from "../../core/state.ts";
-import { type Harness, harnessEachTest } from "../../testing/harness.ts";
 
 /** The running test's harness: every read goes to the world its `beforeEach` made. */
 export const { h, fresh: freshWorldEachTest } = harnessEachTest();

@@ -1,5 +1,11 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { expectAudienceIdErrors, expectError, type Harness, harness, VIEWS } from "../../testing/harness.ts";
+import {
+  expectAudienceIdErrors,
+  expectError,
+  type Harness,
+  harness,
+  VIEWS,
+} from "../../../testing/harness.ts";
 import { MANAGER_ONLY_MESSAGE } from "./collaborators.ts";
 
 let h: Harness;

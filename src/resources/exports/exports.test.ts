@@ -7,9 +7,9 @@ import mammoth from "mammoth";
 import { PDFDocument } from "pdf-lib";
 import { beforeEach, describe, expect, it } from "vitest";
 import { UPLOADED_FILE_URL_PREFIX } from "../../../fixtures/index.ts";
+import { expectError, type Harness, harness } from "../../../testing/harness.ts";
+import { tempDirForTests } from "../../../testing/temp-dir.ts";
 import { checkResponse } from "../../contract/responses.ts";
-import { expectError, type Harness, harness } from "../../testing/harness.ts";
-import { tempDirForTests } from "../../testing/temp-dir.ts";
 import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "./routes.ts";
 
 let h: Harness;

@@ -5,7 +5,13 @@ import {
   type FilterAttributeKey,
   type FilterAttributes,
 } from "../../../fixtures/index.ts";
-import { expectAudienceIdErrors, expectError, type Harness, harness, VIEWS } from "../../testing/harness.ts";
+import {
+  expectAudienceIdErrors,
+  expectError,
+  type Harness,
+  harness,
+  VIEWS,
+} from "../../../testing/harness.ts";
 import {
   buildFilterIndex,
   type FilterAttributesView,

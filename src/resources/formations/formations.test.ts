@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BUYING_ROLE_HYPOTHESIS, FAILED_HYPOTHESIS } from "../../../scenarios/default.ts";
-import { expectError, MAIN_VIEWERS, recordingHarness } from "../../testing/harness.ts";
+import { expectError, MAIN_VIEWERS, recordingHarness } from "../../../testing/harness.ts";
 import { BUILD_TOTAL_MS } from "./formation-builds.ts";
 import { GENERIC_FAILURE_REASON } from "./formation-view.ts";
 import {

@@ -3,8 +3,8 @@
  * hypotheses of any size, and Formations put straight into state for shapes the API cannot make.
  */
 import { expect } from "vitest";
+import { type CallResult, harnessEachTest } from "../../../testing/harness.ts";
 import type { FormationRecord } from "../../core/state.ts";
-import { type CallResult, harnessEachTest } from "../../testing/harness.ts";
 import { formationRecord, JOB_COMPLETE, JOB_STEP } from "./formation-builds.ts";
 
 /** The running test's harness: every read goes to the world its `beforeEach` made. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { expectError } from "../../../testing/harness.ts";
 import { memberCap, mindCap } from "../../core/plans.ts";
-import { expectError } from "../../testing/harness.ts";
 import { audience, detail, h, ownedBy, recalibrate, snapshot, withSimulator } from "./recalibrate.testkit.ts";
 import { OPERATION_MS } from "./records.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError } from "../../testing/harness.ts";
+import { expectError } from "../../../testing/harness.ts";
 import {
   acceptedOperation,
   audience,

@@ -4,7 +4,7 @@
  * leave alone.
  */
 import { expect } from "vitest";
-import { type CallOptions, harnessEachTest } from "../../testing/harness.ts";
+import { type CallOptions, harnessEachTest } from "../../../testing/harness.ts";
 
 /**
  * The running test's harness. HTTP tests start from a fresh default scenario (`withSimulator` in their

@@ -5,11 +5,11 @@
  */
 
 import { beforeEach, expect } from "vitest";
-import { operations } from "../contract/operations.ts";
-import { checkResponse } from "../contract/responses.ts";
-import { Router } from "../core/router.ts";
-import type { AudienceRecord, FormationRecord, UserRecord } from "../core/state.ts";
-import { createSimulator, type Simulator, type SimulatorOptions } from "../simulator.ts";
+import { operations } from "../src/contract/operations.ts";
+import { checkResponse } from "../src/contract/responses.ts";
+import { Router } from "../src/core/router.ts";
+import type { AudienceRecord, FormationRecord, UserRecord } from "../src/core/state.ts";
+import { createSimulator, type Simulator, type SimulatorOptions } from "../src/simulator.ts";
 
 const router = new Router(operations);
 

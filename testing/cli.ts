@@ -3,7 +3,7 @@ import { type ChildProcess, type SpawnSyncReturns, spawn, spawnSync } from "node
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 
-export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const running = new Set<ChildProcess>();
 
 export interface CliRun {

@@ -3,7 +3,7 @@
  * browser by esbuild, and MSW's worker script copied from the installed package (as `npx msw init` would).
  * Also a tiny static file server on loopback to open it. By hand:
  *
- *   npx tsx src/testing/msw-example.ts [DIR]      # builds into DIR (default: a temp dir) and serves it
+ *   npx tsx testing/msw-example.ts [DIR]      # builds into DIR (default: a temp dir) and serves it
  */
 import { copyFile, mkdtemp, readFile } from "node:fs/promises";
 import http from "node:http";
@@ -13,7 +13,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const EXAMPLE = path.join(ROOT, "src/msw/example");
 
 export async function buildExample(outDir?: string): Promise<string> {
