@@ -33,6 +33,7 @@ import {
   on,
   withBody,
 } from "./fault-kit.ts";
+import { resentAs } from "./faults-sentences.ts";
 import { answer, callerOf, editJson, envelope, type Fault, pathOf } from "./harness.ts";
 
 type Json = Record<string, unknown>;
@@ -53,11 +54,10 @@ const retried =
     return refused(res.status, j) ? next(withBody(again, fix(j))) : res;
   };
 
-/** The same request with one header changed (or removed, for `undefined`). */
-function withHeader(req: Request, name: string, value: string | undefined, body?: string): Request {
+/** The same request, its body given again as read, with one header changed. */
+function withHeader(req: Request, name: string, value: string, body: string): Request {
   const headers = new Headers(req.headers);
-  if (value === undefined) headers.delete(name);
-  else headers.set(name, value);
+  headers.set(name, value);
   return new Request(req.url, { method: req.method, headers, ...(body ? { body } : {}) });
 }
 
@@ -152,14 +152,12 @@ export const SENTENCE_FAULTS_2: FaultCase[] = [
     },
   }),
   ...casesOf(world, {
-    "an Audience admin may remove members": async (req, next, env) => {
-      const who = callerOf(req, env);
-      if (req.method !== "DELETE" || !/\/members\/[^/]+$/.test(pathOf(req)) || who === "owner")
-        return next(req);
-      const res = await next(req);
-      const owner = env.sim.manifest().users.owner?.apiKey ?? "";
-      return res.status === 404 ? next(withHeader(req, "authorization", `Bearer ${owner}`)) : res;
-    },
+    "an Audience admin may remove members": resentAs(
+      "DELETE",
+      /\/members\/[^/]+$/,
+      404,
+      (h) => h !== "owner",
+    ),
     "an added Mind is never sorted into the Audience's ready Formations": async (req, next, env) => {
       const late = (env.memory.get("late") ?? new Set()) as Set<string>;
       env.memory.set("late", late);
@@ -181,22 +179,23 @@ export const SENTENCE_FAULTS_2: FaultCase[] = [
     },
   }),
   ...casesOf(formationVisibility, {
-    "another collaborator may recompute a private Formation": async (req, next, env) => {
-      if (!is(req, "POST", /\/recompute$/)) return next(req);
-      const res = await next(req);
-      const creator = env.sim.manifest().users.teammate?.apiKey ?? "";
-      return res.status === 404 ? next(withHeader(req, "authorization", `Bearer ${creator}`)) : res;
-    },
+    // The private Formation is the teammate's own: the owner's refused recompute is made as its creator.
+    "another collaborator may recompute a private Formation": resentAs(
+      "POST",
+      /\/recompute$/,
+      404,
+      () => true,
+      "teammate",
+    ),
   }),
   ...casesOf(duplicateReplay, {
-    "a public viewer may duplicate the Audience": async (req, next, env) => {
-      if (!is(req, "POST", /\/duplicate$/) || callerOf(req, env) !== "outsider") return next(req);
-      const res = await next(req);
-      const publisher = env.sim.manifest().users.publisher?.apiKey ?? "";
-      return res.status === 403
-        ? next(withHeader(req, "authorization", `Bearer ${publisher}`, await req.clone().text()))
-        : res;
-    },
+    "a public viewer may duplicate the Audience": resentAs(
+      "POST",
+      /\/duplicate$/,
+      403,
+      (h) => h === "outsider",
+      "publisher",
+    ),
   }),
   ...casesOf(collaboratorRemoval, {
     "removing a collaborator twice answers 200 again": async (req, next) => {

@@ -14,25 +14,22 @@ import { membersRules } from "../checks/members.ts";
 import { optionalBodies } from "../checks/optional-bodies.ts";
 import { world } from "../checks/world.ts";
 import { AUD, bodyOf, casesOf, editWhen, type FaultCase, is, on, withBody } from "./fault-kit.ts";
-import { answer, callerOf, editJson, envelope, type Fault, type FaultEnv, pathOf } from "./harness.ts";
+import { as, keyFor } from "./faults-world.ts";
+import { answer, callerOf, editJson, envelope, type Fault, pathOf } from "./harness.ts";
 
-/** The same request made with another user's key. */
-function asUser(req: Request, env: FaultEnv, handle: string, body?: string): Request {
-  const headers = new Headers(req.headers);
-  headers.set("authorization", `Bearer ${env.sim.manifest().users[handle]?.apiKey}`);
-  return new Request(req.url, { method: req.method, headers, ...(body !== undefined ? { body } : {}) });
-}
-
-/** Answers a refusal (`status`) to the callers `who` picks by the same request made as the owner. */
-const allowedAsOwner =
-  (method: string, re: RegExp, status: number, who: (h: string | null) => boolean): Fault =>
+/**
+ * Answers a refusal (`status`) to the callers `who` picks by the same request made as `handle` (the
+ * owner unless said): what one who may not do it is then served.
+ */
+export const resentAs =
+  (method: string, re: RegExp, status: number, who: (h: string | null) => boolean, handle = "owner"): Fault =>
   async (req, next, env) => {
     if (!is(req, method, re) || !who(callerOf(req, env))) return next(req);
     const text = await req.text();
-    const res = await next(
-      new Request(req.url, { method: req.method, headers: req.headers, body: text || null }),
-    );
-    return res.status === status ? next(asUser(req, env, "owner", text || undefined)) : res;
+    const again = () =>
+      new Request(req.url, { method: req.method, headers: req.headers, body: text || null });
+    const res = await next(again());
+    return res.status === status ? next(as(again(), keyFor(env, handle))) : res;
   };
 
 /** Refuses with 404 (as hidden) what the callers `who` picks would be served. */
@@ -87,9 +84,7 @@ export const SENTENCE_FAULTS: FaultCase[] = [
       const m = new RegExp(`/audiences/(${AUD})/members/([^/]+)$`).exec(pathOf(req));
       if (req.method !== "DELETE" || !m) return next(req);
       const read = await next(
-        new Request(new URL(`/api/v1/audiences/${m[1]}`, req.url), {
-          headers: asUser(req, env, "owner").headers,
-        }),
+        as(new Request(new URL(`/api/v1/audiences/${m[1]}`, req.url)), keyFor(env, "owner")),
       );
       const members = read.ok ? ((await read.json()).data?.minds ?? []).map((x: { id: string }) => x.id) : [];
       return members.includes(m[2]) ? next(req) : envelope(404, "Mind not found", pathOf(req));
@@ -119,7 +114,7 @@ export const SENTENCE_FAULTS: FaultCase[] = [
       new RegExp(`/audiences/${AUD}$`),
       (h) => h === "member",
     ),
-    "a direct member may change team sharing": allowedAsOwner(
+    "a direct member may change team sharing": resentAs(
       "PUT",
       new RegExp(`/audiences/${AUD}$`),
       403,
@@ -178,7 +173,7 @@ export const SENTENCE_FAULTS: FaultCase[] = [
     ),
   }),
   ...casesOf(membersRules, {
-    "an Audience admin may add members": allowedAsOwner(
+    "an Audience admin may add members": resentAs(
       "POST",
       /\/members$/,
       404,
@@ -206,11 +201,9 @@ export const SENTENCE_FAULTS: FaultCase[] = [
     // A collaborator's Formation is shared: made as the owner, a viewer's Formation is seen by everyone.
     "a public viewer's Formation is shared": async (req, next, env) => {
       const viewer = ["outsider", "studyViewer"].includes(callerOf(req, env) ?? "");
-      return is(req, "POST", /\/formations$/) && viewer
-        ? next(asUser(req, env, "owner", await req.text()))
-        : next(req);
+      return is(req, "POST", /\/formations$/) && viewer ? next(as(req, keyFor(env, "owner"))) : next(req);
     },
-    "a viewer may delete a shared Formation": allowedAsOwner(
+    "a viewer may delete a shared Formation": resentAs(
       "DELETE",
       /\/formations\/[^/]+$/,
       404,
