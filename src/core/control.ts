@@ -24,6 +24,7 @@ export interface Controlled {
   load(snapshot: unknown): Manifest;
   snapshotText(): string;
   advance(ms: number): string;
+  advanceToNextJob(): string;
   view(): WorldView;
   configure(patch: Partial<SimConfig>): SimConfig;
   readonly config: SimConfig;
@@ -75,12 +76,7 @@ const handlers: Record<string, ControlHandler> = {
   "POST /__sim/clock/advance": (body, _u, { sim }) => {
     const ms = optional(body, "ms", "integer");
     const toNextJob = optional(body, "toNextJob", "boolean");
-    if (toNextJob === true) {
-      // Up to the next queued job, which then runs; with none queued, time stays where it is.
-      const next = sim.view().clock.jobs[0];
-      const wait = next ? Math.max(0, Date.parse(next.at) - Date.parse(sim.view().now)) : 0;
-      return json(200, { now: sim.advance(wait) });
-    }
+    if (toNextJob === true) return json(200, { now: sim.advanceToNextJob() });
     if (ms === undefined || (ms as number) < 0)
       throw badRequest("ms must be an integer >= 0 (or toNextJob: true)");
     return json(200, { now: sim.advance(ms as number) });

@@ -167,6 +167,10 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       record({ kind: "advance", at, ms }, true);
       return world.clock.nowIso();
     },
+    advanceToNextJob: () => {
+      const next = world.clock.pending()[0];
+      return sim.advance(next ? Math.max(0, next.at - world.clock.now()) : 0);
+    },
     configure: (patch) => {
       if (patch.rateLimitPerMinute !== undefined) config.rateLimitPerMinute = patch.rateLimitPerMinute;
       if (patch.latencyMs !== undefined) config.latencyMs = patch.latencyMs;

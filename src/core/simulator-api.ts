@@ -103,6 +103,8 @@ export interface Simulator {
   /** Loads a saved world (`PUT /__sim/snapshot`) and records it; a SnapshotError leaves the old one. */
   load(snapshot: unknown): Manifest;
   advance(ms: number): string;
+  /** Moves the clock to the next queued job (which then runs); with none queued, time stays. */
+  advanceToNextJob(): string;
   /** Changes the configuration (the control plane's `PATCH /__sim/config`). */
   configure(patch: Partial<SimConfig>): SimConfig;
   /** The whole world (state, clock, random stream position, manifest, config) as a detached copy. */
