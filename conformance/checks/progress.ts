@@ -16,7 +16,8 @@ interface Update {
 /**
  * Where a progress document's readiness disagrees with its rows: `isReady` is "every member can chat",
  * `learning` "ready members still learning", `fullyTrained` "every member can chat and none is learning",
- * members being retrained count in `training`, and `failed` is always 0.
+ * members being retrained count in `training`, `failed` is always 0, `startsNow` holds when nothing trains
+ * and at least one member and at least half of them can chat, and `leftOut` is the members in training.
  */
 export function readinessDisagreements(data: {
   members?: { update?: Update }[];
@@ -39,7 +40,11 @@ export function readinessDisagreements(data: {
   want("learning", learning, `${learning} members that can chat are learning in the background`);
   want("fullyTrained", isReady && learning === 0, `isReady is ${isReady} and ${learning} are learning`);
   want("training", training, `${training} members are queued or running`);
-  if (r.startsNow === true && training > 0) out.push(`readiness.startsNow is true while ${training} train`);
+  // A Study runs at once when nothing trains and at least one member, and at least half of them, answer;
+  // the members it would run without are those still being prepared.
+  const starts = training === 0 && canChat.length >= 1 && canChat.length * 2 >= rows.length;
+  want("startsNow", starts, `${training} train and ${canChat.length} of ${rows.length} members can chat`);
+  want("leftOut", training, `${training} members are still being prepared`);
   for (const u of rows)
     if (u.beingRepaired === true && u.trainingStatus !== "queued")
       out.push(`a member being repaired has trainingStatus ${u.trainingStatus}`);

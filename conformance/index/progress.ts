@@ -42,11 +42,16 @@ const PROGRESS: Record<string, Entry> = {
   "Every member can chat.": by("progress/readiness", READINESS),
   "A Study started now runs at once.": by("progress/readiness", "startsNow true while members train"),
   "It does when nothing is training and the members that failed for good are few enough to leave out (at least one Mind and at least half of the members still answer, or can no longer be retrained automatically); otherwise the Study waits.":
-    by("progress/readiness", "startsNow true while members train"),
+    by(
+      "progress/readiness",
+      "startsNow true while members train",
+      "startsNow false although nothing trains and every member can chat",
+    ),
   "A member whose last training attempt failed is reported as `queued` with `beingRepaired: true`, and is retrained automatically.":
     by("progress/readiness", "a member being repaired shows trainingStatus running"),
-  "Members still being prepared that a Study started now runs without; they join when ready.": unshown(
-    "Studies are not served by this interface, so which members one would run without is not shown",
+  "Members still being prepared that a Study started now runs without; they join when ready.": by(
+    "progress/readiness",
+    "leftOut counts none of the members still in training",
   ),
   "Ready members still learning from sources.": by("progress/readiness", READINESS),
   "Every member can chat and none is learning.": by(

@@ -338,6 +338,12 @@ export const SENTENCE_FAULTS_2: FaultCase[] = [
     "startsNow true while members train": editProgress((d) => {
       d.readiness.startsNow = true;
     }),
+    "startsNow false although nothing trains and every member can chat": editProgress((d) => {
+      if (d.readiness.training === 0 && d.readiness.isReady === true) d.readiness.startsNow = false;
+    }),
+    "leftOut counts none of the members still in training": editProgress((d) => {
+      d.readiness.leftOut = 0;
+    }),
     "fullyTrained while members still learn": editProgress((d) => {
       d.readiness.fullyTrained = d.readiness.isReady;
     }),
