@@ -109,7 +109,9 @@ describe("architecture", () => {
   it("gives every request stage its own tests", () => {
     const stages = files.filter((f) => /^src\/core\/stages\/[a-z-]+\.ts$/.test(f) && !f.endsWith(".test.ts"));
     const untested = stages.filter(
-      (f) => !["src/core/stages/index.ts", "src/core/stages/call.ts"].includes(f) && !files.includes(f.replace(/\.ts$/, ".test.ts")),
+      (f) =>
+        !["src/core/stages/index.ts", "src/core/stages/call.ts"].includes(f) &&
+        !files.includes(f.replace(/\.ts$/, ".test.ts")),
     );
     expect(stages.length).toBeGreaterThan(8);
     expect(untested).toEqual([]);
