@@ -5,7 +5,7 @@ export default defineConfig({
     include: [
       "src/**/*.test.ts",
       "scenarios/**/*.test.ts",
-      "fixtures/**/*.test.ts",
+      "generators/**/*.test.ts",
       "conformance/**/*.test.ts",
     ],
     testTimeout: 30_000,

@@ -71,7 +71,7 @@ export function summarizeProfile(target: string, top = 25): string {
   lines.push("", "incl ms   % busy  project function (self and callees)");
   const own = [...inclusive.entries()]
     // The bundle `npm start` runs (dist/) is project code too, under its own line numbers.
-    .filter(([name]) => / (src|scenarios|fixtures|bench|dist)\//.test(name))
+    .filter(([name]) => / (src|scenarios|generators|bench|dist)\//.test(name))
     .sort((a, b) => b[1] - a[1])
     .slice(0, top);
   for (const [name, us] of own) {

@@ -1,6 +1,6 @@
 /**
  * `npm run conformance -- --target URL [options]`: checks its arguments, reaches the target, then runs
- * every check against it with the kit's own runner (lib/runner.ts; no test framework needed). Exit 0:
+ * every check against it with the kit's own runner (lib/running/runner.ts; no test framework needed). Exit 0:
  * every check held; 1: at least one violation; 2: bad usage, bad config, target unreachable, or a world or
  * config that lacks what the chosen checks need; 3: incomplete (nothing checked, or most checks skipped).
  */
@@ -8,10 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { useContract } from "../src/contract/document.ts";
-import type { CoverageReport } from "./lib/coverage.ts";
-import { loadContract } from "./lib/load-contract.ts";
-import { reportsDir, userDir } from "./lib/paths.ts";
-import type { Reporter } from "./lib/runner.ts";
+import { loadContract } from "./lib/description/load-contract.ts";
 import {
   ConfigError,
   controlBaseOf,
@@ -22,7 +19,10 @@ import {
   type RunSettings,
   type TargetInfo,
   UnreachableError,
-} from "./lib/target.ts";
+} from "./lib/http/target.ts";
+import type { CoverageReport } from "./lib/reporting/coverage.ts";
+import { reportsDir, userDir } from "./lib/reporting/paths.ts";
+import type { Reporter } from "./lib/running/runner.ts";
 
 const USAGE = `Usage: audience-research-sim conformance --target URL [options]
        audience-research-sim conformance --config FILE [options]
@@ -76,11 +76,11 @@ deployment's plan), so the run is no pass.
 Reports: reports/conformance-violations.json and reports/conformance-coverage.json.
 `;
 
-class UsageError extends Error {}
+class OptionError extends Error {}
 
 const REPORTERS: readonly Reporter["name"][] = ["default", "verbose", "dot", "junit", "json", "html"];
 
-/** What the run itself takes (lib/target.ts), less the run ID made per run, plus how vitest reports it. */
+/** What the run itself takes (lib/http/target.ts), less the run ID made per run, plus how vitest reports it. */
 interface Options extends Omit<RunSettings, "runId"> {
   budget: { requests: number | null; ms: number | null };
   reporters: Reporter[];
@@ -94,7 +94,7 @@ interface Options extends Omit<RunSettings, "runId"> {
 function integer(name: string, raw: string | undefined, min: number): number | null {
   if (raw === undefined) return null;
   if (!/^\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw)))
-    throw new UsageError(`--${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
+    throw new OptionError(`--${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
 
@@ -132,7 +132,7 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
       },
     }));
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new OptionError((e as Error).message);
   }
   if (values.help) return "help";
   const merge = values["merge-coverage"] as string[] | undefined;
@@ -140,25 +140,25 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
   const target = (values.target as string | undefined) ?? null;
   const config = (values.config as string | undefined) ?? null;
   if (!target && !config)
-    throw new UsageError("give --target URL (a simulator) or --config FILE (a deployment)");
+    throw new OptionError("give --target URL (a simulator) or --config FILE (a deployment)");
   if (target && !/^https?:\/\/[^/\s]+/.test(target))
-    throw new UsageError(`--target must be an http(s) URL, got ${JSON.stringify(target)}`);
+    throw new OptionError(`--target must be an http(s) URL, got ${JSON.stringify(target)}`);
   const shardArg = (values.shard as string | undefined) ?? null;
   let shard: Options["shard"] = null;
   if (shardArg !== null) {
     const m = /^(\d+)\/(\d+)$/.exec(shardArg);
     if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2]))
-      throw new UsageError(`--shard must be I/N with 1 <= I <= N, got ${shardArg}`);
+      throw new OptionError(`--shard must be I/N with 1 <= I <= N, got ${shardArg}`);
     shard = { index: Number(m[1]), count: Number(m[2]) };
   }
   const reporters: Reporter[] = [];
   for (const r of (values.reporter as string[] | undefined) ?? []) {
     const [name, file] = r.split("=", 2) as [string, string | undefined];
     if (!REPORTERS.includes(name as Reporter["name"]))
-      throw new UsageError(`--reporter must be one of ${REPORTERS.join(", ")}, got ${JSON.stringify(name)}`);
+      throw new OptionError(`--reporter must be one of ${REPORTERS.join(", ")}, got ${JSON.stringify(name)}`);
     const needsFile = name === "junit" || name === "json" || name === "html";
     if (file && !needsFile)
-      throw new UsageError(`--reporter ${name} writes to the terminal and takes no file`);
+      throw new OptionError(`--reporter ${name} writes to the terminal and takes no file`);
     // A report path is the user's, relative to where they run the kit (not to the package).
     const path = needsFile
       ? resolve(userDir(), file ?? `reports/conformance-${name}.${name === "junit" ? "xml" : name}`)
@@ -203,7 +203,7 @@ function pattern(name: string, raw: string | undefined): string | null {
   try {
     new RegExp(raw);
   } catch (e) {
-    throw new UsageError(`${name} must be a regular expression: ${(e as Error).message}`);
+    throw new OptionError(`${name} must be a regular expression: ${(e as Error).message}`);
   }
   return raw;
 }
@@ -217,7 +217,7 @@ function timeBudget(values: Record<string, unknown>): number | null {
   const unit: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
   const ms = m ? Number(m[1]) * (unit[m[2] ?? "s"] as number) : Number.NaN;
   if (!Number.isSafeInteger(ms) || ms < 1)
-    throw new UsageError(
+    throw new OptionError(
       `--time-budget must be a duration such as 60s, 5m or 1h, got ${JSON.stringify(raw)}`,
     );
   return ms;
@@ -230,7 +230,7 @@ function scenarioOf(raw: string | undefined): string | object | null {
   try {
     return JSON.parse(readFileSync(resolve(userDir(), raw), "utf8")) as object;
   } catch (e) {
-    throw new UsageError(`--scenario ${raw}: ${(e as Error).message}`);
+    throw new OptionError(`--scenario ${raw}: ${(e as Error).message}`);
   }
 }
 
@@ -240,10 +240,10 @@ function readReplay(file: string): { file: string; check: string; seed: number |
   try {
     parsed = JSON.parse(readFileSync(file, "utf8"));
   } catch (e) {
-    throw new UsageError(`--replay ${file}: ${(e as Error).message}`);
+    throw new OptionError(`--replay ${file}: ${(e as Error).message}`);
   }
   if (typeof parsed.check !== "string" || !Array.isArray(parsed.steps))
-    throw new UsageError(`--replay ${file}: not a saved sequence (no check name or steps)`);
+    throw new OptionError(`--replay ${file}: not a saved sequence (no check name or steps)`);
   return { file, check: parsed.check, seed: typeof parsed.seed === "number" ? parsed.seed : null };
 }
 
@@ -272,7 +272,7 @@ async function preflight(o: Options): Promise<string> {
 
 /** Joins shard coverage reports into one; a file that is not a coverage report is exit 2. */
 async function mergeReports(files: string[]): Promise<number> {
-  const { formatCoverage, joinCoverage } = await import("./lib/coverage.ts");
+  const { formatCoverage, joinCoverage } = await import("./lib/reporting/coverage.ts");
   const reports: CoverageReport[] = [];
   for (const file of files) {
     try {
@@ -298,7 +298,7 @@ async function main(): Promise<number> {
   try {
     o = parse(process.argv.slice(2));
   } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
+    if (!(e instanceof OptionError)) throw e;
     process.stderr.write(`conformance: ${e.message}\n\n${USAGE}`);
     return 2;
   }
@@ -342,7 +342,7 @@ async function main(): Promise<number> {
   }
   // The checks and everything they derive from the contract load only now, after --contract took effect.
   const [{ runChecks, chooseChecks, lackingNeeds }, { allChecks }] = await Promise.all([
-    import("./lib/runner.ts"),
+    import("./lib/running/runner.ts"),
     import("./checks/index.ts"),
   ]);
   const selection = {

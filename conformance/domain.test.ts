@@ -1,4 +1,4 @@
 import { domainChecks } from "./checks/domain.ts";
-import { defineChecks } from "./lib/suite.ts";
+import { defineChecks } from "./lib/running/suite.ts";
 
 defineChecks("domain", domainChecks);

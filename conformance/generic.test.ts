@@ -1,4 +1,4 @@
 import { genericChecks } from "./checks/generic.ts";
-import { defineChecks } from "./lib/suite.ts";
+import { defineChecks } from "./lib/running/suite.ts";
 
 defineChecks("generic", genericChecks);

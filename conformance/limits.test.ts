@@ -1,4 +1,4 @@
 import { limitChecks } from "./checks/limits.ts";
-import { defineChecks } from "./lib/suite.ts";
+import { defineChecks } from "./lib/running/suite.ts";
 
 defineChecks("limits", limitChecks);

@@ -1,4 +1,4 @@
 import { rateLimitChecks } from "./checks/ratelimit.ts";
-import { defineChecks } from "./lib/suite.ts";
+import { defineChecks } from "./lib/running/suite.ts";
 
 defineChecks("rate limit", rateLimitChecks);

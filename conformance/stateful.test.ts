@@ -1,4 +1,4 @@
 import { statefulChecks } from "./checks/stateful.ts";
-import { defineChecks } from "./lib/suite.ts";
+import { defineChecks } from "./lib/running/suite.ts";
 
 defineChecks("stateful", statefulChecks);

@@ -1,4 +1,4 @@
 import { wireChecks } from "./checks/wire.ts";
-import { defineChecks } from "./lib/suite.ts";
+import { defineChecks } from "./lib/running/suite.ts";
 
 defineChecks("wire", wireChecks);

@@ -13,7 +13,7 @@ import {
   type PersonaFixture,
   type PersonaOptions,
   uuidOf,
-} from "../fixtures/index.ts";
+} from "../generators/index.ts";
 import type { Manifest } from "../src/core/manifest.ts";
 import { createRng, type Rng } from "../src/core/prng.ts";
 import type { BuiltScenario, PendingKey, Scenario } from "../src/core/scenario.ts";
@@ -181,7 +181,7 @@ export class ScenarioBuilder {
       missingRate?: number;
       /** Personas of this seed rather than the world's: the same people whatever the world's seed. */
       personaSeed?: number;
-      /** People of the field of work and country the topic names (scenario documents; fixtures/domains.ts). */
+      /** People of the field of work and country the topic names (scenario documents; generators/domains.ts). */
       fitTopic?: boolean;
     },
   ): MindRecord[] {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { FILTER_ATTRIBUTE_KEYS, isUploadedFileUrl } from "../fixtures/index.ts";
+import { FILTER_ATTRIBUTE_KEYS, isUploadedFileUrl } from "../generators/index.ts";
 import { memberCap, mindCap } from "../src/core/plans.ts";
 import type { BuiltScenario } from "../src/core/scenario.ts";
 import type { AudienceRecord, FormationRecord, MindRecord, UserRecord } from "../src/core/state.ts";

@@ -1,5 +1,5 @@
 /**
- * The default scenario: every handle of DESIGN.md, "The default scenario", with exactly the properties it
+ * The default scenario: every handle the README and the kit name (README, "Scenarios"), with exactly the properties it
  * states, plus a little more data where a tool benefits from it (a pending invitation, a Study).
  */
 

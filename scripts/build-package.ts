@@ -2,7 +2,7 @@
  * What the published package's `exports` serve: `.` (createSimulator) and `./msw` (createHandlers) as plain
  * JavaScript that Node and bundlers load without a TypeScript loader, and their type declarations. The
  * dependencies stay external (the package's `dependencies` and its `msw` peer); the contract and the
- * fixtures are JSON imports, inside. `npm pack` runs this (`prepack`) after `npm run build`.
+ * generators' data are JSON imports, inside. `npm pack` runs this (`prepack`) after `npm run build`.
  *
  * Usage: node scripts/build-package.ts
  */

@@ -1,5 +1,5 @@
 /**
- * Updates `conformance/lib/costs.json`, the requests each check spends per account in a quick run (the
+ * Updates `conformance/lib/planning/costs.json`, the requests each check spends per account in a quick run (the
  * planner of quick runs orders and fits checks by it), from the JSON report of a quick run against a
  * simulator whose rate limit is lifted, so that nothing is left out for the budget:
  *
@@ -11,7 +11,7 @@
  * Requests sent without a key (`none`) cost no account anything and are left out.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { accountOf } from "../conformance/lib/http.ts";
+import { accountOf } from "../conformance/lib/http/http.ts";
 
 const [file] = process.argv.slice(2);
 if (!file) {
@@ -21,7 +21,7 @@ if (!file) {
 const report = JSON.parse(readFileSync(file, "utf8")) as {
   checks: { name: string; status: string; requests: Record<string, number> }[];
 };
-const out = new URL("../conformance/lib/costs.json", import.meta.url);
+const out = new URL("../conformance/lib/planning/costs.json", import.meta.url);
 // Checks the report did not run keep their last measure.
 const costs = JSON.parse(readFileSync(out, "utf8")) as Record<string, Record<string, number>>;
 for (const c of report.checks) {
@@ -35,4 +35,6 @@ for (const c of report.checks) {
 }
 writeFileSync(out, `${JSON.stringify(costs, null, 2)}\n`);
 const measured = report.checks.filter((c) => c.status !== "skipped").length;
-console.log(`${measured} checks measured → conformance/lib/costs.json (${Object.keys(costs).length} in all)`);
+console.log(
+  `${measured} checks measured → conformance/lib/planning/costs.json (${Object.keys(costs).length} in all)`,
+);

@@ -9,7 +9,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const TREES = ["src", "conformance", "scenarios", "fixtures", "testing"];
+const TREES = ["src", "conformance", "scenarios", "generators", "testing"];
 const GENERATED = new Set(["src/contract/types.gen.ts", "scenarios/document/types.gen.ts"]);
 
 function sources(dir: string): string[] {

@@ -29,7 +29,7 @@ export {
   type ScenarioProblem,
   UnknownScenarioError,
 } from "./core/scenario.ts";
-export { SnapshotError } from "./core/snapshot.ts";
+export { SnapshotError } from "./persistence/snapshot.ts";
 
 /**
  * A simulator serving this package's resources. `scenario` is a built-in scenario's name, a scenario

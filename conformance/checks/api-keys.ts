@@ -2,9 +2,10 @@
  * API keys and identity: `auth/me`, secrets never listed, key management by plan and SSO, a deleted
  * key refused at once, deleting the key in use.
  */
-import { check } from "../lib/context.ts";
-import { deleteKeyLater, fresh, newKey, ok } from "../lib/helpers.ts";
-import type { Role } from "../lib/target.ts";
+
+import type { Role } from "../lib/http/target.ts";
+import { check } from "../lib/running/context.ts";
+import { deleteKeyLater, fresh, newKey, ok } from "../lib/running/helpers.ts";
 import { sortedDesc } from "./ordering.ts";
 
 export const identity = check("domain/identity", ["keys/me"], {

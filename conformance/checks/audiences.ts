@@ -2,10 +2,11 @@
  * Audiences: who may read them (roles, sharing fields, file-URL redaction), PUT rules, follow and
  * unfollow, duplicate and its idempotent replay, delete by the owner only.
  */
-import { check } from "../lib/context.ts";
-import { deleteAudienceLater, duplicator, ok, ownerOnMain } from "../lib/helpers.ts";
-import type { Exchange } from "../lib/http.ts";
-import type { Role } from "../lib/target.ts";
+
+import type { Exchange } from "../lib/http/http.ts";
+import type { Role } from "../lib/http/target.ts";
+import { check } from "../lib/running/context.ts";
+import { deleteAudienceLater, duplicator, ok, ownerOnMain } from "../lib/running/helpers.ts";
 
 export const visibility = check(
   "domain/audience-visibility",

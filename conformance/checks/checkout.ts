@@ -2,10 +2,10 @@
  * Hosted checkout (ACP): the strict body, idempotency keys, `API-Version`, sessions of their owner only.
  */
 import { LIMITS } from "../../src/contract/limits.ts";
-import { type CheckContext, check } from "../lib/context.ts";
-import { fresh, ok } from "../lib/helpers.ts";
-import type { Exchange } from "../lib/http.ts";
-import type { Role } from "../lib/target.ts";
+import type { Exchange } from "../lib/http/http.ts";
+import type { Role } from "../lib/http/target.ts";
+import { type CheckContext, check } from "../lib/running/context.ts";
+import { fresh, ok } from "../lib/running/helpers.ts";
 
 export const checkout = check(
   "domain/checkout",

@@ -4,8 +4,8 @@
  * through the two answers that show it: the other Audience's members, and adding it again (404 once it is
  * gone). The sandbox is two private copies, whose Minds are the duplicator's own.
  */
-import { check } from "../lib/context.ts";
-import { DUPLICATOR_NEEDS, duplicateAs, duplicator, fresh, memberIds } from "../lib/helpers.ts";
+import { check } from "../lib/running/context.ts";
+import { DUPLICATOR_NEEDS, duplicateAs, duplicator, fresh, memberIds } from "../lib/running/helpers.ts";
 
 export const deleteCascade = check("domain/audience-delete-cascade", ["audience/delete-cascade"], {
   needs: DUPLICATOR_NEEDS,

@@ -3,7 +3,7 @@
  * (api-keys, audiences, collaborators, members, filter-attributes, formations, progress, exports,
  * checkout, recalibrate, recalibration). This is the list the suite runs.
  */
-import type { CheckDef } from "../lib/context.ts";
+import type { CheckDef } from "../lib/running/context.ts";
 import { identity, keyAccess, keySecrets, selfDelete } from "./api-keys.ts";
 import {
   audienceDelete,

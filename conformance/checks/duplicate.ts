@@ -3,7 +3,9 @@
  * says it keeps (independent Minds, grounding, sources, Formations, validation history) and drops what it
  * drops (sharing, public links).
  */
-import { check } from "../lib/context.ts";
+
+import type { Role } from "../lib/http/target.ts";
+import { check } from "../lib/running/context.ts";
 import {
   DUPLICATOR_NEEDS,
   deleteAudienceLater,
@@ -12,8 +14,7 @@ import {
   fresh,
   memberIds,
   ok,
-} from "../lib/helpers.ts";
-import type { Role } from "../lib/target.ts";
+} from "../lib/running/helpers.ts";
 
 export const duplicateReplay = check(
   "domain/duplicate-replay",

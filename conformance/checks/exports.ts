@@ -1,7 +1,7 @@
 /**
  * Exports: the kinds and formats offered, a validation report only with a scored validation.
  */
-import { check } from "../lib/context.ts";
+import { check } from "../lib/running/context.ts";
 
 /** Every format the description names for each kind; the one it leaves out is a 400. */
 export const OFFERED_FORMATS = {

@@ -3,10 +3,10 @@
  */
 import fc from "fast-check";
 import { LIMITS } from "../../src/contract/limits.ts";
-import { type CheckContext, check } from "../lib/context.ts";
-import type { Exchange } from "../lib/http.ts";
-import type { RuleId } from "../lib/rules.ts";
-import type { Role } from "../lib/target.ts";
+import type { RuleId } from "../lib/description/rules.ts";
+import type { Exchange } from "../lib/http/http.ts";
+import type { Role } from "../lib/http/target.ts";
+import { type CheckContext, check } from "../lib/running/context.ts";
 import { sortedAsc } from "./ordering.ts";
 
 /**

@@ -4,10 +4,10 @@
  */
 import fc from "fast-check";
 import { LIMITS } from "../../src/contract/limits.ts";
-import { type CheckContext, check } from "../lib/context.ts";
-import { validate } from "../lib/contract.ts";
-import { hypothesis, memberIds } from "../lib/helpers.ts";
-import type { Exchange } from "../lib/http.ts";
+import { validate } from "../lib/description/contract.ts";
+import type { Exchange } from "../lib/http/http.ts";
+import { type CheckContext, check } from "../lib/running/context.ts";
+import { hypothesis, memberIds } from "../lib/running/helpers.ts";
 
 export const formationPages = check("domain/formation-pagination", ["formations/pagination"], {
   title:

@@ -4,14 +4,20 @@
  * Content-Type, envelope, rate-limit headers, never 5xx).
  */
 import fc from "fast-check";
-import { breakOne, mutations, NOT_AN_OBJECT, NOT_JSON, validBody } from "../lib/arbitraries.ts";
-import { type CheckContext, type CheckDef, check } from "../lib/context.ts";
-import { isAcp, isV1, type Operation, operations, resolve } from "../lib/contract.ts";
-import type { Exchange } from "../lib/http.ts";
-import { hasShape, malformedArb, type PathParams, realParams, unknownArb } from "../lib/resources.ts";
-import type { RuleId } from "../lib/rules.ts";
-import { fingerprint } from "../lib/state.ts";
-import type { Role } from "../lib/target.ts";
+import { isAcp, isV1, type Operation, operations, resolve } from "../lib/description/contract.ts";
+import type { RuleId } from "../lib/description/rules.ts";
+import type { Exchange } from "../lib/http/http.ts";
+import type { Role } from "../lib/http/target.ts";
+import { breakOne, mutations, NOT_AN_OBJECT, NOT_JSON, validBody } from "../lib/properties/arbitraries.ts";
+import {
+  hasShape,
+  malformedArb,
+  type PathParams,
+  realParams,
+  unknownArb,
+} from "../lib/properties/resources.ts";
+import { fingerprint } from "../lib/properties/state.ts";
+import { type CheckContext, type CheckDef, check } from "../lib/running/context.ts";
 import { wrongMethod } from "./methods.ts";
 import { optionalBodies } from "./optional-bodies.ts";
 

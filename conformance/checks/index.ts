@@ -1,5 +1,5 @@
 /** Every check of the kit, in the order the suite's files run them. */
-import type { CheckDef } from "../lib/context.ts";
+import type { CheckDef } from "../lib/running/context.ts";
 import { domainChecks } from "./domain.ts";
 import { genericChecks } from "./generic.ts";
 import { limitChecks } from "./limits.ts";

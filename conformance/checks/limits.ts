@@ -4,8 +4,8 @@
  */
 import fc from "fast-check";
 import { LIMITS } from "../../src/contract/limits.ts";
-import { type CheckContext, type CheckDef, check } from "../lib/context.ts";
-import { operations } from "../lib/contract.ts";
+import { operations } from "../lib/description/contract.ts";
+import { type CheckContext, type CheckDef, check } from "../lib/running/context.ts";
 import {
   DUPLICATOR_NEEDS,
   deleteFormationLater,
@@ -19,7 +19,7 @@ import {
   ownerOnMain,
   padded,
   removeMemberLater,
-} from "../lib/helpers.ts";
+} from "../lib/running/helpers.ts";
 import { memberCapBoundary, previewSoftWarn } from "./thresholds.ts";
 
 // Every number below is the contract's (src/contract/limits.ts): change the contract and the checks follow.

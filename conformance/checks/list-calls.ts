@@ -4,10 +4,11 @@
  * is the first one again, and the Audience whose Formations and collaborators were listed keeps its
  * `updatedAt`.
  */
-import { check } from "../lib/context.ts";
-import { deleteKeyLater, newKey } from "../lib/helpers.ts";
-import type { Exchange } from "../lib/http.ts";
-import { fingerprint } from "../lib/state.ts";
+
+import type { Exchange } from "../lib/http/http.ts";
+import { fingerprint } from "../lib/properties/state.ts";
+import { check } from "../lib/running/context.ts";
+import { deleteKeyLater, newKey } from "../lib/running/helpers.ts";
 
 interface KeyRow {
   id: string;

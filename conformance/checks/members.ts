@@ -1,9 +1,10 @@
 /**
  * Members: owner only, `added` counts distinct IDs, `mindId` wins, the plan's member cap.
  */
-import { check } from "../lib/context.ts";
-import { memberIds, ok, removeMemberLater } from "../lib/helpers.ts";
-import type { Role } from "../lib/target.ts";
+
+import type { Role } from "../lib/http/target.ts";
+import { check } from "../lib/running/context.ts";
+import { memberIds, ok, removeMemberLater } from "../lib/running/helpers.ts";
 
 export const membersRules = check("domain/members", ["members/add-rules"], {
   needs: {

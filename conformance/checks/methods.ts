@@ -2,9 +2,10 @@
  * A method a path does not serve: answered with a 4xx in the error envelope (405 with `Allow` naming the
  * methods it does serve, per RFC 9110), and it changes nothing, not even when it carries a valid body.
  */
-import { check } from "../lib/context.ts";
-import { envelopeProblems, operations } from "../lib/contract.ts";
-import { realParams } from "../lib/resources.ts";
+
+import { envelopeProblems, operations } from "../lib/description/contract.ts";
+import { realParams } from "../lib/properties/resources.ts";
+import { check } from "../lib/running/context.ts";
 
 const METHODS = ["GET", "PUT", "POST", "DELETE", "PATCH"] as const;
 

@@ -3,10 +3,17 @@
  * description: "Optional; an empty body is accepted."). Read from openapi.json, so a body made optional
  * later is covered with no change here. What a call makes (a key, a copy) is deleted after the check.
  */
-import { check } from "../lib/context.ts";
-import { operations } from "../lib/contract.ts";
-import { DUPLICATOR_NEEDS, deleteAudienceLater, deleteKeyLater, duplicator, ok } from "../lib/helpers.ts";
-import { realParams } from "../lib/resources.ts";
+
+import { operations } from "../lib/description/contract.ts";
+import { realParams } from "../lib/properties/resources.ts";
+import { check } from "../lib/running/context.ts";
+import {
+  DUPLICATOR_NEEDS,
+  deleteAudienceLater,
+  deleteKeyLater,
+  duplicator,
+  ok,
+} from "../lib/running/helpers.ts";
 
 export const optionalBodies = check("generic/optional-bodies", ["input/optional-body"], {
   needs: { roles: ["owner", ...(DUPLICATOR_NEEDS.roles ?? [])], audiences: ["main", "public"] },

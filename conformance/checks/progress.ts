@@ -2,9 +2,10 @@
  * Progress: the readiness arithmetic the description defines, and that the summary agrees with the member
  * rows above it, also while members that a recalibration added are still training.
  */
-import { check } from "../lib/context.ts";
-import { teammateCopy } from "../lib/helpers.ts";
-import type { Exchange } from "../lib/http.ts";
+
+import type { Exchange } from "../lib/http/http.ts";
+import { check } from "../lib/running/context.ts";
+import { teammateCopy } from "../lib/running/helpers.ts";
 
 interface Update {
   readyToChat?: boolean;

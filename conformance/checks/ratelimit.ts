@@ -3,9 +3,10 @@
  * the config), going past it yields 429 with Retry-After, other accounts are unaffected, and the window
  * recovers.
  */
-import { type CheckContext, type CheckDef, check } from "../lib/context.ts";
-import type { Credentials, Exchange } from "../lib/http.ts";
-import type { Role } from "../lib/target.ts";
+
+import type { Credentials, Exchange } from "../lib/http/http.ts";
+import type { Role } from "../lib/http/target.ts";
+import { type CheckContext, type CheckDef, check } from "../lib/running/context.ts";
 
 const SIM_LIMIT = 5;
 

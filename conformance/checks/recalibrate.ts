@@ -2,10 +2,10 @@
  * Recalibration: replays of a request key, and the limit on pending edits.
  */
 import { LIMITS } from "../../src/contract/limits.ts";
-import { type CheckContext, check } from "../lib/context.ts";
-import { fresh, teammateCopy } from "../lib/helpers.ts";
-import type { Exchange } from "../lib/http.ts";
-import type { RuleId } from "../lib/rules.ts";
+import type { RuleId } from "../lib/description/rules.ts";
+import type { Exchange } from "../lib/http/http.ts";
+import { type CheckContext, check } from "../lib/running/context.ts";
+import { fresh, teammateCopy } from "../lib/running/helpers.ts";
 
 interface Sandbox {
   audienceId: string;

@@ -3,7 +3,7 @@
  * prefix, to the Audience's readers only, and moves with time from queued to a terminal state that a
  * replay of the request key agrees with.
  */
-import type { Exchange } from "../lib/http.ts";
+import type { Exchange } from "../lib/http/http.ts";
 import { sandboxCheck } from "./recalibrate.ts";
 
 const ORDER = ["queued", "running", "completed", "failed"];

@@ -4,8 +4,8 @@
  * (false at 49 members, true at 50).
  */
 import { LIMITS } from "../../src/contract/limits.ts";
-import { type CheckContext, check } from "../lib/context.ts";
-import { memberIds } from "../lib/helpers.ts";
+import { type CheckContext, check } from "../lib/running/context.ts";
+import { memberIds } from "../lib/running/helpers.ts";
 
 export const memberCapBoundary = check("limits/member-cap-boundary", ["members/plan-cap"], {
   title: "one below the member cap: the member that reaches the cap is added, the next one is 403 PLAN_LIMIT",

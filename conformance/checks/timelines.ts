@@ -3,9 +3,10 @@
  * downloaded, and Go deeper research through its stages. On the simulator the kit moves the virtual clock;
  * against a deployment it polls within `pollTimeoutMs`, and a budget that runs out skips the check.
  */
-import { check } from "../lib/context.ts";
-import { teammateCopy } from "../lib/helpers.ts";
-import type { Exchange } from "../lib/http.ts";
+
+import type { Exchange } from "../lib/http/http.ts";
+import { check } from "../lib/running/context.ts";
+import { teammateCopy } from "../lib/running/helpers.ts";
 import { readinessDisagreements } from "./progress.ts";
 
 export const exportJob = check("domain/export-job", ["exports/job"], {

@@ -1,14 +1,14 @@
 /**
  * Checks below the HTTP client: what a server's HTTP layer answers before any handler runs, and whether
  * it serves every request the contract allows however its characters encode. Sent on raw sockets
- * (conformance/lib/wire.ts), since no client library sends a request without Host.
+ * (conformance/lib/http/wire.ts), since no client library sends a request without Host.
  */
 import { LIMITS } from "../../src/contract/limits.ts";
 import { MAX_REQUEST_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "../../src/contract/request-size.ts";
-import { type CheckContext, type CheckDef, check } from "../lib/context.ts";
-import { envelopeProblems } from "../lib/contract.ts";
-import type { RuleId } from "../lib/rules.ts";
-import { sendRaw, type WireAnswer } from "../lib/wire.ts";
+import { envelopeProblems } from "../lib/description/contract.ts";
+import type { RuleId } from "../lib/description/rules.ts";
+import { sendRaw, type WireAnswer } from "../lib/http/wire.ts";
+import { type CheckContext, type CheckDef, check } from "../lib/running/context.ts";
 
 const MAX = LIMITS.filtersChars;
 

@@ -4,9 +4,9 @@
  * shows. `--replay FILE` runs a saved failing sequence instead of drawing new ones.
  */
 import { LIMITS } from "../../src/contract/limits.ts";
-import { type CheckContext, check } from "../lib/context.ts";
-import { accountOf } from "../lib/http.ts";
-import type { Role } from "../lib/target.ts";
+import { accountOf } from "../lib/http/http.ts";
+import type { Role } from "../lib/http/target.ts";
+import { type CheckContext, check } from "../lib/running/context.ts";
 import { loadSequence, type ShrinkBudget, WorldRunner } from "../world/run.ts";
 import type { Cast, Step } from "../world/steps.ts";
 

@@ -3,7 +3,7 @@
  * it, or why nothing can. Entries are keyed by the sentence's words, so a sentence the contract repeats
  * (a 404's "The Audience does not exist or is not visible to the caller.") is judged once, everywhere.
  */
-import type { RuleId } from "../lib/rules.ts";
+import type { RuleId } from "../lib/description/rules.ts";
 
 /** Why a sentence has no check, tagged by `code` (the reasons a reader can weigh). */
 export type Reason =
@@ -26,7 +26,7 @@ export type Reason =
 
 export interface Judged {
   code: "judged";
-  /** The catalogue rules (lib/rules.ts) whose checks judge the sentence. */
+  /** The catalogue rules (lib/description/rules.ts) whose checks judge the sentence. */
   rules: readonly RuleId[];
   /** Self-test faults (by name) that break the sentence; each must be reported by a check of `rules`. */
   faults: readonly string[];

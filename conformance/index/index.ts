@@ -4,7 +4,7 @@
  * (self-test) fails on a sentence without an entry, an entry without its sentence, and a fault that does
  * not exist or is reported by a check of other rules; the coverage report counts sentences by it.
  */
-import { contractSentences, type Sentence } from "../lib/sentences.ts";
+import { contractSentences, type Sentence } from "../lib/description/sentences.ts";
 import { AUDIENCE_SENTENCES } from "./audiences.ts";
 import { CHECKOUT_SENTENCES } from "./checkout.ts";
 import { DOCUMENT_SENTENCES } from "./document.ts";

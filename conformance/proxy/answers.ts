@@ -10,10 +10,10 @@ import { OFFERED_FORMATS } from "../checks/exports.ts";
 import { countryProblems, filterShapeProblems } from "../checks/filter-attributes.ts";
 import { sortedAsc, sortedDesc } from "../checks/ordering.ts";
 import { readinessDisagreements } from "../checks/progress.ts";
-import { ruleText } from "../lib/context.ts";
-import type { Exchange } from "../lib/http.ts";
-import { type Violation, violation } from "../lib/report.ts";
-import type { RuleId } from "../lib/rules.ts";
+import type { RuleId } from "../lib/description/rules.ts";
+import type { Exchange } from "../lib/http/http.ts";
+import { type Violation, violation } from "../lib/reporting/report.ts";
+import { ruleText } from "../lib/running/context.ts";
 
 type Judged = (ex: Exchange) => [RuleId, string][];
 

@@ -8,10 +8,10 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { Exchange } from "../lib/http.ts";
-import { userDir } from "../lib/paths.ts";
-import { matchOperation } from "../lib/requests.ts";
-import { ConfigError, loadConfig } from "../lib/target.ts";
+import { Exchange } from "../lib/http/http.ts";
+import { matchOperation } from "../lib/http/requests.ts";
+import { ConfigError, loadConfig } from "../lib/http/target.ts";
+import { userDir } from "../lib/reporting/paths.ts";
 import { Recorder } from "./record.ts";
 import { hash } from "./sequences.ts";
 

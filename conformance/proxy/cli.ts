@@ -9,9 +9,9 @@ import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { useContract } from "../../src/contract/document.ts";
-import { paint } from "../lib/colour.ts";
-import { loadContract } from "../lib/load-contract.ts";
-import { userDir } from "../lib/paths.ts";
+import { loadContract } from "../lib/description/load-contract.ts";
+import { paint } from "../lib/reporting/colour.ts";
+import { userDir } from "../lib/reporting/paths.ts";
 import type { ProxyOptions } from "./proxy.ts";
 
 const USAGE = `Usage: audience-research-sim proxy --upstream URL [options]

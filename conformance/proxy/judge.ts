@@ -1,23 +1,23 @@
 /**
  * What the validating proxy makes of each exchange it forwards, with the kit's own code: the request's
- * rules (lib/requests.ts), the response's (lib/contract.ts, the same every exchange of a kit run is held
+ * rules (lib/http/requests.ts), the response's (lib/description/contract.ts, the same every exchange of a kit run is held
  * to) and the rules a key's sequence shows (sequences.ts). It keeps the run's account for the reports:
  * operations used, statuses met, violations by rule, and how the client behaved. Bodies are kept only as
  * the violations' excerpts, with keys redacted.
  */
 
 import { streamProblems } from "../checks/formations.ts";
-import { ruleText } from "../lib/context.ts";
 import {
   envelopeProblems,
   type Operation,
   operationsById,
   responseViolations,
   validate,
-} from "../lib/contract.ts";
-import { Exchange } from "../lib/http.ts";
-import { type Violation, violation } from "../lib/report.ts";
-import { isJsonMediaType, type Match, matchOperation, requestViolations } from "../lib/requests.ts";
+} from "../lib/description/contract.ts";
+import { Exchange } from "../lib/http/http.ts";
+import { isJsonMediaType, type Match, matchOperation, requestViolations } from "../lib/http/requests.ts";
+import { type Violation, violation } from "../lib/reporting/report.ts";
+import { ruleText } from "../lib/running/context.ts";
 import { answerProblems } from "./answers.ts";
 import type { Recorder } from "./record.ts";
 import { hash, type IntegrationTally, type Party, Sequences } from "./sequences.ts";

@@ -2,7 +2,7 @@
  * The proxy's report as JUnit XML for CI: one test case per rule the traffic was judged by, failed with
  * every violation of it; a test case per operation used, so that a clean run still says what it covered.
  */
-import { escapeMarkup as xml } from "../lib/markup.ts";
+import { escapeMarkup as xml } from "../lib/reporting/markup.ts";
 import type { ProxyReport } from "./judge.ts";
 
 export function junitOf(r: ProxyReport): string {

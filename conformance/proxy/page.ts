@@ -7,9 +7,9 @@
  * that the browser's request for one is not forwarded to the upstream and counted as traffic.
  */
 
-import { operations } from "../lib/contract.ts";
-import { bar, CSS, card, violationRows } from "../lib/html-report.ts";
-import { escapeMarkup as esc } from "../lib/markup.ts";
+import { operations } from "../lib/description/contract.ts";
+import { bar, CSS, card, violationRows } from "../lib/reporting/html-report.ts";
+import { escapeMarkup as esc } from "../lib/reporting/markup.ts";
 import type { ProxyReport } from "./judge.ts";
 
 export function renderProxyPage(r: ProxyReport, live = true): string {

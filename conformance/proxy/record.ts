@@ -14,9 +14,9 @@ import type {
   ScenarioDocument,
   User,
 } from "../../scenarios/document/types.gen.ts";
-import { schemaAt } from "../lib/contract.ts";
-import type { Exchange } from "../lib/http.ts";
-import type { Match } from "../lib/requests.ts";
+import { schemaAt } from "../lib/description/contract.ts";
+import type { Exchange } from "../lib/http/http.ts";
+import type { Match } from "../lib/http/requests.ts";
 
 type Json = Record<string, unknown>;
 type Plan = NonNullable<User["plan"]>;

@@ -3,7 +3,7 @@
  * exchange (or one key's sequence of them) cannot show it. The README's table is these rows
  * (`proxyRuleRows`); a self-test keeps the two alike and fails on a catalogue rule missing here.
  */
-import type { RuleId } from "../lib/rules.ts";
+import type { RuleId } from "../lib/description/rules.ts";
 
 type Row = { judged: string } | { not: string };
 

@@ -9,10 +9,10 @@
  */
 import { createHash } from "node:crypto";
 import { LIMITS } from "../../src/contract/limits.ts";
-import { ruleText } from "../lib/context.ts";
-import type { Exchange } from "../lib/http.ts";
-import { type Violation, violation } from "../lib/report.ts";
-import type { RuleId } from "../lib/rules.ts";
+import type { RuleId } from "../lib/description/rules.ts";
+import type { Exchange } from "../lib/http/http.ts";
+import { type Violation, violation } from "../lib/reporting/report.ts";
+import { ruleText } from "../lib/running/context.ts";
 
 /** Who a finding is about: the server's answers, or the client's behaviour. */
 export type Party = "server" | "client";

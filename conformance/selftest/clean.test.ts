@@ -1,7 +1,7 @@
 /** The unbroken simulator passes every check clean: no false alarms. */
 import { expect, it } from "vitest";
 import { allChecks } from "../checks/index.ts";
-import { formatViolations } from "../lib/report.ts";
+import { formatViolations } from "../lib/reporting/report.ts";
 import { brokenServer, runAll } from "./harness.ts";
 
 it("the simulator as it is passes every check", async () => {

@@ -1,7 +1,7 @@
 /** What a stateful check cannot put back is reported at the end, never silently left on the target. */
 import { expect, it } from "vitest";
 import { world } from "../checks/world.ts";
-import { runCheck } from "../lib/context.ts";
+import { runCheck } from "../lib/running/context.ts";
 import { bodyOf, is, withBody } from "./fault-kit.ts";
 import { brokenServer } from "./harness.ts";
 

@@ -185,7 +185,7 @@ describe("the conformance command line", () => {
   });
 
   it("refuses a config that lacks what the chosen checks need, naming it, before anything runs", async () => {
-    const { configOf } = await import("../lib/config-of.ts");
+    const { configOf } = await import("../lib/planning/config-of.ts");
     const manifest = await (await fetch(`${clean.info.baseUrl}/__sim/manifest`)).json();
     const config = configOf(manifest, clean.info.baseUrl) as { keys: Record<string, string> };
     delete config.keys.outsider;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { paint } from "../lib/colour.ts";
+import { paint } from "../lib/reporting/colour.ts";
 
 describe("colour in the terminal report", () => {
   it.each([

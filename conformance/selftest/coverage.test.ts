@@ -1,6 +1,6 @@
 /** Shard coverage joins into what one run over everything would have reported. */
 import { expect, it } from "vitest";
-import { joinCoverage, mergeCoverage } from "../lib/coverage.ts";
+import { joinCoverage, mergeCoverage } from "../lib/reporting/coverage.ts";
 
 it("joining two shards' reports equals the report of both shards' fragments", () => {
   const a = { statuses: { getMe: [200], listApiKeys: [200] }, limits: [], transitions: ["apiKey: ∅→live"] };

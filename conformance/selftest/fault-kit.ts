@@ -1,5 +1,5 @@
 /** What every fault case is, and the helpers several of them use to break a request or an answer. */
-import type { CheckDef } from "../lib/context.ts";
+import type { CheckDef } from "../lib/running/context.ts";
 import { editJson, type Fault, type FaultEnv, type HttpLayer, pathOf } from "./harness.ts";
 
 export interface FaultCase {

@@ -20,7 +20,7 @@ import { recalibrationStatus } from "../checks/recalibration.ts";
 import { researchStages } from "../checks/timelines.ts";
 import { requestSize } from "../checks/wire.ts";
 import { world } from "../checks/world.ts";
-import { schemaAt } from "../lib/contract.ts";
+import { schemaAt } from "../lib/description/contract.ts";
 import {
   AUD,
   asCaller,

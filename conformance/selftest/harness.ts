@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { startServer } from "../../src/node/server.ts";
 import { createSimulator, type Simulator } from "../../src/simulator.ts";
-import { configOf } from "../lib/config-of.ts";
-import { type CheckDef, type RunOptions, runCheck, UNDECLARED_RULE } from "../lib/context.ts";
-import type { Violation } from "../lib/report.ts";
-import { discover, type TargetInfo } from "../lib/target.ts";
+import { discover, type TargetInfo } from "../lib/http/target.ts";
+import { configOf } from "../lib/planning/config-of.ts";
+import type { Violation } from "../lib/reporting/report.ts";
+import { type CheckDef, type RunOptions, runCheck, UNDECLARED_RULE } from "../lib/running/context.ts";
 
 export interface FaultEnv {
   sim: Simulator;

@@ -12,7 +12,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { launchChromium } from "../../testing/chromium.ts";
 import { allChecks } from "../checks/index.ts";
-import { runChecks } from "../lib/runner.ts";
+import { runChecks } from "../lib/running/runner.ts";
 import { WORLD_FAULTS } from "./faults-world.ts";
 import { type BrokenServer, brokenServer } from "./harness.ts";
 

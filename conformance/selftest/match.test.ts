@@ -1,12 +1,12 @@
 /**
- * The kit's own operation matching (lib/match.ts) agrees with the simulator's router on every path the
+ * The kit's own operation matching (lib/http/match.ts) agrees with the simulator's router on every path the
  * contract has, under every prefix, for every method; and says what the description says where it matters:
  * a concrete path before a templated one, a HEAD as the GET of its path, the methods a path serves.
  */
 import { describe, expect, it } from "vitest";
 import { operations } from "../../src/contract/operations.ts";
 import { Router } from "../../src/core/router.ts";
-import { matchPath } from "../lib/match.ts";
+import { matchPath } from "../lib/http/match.ts";
 
 const router = new Router(operations);
 const ID = "3f0c2f4e-9d1b-4c55-8e0a-2a7b6c1d9e01";

@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../src/contract/limits.ts";
 import { allChecks } from "../checks/index.ts";
-import { skipReason } from "../lib/context.ts";
-import { accountOf } from "../lib/http.ts";
-import { costOf, isMeasured, planRun } from "../lib/plan.ts";
-import type { TargetInfo } from "../lib/target.ts";
+import { accountOf } from "../lib/http/http.ts";
+import type { TargetInfo } from "../lib/http/target.ts";
+import { costOf, isMeasured, planRun } from "../lib/planning/budget.ts";
+import { skipReason } from "../lib/running/context.ts";
 import { type BrokenServer, brokenServer } from "./harness.ts";
 
 let server: BrokenServer;

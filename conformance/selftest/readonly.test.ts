@@ -5,8 +5,8 @@
  */
 import { expect, it } from "vitest";
 import { allChecks } from "../checks/index.ts";
-import { runCheck, skipReason } from "../lib/context.ts";
-import { formatViolations } from "../lib/report.ts";
+import { formatViolations } from "../lib/reporting/report.ts";
+import { runCheck, skipReason } from "../lib/running/context.ts";
 import { brokenServer } from "./harness.ts";
 
 type Tables = Record<string, unknown[]>;

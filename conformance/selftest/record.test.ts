@@ -4,7 +4,7 @@
  */
 import { expect, it } from "vitest";
 import { createSimulator } from "../../src/simulator.ts";
-import { configOf } from "../lib/config-of.ts";
+import { configOf } from "../lib/planning/config-of.ts";
 import { capture } from "../proxy/capture.ts";
 import { serveProxy } from "../proxy/host.ts";
 import { brokenServer } from "./harness.ts";

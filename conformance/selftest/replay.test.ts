@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { world } from "../checks/world.ts";
-import { runCheck } from "../lib/context.ts";
+import { runCheck } from "../lib/running/context.ts";
 import { WORLD_FAULTS } from "./faults-world.ts";
 import { brokenServer } from "./harness.ts";
 

@@ -1,7 +1,7 @@
 /** Every rule of the catalogue is covered by a check, and every check names only rules that exist. */
 import { expect, it } from "vitest";
 import { allChecks } from "../checks/index.ts";
-import { RULES, type RuleId, ruleSection } from "../lib/rules.ts";
+import { RULES, type RuleId, ruleSection } from "../lib/description/rules.ts";
 
 it("every rule of the description's catalogue has a check", () => {
   const covered = new Set(allChecks.flatMap((c) => c.rules));

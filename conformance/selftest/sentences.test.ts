@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { INDEX_PARTS, indexSentences, SENTENCE_INDEX } from "../index/index.ts";
-import { contract } from "../lib/contract.ts";
+import { contract } from "../lib/description/contract.ts";
 import { FAULTS } from "./faults.ts";
 import { SIMULATOR_ONLY } from "./simulator-only.ts";
 

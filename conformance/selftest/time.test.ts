@@ -6,8 +6,8 @@
  */
 import { expect, it } from "vitest";
 import { exportJob } from "../checks/timelines.ts";
-import { runCheck } from "../lib/context.ts";
-import { deadlinesOf } from "../lib/deadlines.ts";
+import { deadlinesOf } from "../lib/description/deadlines.ts";
+import { runCheck } from "../lib/running/context.ts";
 import { SEQUENCE_FAULTS } from "./faults-sequences.ts";
 import { brokenServer } from "./harness.ts";
 

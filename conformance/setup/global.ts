@@ -6,11 +6,11 @@
  */
 import { rmSync } from "node:fs";
 import type { TestProject } from "vitest/node";
-import { type CoverageFragment, readFragments } from "../lib/coverage.ts";
-import { finishRun } from "../lib/finish.ts";
-import { fragmentsDir } from "../lib/paths.ts";
-import type { Violation } from "../lib/report.ts";
-import { discover, settingsFromEnv } from "../lib/target.ts";
+import { discover, settingsFromEnv } from "../lib/http/target.ts";
+import { type CoverageFragment, readFragments } from "../lib/reporting/coverage.ts";
+import { fragmentsDir } from "../lib/reporting/paths.ts";
+import type { Violation } from "../lib/reporting/report.ts";
+import { finishRun } from "../lib/running/finish.ts";
 
 const OWN_SUITE_SEED = 20261125;
 

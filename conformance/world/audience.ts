@@ -3,9 +3,10 @@
  * its members. After every change the model re-reads the Audience where the change shows: each role's
  * view under both prefixes, the member list, the counts, the filter attributes, progress and Formations.
  */
-import type { CheckContext } from "../lib/context.ts";
-import type { Exchange } from "../lib/http.ts";
-import type { Role } from "../lib/target.ts";
+
+import type { Exchange } from "../lib/http/http.ts";
+import type { Role } from "../lib/http/target.ts";
+import type { CheckContext } from "../lib/running/context.ts";
 import { canEdit, canView, isCollaborator, memberRole, pick, type World } from "./model.ts";
 import type { Cast, Flag, Step } from "./steps.ts";
 

@@ -3,8 +3,8 @@
  * session moves only by cancel and complete, and an idempotency key replays its session, never another's
  * and never a second one for a different purchase.
  */
-import type { CheckContext } from "../lib/context.ts";
-import { fresh } from "../lib/helpers.ts";
+import type { CheckContext } from "../lib/running/context.ts";
+import { fresh } from "../lib/running/helpers.ts";
 import type { SessionRec, World } from "./model.ts";
 import type { Cast, Step } from "./steps.ts";
 

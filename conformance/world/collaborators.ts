@@ -3,7 +3,7 @@
  * one loses access at once, everywhere the model looks (the views, edits, Formations). Removal cannot be
  * undone through the API, so the runner resets the simulator after a sequence that removed someone.
  */
-import type { CheckContext } from "../lib/context.ts";
+import type { CheckContext } from "../lib/running/context.ts";
 import { canView, isListedCollaborator, isManager, type World } from "./model.ts";
 import type { Cast, Step } from "./steps.ts";
 

@@ -3,8 +3,8 @@
  * Who may read, delete and recompute each follows from who made it and who the caller is now (sharing
  * flags change in the same sequence), and listings page without phantom rows or pages.
  */
-import type { CheckContext } from "../lib/context.ts";
-import { hypothesis } from "../lib/helpers.ts";
+import type { CheckContext } from "../lib/running/context.ts";
+import { hypothesis } from "../lib/running/helpers.ts";
 import {
   canMutateFormation,
   canSeeFormation,

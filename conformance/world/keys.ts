@@ -2,9 +2,10 @@
  * API keys of two accounts: created, used on every v1 prefix, listed and deleted in any order. A key
  * belongs to one account only: the other account can neither list nor delete it.
  */
-import type { CheckContext } from "../lib/context.ts";
-import { fresh } from "../lib/helpers.ts";
-import type { Role } from "../lib/target.ts";
+
+import type { Role } from "../lib/http/target.ts";
+import type { CheckContext } from "../lib/running/context.ts";
+import { fresh } from "../lib/running/helpers.ts";
 import { type KeyRec, liveKeys, pick, type World } from "./model.ts";
 import type { Cast, Step } from "./steps.ts";
 

@@ -4,7 +4,7 @@
  * Every command updates it and every answer is judged against it; the rules below are the description's,
  * written once, so that each command and each re-read asks the same question the same way.
  */
-import type { Role } from "../lib/target.ts";
+import type { Role } from "../lib/http/target.ts";
 
 export interface KeyRec {
   id: string;
@@ -53,7 +53,7 @@ export interface World {
   copies: { id: string; by: Role }[];
 }
 
-/** The roles of the default scenario as they stand to the Audience `main` (DESIGN.md). */
+/** The roles of the default scenario as they stand to the Audience `main` (scenarios/default.ts). */
 const DIRECT: Partial<Record<Role, "owner" | "admin" | "member">> = {
   owner: "owner",
   admin: "admin",

@@ -8,11 +8,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import fc from "fast-check";
-import type { CheckContext } from "../lib/context.ts";
-import type { Exchange } from "../lib/http.ts";
-import { reportsDir } from "../lib/paths.ts";
-import { curlFor, type Violation } from "../lib/report.ts";
-import type { Role } from "../lib/target.ts";
+import type { Exchange } from "../lib/http/http.ts";
+import type { Role } from "../lib/http/target.ts";
+import { reportsDir } from "../lib/reporting/paths.ts";
+import { curlFor, type Violation } from "../lib/reporting/report.ts";
+import type { CheckContext } from "../lib/running/context.ts";
 import {
   addMembers,
   deleteAudience,

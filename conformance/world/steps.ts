@@ -4,7 +4,7 @@
  * the model holds when the step runs, so every step means something in every state.
  */
 import fc from "fast-check";
-import type { Role } from "../lib/target.ts";
+import type { Role } from "../lib/http/target.ts";
 
 /** A flag as PUT sends it: a boolean, or the opposite value as a string (which must change nothing). */
 export type Flag = boolean | "string";

@@ -2,7 +2,7 @@
  * The Audience parts of a scenario document (Audiences, their members and collaborators, Formations,
  * Studies) and the checks over the finished world: what the description allows an account to hold.
  */
-import { countryOf, domainOf } from "../../fixtures/domains.ts";
+import { countryOf, domainOf } from "../../generators/domains.ts";
 import { LIMITS } from "../../src/contract/limits.ts";
 import type { PeoplePlacement } from "../../src/core/manifest.ts";
 import { memberCap, mindCap } from "../../src/core/plans.ts";

@@ -6,7 +6,7 @@
  *
  * Handles named again in an extending document change the built-in's record; new handles add records.
  */
-import type { FilterAttributes } from "../../fixtures/index.ts";
+import type { FilterAttributes } from "../../generators/index.ts";
 import type { ScenarioProblem } from "../../src/core/scenario.ts";
 import type { ScenarioBuilder } from "../builder.ts";
 import { addPriceCatalogue } from "../catalogue.ts";

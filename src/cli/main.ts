@@ -13,9 +13,9 @@ import type { Manifest } from "../core/manifest.ts";
 import type { SimConfig } from "../core/route.ts";
 import type { SandboxRecord, SandboxSpec } from "../core/sandboxes.ts";
 import type { Scenario } from "../core/scenario.ts";
-import { parseSnapshot, type Snapshot } from "../core/snapshot.ts";
-import type { ChangeLog, Checkpointer, SavedState } from "../node/change-log.ts";
 import type { RunningServer } from "../node/server.ts";
+import type { ChangeLog, Checkpointer, SavedState } from "../persistence/change-log.ts";
+import { parseSnapshot, type Snapshot } from "../persistence/snapshot.ts";
 import { type CliOptions, type LogFormat, parseCli, USAGE, UsageError } from "./args.ts";
 import { tightenHeap } from "./memory.ts";
 import { watchScenarioFile } from "./watch.ts";
@@ -45,10 +45,10 @@ async function main(): Promise<void> {
     await Promise.all([
       import("../simulator.ts"),
       import("../node/server.ts"),
-      import("../node/state-file.ts"),
-      import("../node/change-log.ts"),
+      import("../persistence/state-file.ts"),
+      import("../persistence/change-log.ts"),
       import("../node/host.ts"),
-      import("../node/sandbox-store.ts"),
+      import("../persistence/sandbox-store.ts"),
     ]);
   const { createSimulator, createSandboxes } = simulator;
   const stateFile = options.stateFile;
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
     if (options.given.includes("latency")) sim.config.latencyMs = options.latencyMs;
   }
 
-  // Sandboxes, each saved beside the state file as the default world is (src/node/sandbox-store.ts).
+  // Sandboxes, each saved beside the state file as the default world is (src/persistence/sandbox-store.ts).
   const store =
     stateFile === null
       ? null
@@ -373,10 +373,10 @@ function describe(error: unknown): string {
 
 await main();
 
-type ChangeLogs = typeof import("../node/change-log.ts");
-type StateFiles = typeof import("../node/state-file.ts");
+type ChangeLogs = typeof import("../persistence/change-log.ts");
+type StateFiles = typeof import("../persistence/state-file.ts");
 type SimulatorModule = typeof import("../simulator.ts");
-type SandboxStores = typeof import("../node/sandbox-store.ts");
+type SandboxStores = typeof import("../persistence/sandbox-store.ts");
 
 /**
  * `--state-file`: what it saved (notices printed; stale temporaries removed) and the change log every

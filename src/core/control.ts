@@ -1,8 +1,9 @@
 /**
- * The control plane under `/__sim/` (DESIGN.md, "Control plane"): JSON in and out, errors in the API's
+ * The control plane under `/__sim/` (README, "Control plane"): JSON in and out, errors in the API's
  * envelope. It is not part of openapi.json; the README documents it.
  */
 
+import { SnapshotError } from "../persistence/snapshot.ts";
 import { constantTimeEqual } from "./auth.ts";
 import { parseJson, readCapped } from "./body.ts";
 import { DASHBOARD_HTML } from "./dashboard/page.ts";
@@ -14,7 +15,6 @@ import type { Manifest } from "./manifest.ts";
 import { json, renderError } from "./render.ts";
 import type { SimConfig } from "./route.ts";
 import { type Scenario, type ScenarioChoice, ScenarioError, UnknownScenarioError } from "./scenario.ts";
-import { SnapshotError } from "./snapshot.ts";
 import type { WorldView } from "./world-view.ts";
 
 /** What the control plane moves: the part of a simulator it needs (the engine passes itself). */

@@ -5,8 +5,10 @@
  * The request stages (src/core/stages/) read the world from here and never replace it.
  */
 import { LIMITS } from "../contract/limits.ts";
+import type { Change, RequestChange } from "../persistence/changes.ts";
+import { Recorder } from "../persistence/recorder.ts";
+import { checkSnapshot, encodeSnapshot, type Snapshot } from "../persistence/snapshot.ts";
 import { authenticate } from "./auth.ts";
-import type { Change, RequestChange } from "./changes.ts";
 import { Faults } from "./faults.ts";
 import { Journal } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
@@ -14,11 +16,9 @@ import { StateMemo } from "./memo.ts";
 import type { Modules } from "./modules.ts";
 import { createRng, type Rng } from "./prng.ts";
 import { RateLimiter } from "./ratelimit.ts";
-import { Recorder } from "./recorder.ts";
 import type { SimConfig } from "./route.ts";
 import { DEFAULT_START, runSetup, type Scenario, type SetupStep, scenarioResolver } from "./scenario.ts";
 import type { ResetTo, Served, SimulatorOptions } from "./simulator-api.ts";
-import { checkSnapshot, encodeSnapshot, type Snapshot } from "./snapshot.ts";
 import { buildWorld, restoreWorld, snapshotOf, type World, type WorldDeps } from "./world.ts";
 
 /** Makes a recorded request again (src/core/replay.ts): what a scenario's setup steps are made with. */

@@ -2,10 +2,11 @@
  * Pages outside the contract that resources serve (the buyer's checkout form): a path a page claims takes
  * the page's way instead of the API stages; a write to one is made as one change, recorded like a request.
  */
+
+import { worldMark } from "../persistence/recorder.ts";
 import type { Outcome, SimRequest } from "./exchange.ts";
 import type { Lifetime } from "./lifetime.ts";
 import type { Modules } from "./modules.ts";
-import { worldMark } from "./recorder.ts";
 
 export class Pages {
   constructor(

@@ -1,17 +1,18 @@
 /**
- * Makes recorded changes again (src/core/changes.ts), on the world as it stands: a restart's log, a
+ * Makes recorded changes again (src/persistence/changes.ts), on the world as it stands: a restart's log, a
  * sandbox brought back, a scenario's setup steps. Nothing is recorded while it runs; no faults, rate limits
  * or latency, and no turn of its own.
  */
+
+import type { Change, RequestChange } from "../persistence/changes.ts";
+import { ListedHeaders } from "../persistence/recorder.ts";
 import type { BodyResult } from "./body.ts";
-import type { Change, RequestChange } from "./changes.ts";
 import { buildContext, takeBody } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { LineStream, type Outcome, type SimRequest } from "./exchange.ts";
 import type { Lifetime } from "./lifetime.ts";
 import type { Pages } from "./pages.ts";
 import { checkBody } from "./params.ts";
-import { ListedHeaders } from "./recorder.ts";
 import { isResponse } from "./render.ts";
 import type { Reply, RouteSpec } from "./route.ts";
 import { apiRouter, type MakeChange } from "./stages/index.ts";

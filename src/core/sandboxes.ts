@@ -1,5 +1,5 @@
 /**
- * Sandboxes (DESIGN.md, "Sandboxes"): many isolated worlds behind one URL, for partners who each want a
+ * Sandboxes (README, "Sandboxes"): many isolated worlds behind one URL, for partners who each want a
  * world nobody else can reset under them.
  *
  * Each sandbox is a whole engine of its own (world, clock, faults, rate limits, journal, config), built by

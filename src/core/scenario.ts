@@ -4,7 +4,7 @@
  * scenarios (code in `scenarios/`) and scenario documents (JSON, compiled by `scenarios/document/`) are the
  * same thing to it.
  */
-import type { RequestChange } from "./changes.ts";
+import type { RequestChange } from "../persistence/changes.ts";
 import type { Manifest } from "./manifest.ts";
 import type { Rng } from "./prng.ts";
 import type { ApiKeyRecord, State } from "./state.ts";

@@ -2,7 +2,8 @@
  * What an engine is given (`SimulatorOptions`) and what it offers its hosts (`Simulator`): the surface
  * src/core/engine.ts implements, apart from how.
  */
-import type { Change, ChangeSink } from "./changes.ts";
+import type { Change, ChangeSink } from "../persistence/changes.ts";
+import type { Snapshot, SnapshotVet } from "../persistence/snapshot.ts";
 import type { ClockMode, VirtualClock } from "./clock.ts";
 import type { Outcome, SimRequest } from "./exchange.ts";
 import type { Faults } from "./faults.ts";
@@ -11,7 +12,6 @@ import type { Manifest } from "./manifest.ts";
 import type { GenerateBody } from "./prefer.ts";
 import type { ResourceModule, SimConfig } from "./route.ts";
 import type { Scenario, ScenarioChoice, ScenarioLoader } from "./scenario.ts";
-import type { Snapshot, SnapshotVet } from "./snapshot.ts";
 import type { State } from "./state.ts";
 import type { WorldView } from "./world-view.ts";
 
@@ -70,7 +70,7 @@ export interface SimulatorOptions {
   keyPrefix?: string;
   /** Where this world's pages outside the contract are served below the origin (default ``). */
   pageBase?: string;
-  /** Start from a saved world (src/core/snapshot.ts) instead of building a scenario. */
+  /** Start from a saved world (src/persistence/snapshot.ts) instead of building a scenario. */
   snapshot?: Snapshot;
   /**
    * `snapshot` is this simulator's own (the default world's state file, which it wrote and fsync'd): it is
@@ -79,7 +79,7 @@ export interface SimulatorOptions {
    */
   snapshotIsOwn?: boolean;
   /**
-   * Receives every change in the order it was made (src/core/changes.ts); a write's reply waits until the
+   * Receives every change in the order it was made (src/persistence/changes.ts); a write's reply waits until the
    * sink says the change is durable. `replay` brings the changes back.
    */
   changes?: ChangeSink;

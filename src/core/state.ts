@@ -11,7 +11,7 @@ import type {
   FilterAttributes,
   GroundingSource,
   SourceBundle,
-} from "../../fixtures/index.ts";
+} from "../../generators/index.ts";
 
 export type Plan = "free" | "premium" | "team";
 export type CollaboratorRole = "admin" | "member";

@@ -4,13 +4,6 @@
  * services that handlers and jobs are given. The engine (src/core/engine.ts) holds one at a time.
  */
 
-import { sha256Hex } from "./auth.ts";
-import { type ClockMode, type Job, VirtualClock, type WallClock } from "./clock.ts";
-import type { Manifest } from "./manifest.ts";
-import type { StateMemo } from "./memo.ts";
-import { createRng, type Rng } from "./prng.ts";
-import type { JobHandler, Services, SimConfig } from "./route.ts";
-import type { Scenario } from "./scenario.ts";
 import {
   checkSnapshot,
   deserializeState,
@@ -21,7 +14,14 @@ import {
   type SnapshotProblem,
   type SnapshotVet,
   serializeState,
-} from "./snapshot.ts";
+} from "../persistence/snapshot.ts";
+import { sha256Hex } from "./auth.ts";
+import { type ClockMode, type Job, VirtualClock, type WallClock } from "./clock.ts";
+import type { Manifest } from "./manifest.ts";
+import type { StateMemo } from "./memo.ts";
+import { createRng, type Rng } from "./prng.ts";
+import type { JobHandler, Services, SimConfig } from "./route.ts";
+import type { Scenario } from "./scenario.ts";
 import type { State } from "./state.ts";
 import { copyState, TEMPLATE_KEY_PREFIX, templateOf } from "./template.ts";
 

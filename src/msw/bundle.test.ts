@@ -4,7 +4,7 @@
  * checks below also catch one left external or imported from the output. The export renderers' libraries
  * are loaded with dynamic `import()`: with code splitting each becomes a chunk fetched only when an export
  * is rendered (pptxgenjs's own guarded `import("node:fs")` is mapped to an empty module by its
- * package.json `browser` field). The contract and the fixtures arrive as JSON imports, inside the bundle.
+ * package.json `browser` field). The contract and the generators' data arrive as JSON imports, inside the bundle.
  */
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
@@ -45,7 +45,7 @@ describe("browser bundle of audience-research-sim/msw (src/msw/index.ts)", () =>
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs).toContain("src/msw/index.ts");
     expect(inputs).toContain("openapi.json");
-    expect(inputs.some((i) => i.startsWith("fixtures/"))).toBe(true);
+    expect(inputs.some((i) => i.startsWith("generators/"))).toBe(true);
     expect(inputs.some((i) => i.startsWith("src/node/") || i.includes("@stoplight/prism"))).toBe(false);
     // The export libraries are separate chunks, not in the entry.
     const [, entry] = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint === "index.ts")!;

@@ -8,9 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { domainChecks } from "../../conformance/checks/domain.ts";
 import { genericChecks } from "../../conformance/checks/generic.ts";
 import { statefulChecks } from "../../conformance/checks/stateful.ts";
-import { type CheckDef, type RunOptions, runCheck, skipReason } from "../../conformance/lib/context.ts";
-import { formatViolations, type Violation } from "../../conformance/lib/report.ts";
-import { discover, type TargetInfo } from "../../conformance/lib/target.ts";
+import { discover, type TargetInfo } from "../../conformance/lib/http/target.ts";
+import { formatViolations, type Violation } from "../../conformance/lib/reporting/report.ts";
+import {
+  type CheckDef,
+  type RunOptions,
+  runCheck,
+  skipReason,
+} from "../../conformance/lib/running/context.ts";
 import { startServer } from "../node/server.ts";
 import { createSimulator } from "../simulator.ts";
 import { createHandlers } from "./index.ts";

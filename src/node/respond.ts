@@ -13,7 +13,7 @@ const STREAM_BATCH_BYTES = 64 * 1024;
 const noop = (): void => {};
 
 /** Per-request bookkeeping shared by the body stream, the disconnect handler and the response writer. */
-export interface Exchange {
+export interface InFlight {
   /** The client went away before the response finished. */
   closed: boolean;
   /** Nobody will read the request body any more; what still arrives is drained. */
@@ -29,7 +29,7 @@ export interface Exchange {
 }
 
 /** A complete answer: one write, with its Content-Length. */
-export function writeAnswer(method: string, res: ServerResponse, answer: Answer, ex: Exchange): void {
+export function writeAnswer(method: string, res: ServerResponse, answer: Answer, ex: InFlight): void {
   if (ex.closed) return;
   const head: string[] = [];
   let length = false;
@@ -60,7 +60,7 @@ export function writeLines(
   method: string,
   res: ServerResponse,
   lines: LineStream,
-  ex: Exchange,
+  ex: InFlight,
   onError: (error: unknown, where: { method: string; path: string }) => void,
   path: string,
 ): void {
@@ -118,7 +118,7 @@ export async function send(
   method: string,
   res: ServerResponse,
   response: Response,
-  ex: Exchange,
+  ex: InFlight,
   onError: (error: unknown, where: { method: string; path: string }) => void,
   path: string,
 ): Promise<void> {

@@ -19,7 +19,7 @@ import { MAX_REQUEST_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "../contract/re
 import { ApiError } from "../core/errors.ts";
 import { Answer, type HeaderReader, LineStream, type Outcome, type SimRequest } from "../core/exchange.ts";
 import { renderError } from "../core/render.ts";
-import { type Exchange, envelope, send, writeAnswer, writeEnvelope, writeLines } from "./respond.ts";
+import { envelope, type InFlight, send, writeAnswer, writeEnvelope, writeLines } from "./respond.ts";
 
 /** The part of a simulator the host needs. */
 export interface Handler {
@@ -134,7 +134,7 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
   });
 }
 
-function signalOf(ex: Exchange): AbortSignal {
+function signalOf(ex: InFlight): AbortSignal {
   if (ex.abort === null) {
     ex.abort = new AbortController();
     if (ex.closed) ex.abort.abort();
@@ -180,7 +180,7 @@ class HostRequest implements SimRequest {
     readonly headers: RawHeaders,
     /** Null when the request has no body. */
     private readonly source: { req: IncomingMessage; res: ServerResponse } | null,
-    private readonly ex: Exchange,
+    private readonly ex: InFlight,
   ) {}
 
   get signal(): AbortSignal {
@@ -271,7 +271,7 @@ async function handle(
     writeEnvelope(res, 400, "Bad Request");
     return;
   }
-  const ex: Exchange = {
+  const ex: InFlight = {
     closed: false,
     bodyAbandoned: false,
     expectContinue: false,
@@ -313,8 +313,8 @@ async function handle(
     withBody ? { req, res } : null,
     ex,
   );
-  (res as ExchangeResponse)[EXCHANGE] = ex;
-  res.on("close", closeExchange);
+  (res as InFlightResponse)[IN_FLIGHT] = ex;
+  res.on("close", closeInFlight);
 
   if (withBody) {
     // Whatever of the body nobody read (still on the wire, or paused in the socket's buffer) is drained,
@@ -351,12 +351,12 @@ async function handle(
  * Every response's "close" listener is this one function, which finds its exchange on the response: a
  * closure and `once`'s wrapper for each request were a fair part of what a small answer allocated.
  */
-const EXCHANGE = Symbol("exchange");
-type ExchangeResponse = ServerResponse & { [EXCHANGE]: Exchange };
+const IN_FLIGHT = Symbol("in flight");
+type InFlightResponse = ServerResponse & { [IN_FLIGHT]: InFlight };
 
-function closeExchange(this: ExchangeResponse): void {
+function closeInFlight(this: InFlightResponse): void {
   if (this.writableFinished) return;
-  const ex = this[EXCHANGE];
+  const ex = this[IN_FLIGHT];
   ex.closed = true;
   ex.abort?.abort();
   ex.reader?.cancel().catch(noop);
@@ -398,7 +398,7 @@ function requestTarget(url: string): string | null {
  * sent when the client asked `Expect: 100-continue`); after that the socket is read as fast as the
  * simulator consumes, at most BODY_HIGH_WATER_MARK ahead.
  */
-function bodyStream(req: IncomingMessage, res: ServerResponse, ex: Exchange): ReadableStream<Uint8Array> {
+function bodyStream(req: IncomingMessage, res: ServerResponse, ex: InFlight): ReadableStream<Uint8Array> {
   let flowing = false;
   return new ReadableStream<Uint8Array>(
     {
@@ -439,7 +439,7 @@ function bodyStream(req: IncomingMessage, res: ServerResponse, ex: Exchange): Re
 }
 
 /** The body is about to be read: a client that sent `Expect: 100-continue` is told to go on now. */
-function startBody(res: ServerResponse, ex: Exchange): void {
+function startBody(res: ServerResponse, ex: InFlight): void {
   if (ex.expectContinue) {
     ex.expectContinue = false;
     res.writeContinue();
@@ -459,7 +459,7 @@ function clientAborted(): DOMException {
 function readWhole(
   req: IncomingMessage,
   res: ServerResponse,
-  ex: Exchange,
+  ex: InFlight,
   maxBytes: number,
 ): Promise<Uint8Array | "too large"> {
   startBody(res, ex);
@@ -500,7 +500,7 @@ function readWhole(
  * The response went out before the request body was in. Drain what still comes (briefly, boundedly), so
  * that the client reads the response instead of a reset and the connection can be reused; else close it.
  */
-function linger(req: IncomingMessage, ex: Exchange): void {
+function linger(req: IncomingMessage, ex: InFlight): void {
   ex.bodyAbandoned = true;
   const socket = req.socket;
   let drained = 0;

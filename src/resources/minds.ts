@@ -1,5 +1,5 @@
 /** Mind records made from generated personas: one shape for scenarios, recalibration growth and copies. */
-import type { PersonaFixture } from "../../fixtures/index.ts";
+import type { PersonaFixture } from "../../generators/index.ts";
 import type { MindRecord, MindTraining } from "../core/state.ts";
 
 export const COMPLETED_TRAINING: Readonly<MindTraining> = {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations } from "../contract/operations.ts";
 import { stateDigest } from "../core/digest.ts";
 import type { Manifest } from "../core/manifest.ts";
-import type { Snapshot } from "../core/snapshot.ts";
+import type { Snapshot } from "../persistence/snapshot.ts";
 import {
   type Answer,
   answerProblems,

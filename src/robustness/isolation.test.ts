@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Operation, operations } from "../contract/operations.ts";
 import { stateDigest } from "../core/digest.ts";
 import type { Manifest } from "../core/manifest.ts";
-import type { Snapshot } from "../core/snapshot.ts";
+import type { Snapshot } from "../persistence/snapshot.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
 import { answerProblems } from "./harness.ts";
 

@@ -14,7 +14,7 @@ import { startCli as cli, listening, stopCli } from "../../testing/cli.ts";
 import { digest, stateDigest } from "../core/digest.ts";
 import type { Manifest } from "../core/manifest.ts";
 import { createRng } from "../core/prng.ts";
-import { parseSnapshot, SNAPSHOT_VERSION, type Snapshot, SnapshotError } from "../core/snapshot.ts";
+import { parseSnapshot, SNAPSHOT_VERSION, type Snapshot, SnapshotError } from "../persistence/snapshot.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
 
 const KILL_MS = Number(process.env.ROBUSTNESS_KILL_MS ?? 25_000);

@@ -3,10 +3,11 @@
  * problem) and asks the route whether the caller may act on what it names (404 for what is out of reach,
  * 403 for a role that may not). Done before the body is read, so a refusal does not wait for an upload.
  */
+
+import { RecordingHeaders } from "../../persistence/recorder.ts";
 import { buildContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import type { Lifetime } from "../lifetime.ts";
-import { RecordingHeaders } from "../recorder.ts";
 import type { RouteSpec } from "../route.ts";
 import type { Stage } from "./call.ts";
 

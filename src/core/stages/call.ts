@@ -5,11 +5,11 @@
  * nothing passes the request on.
  */
 import type { Operation } from "../../contract/operations.ts";
+import type { RecordingHeaders } from "../../persistence/recorder.ts";
 import type { Caller } from "../auth.ts";
 import type { BodyResult } from "../body.ts";
 import { ApiError } from "../errors.ts";
 import type { Outcome, SimRequest } from "../exchange.ts";
-import type { RecordingHeaders } from "../recorder.ts";
 import { renderError } from "../render.ts";
 import type { RequestContext, RouteSpec } from "../route.ts";
 

@@ -3,12 +3,13 @@
  * it was refused without moving anything. The `execute` stage makes a request's change through it, and a
  * replay (src/core/replay.ts) makes a recorded one again, passing the instant (`at`) it was first made at.
  */
+
+import type { RequestChange } from "../../persistence/changes.ts";
+import { type RecordingHeaders, worldMark } from "../../persistence/recorder.ts";
 import type { BodyResult } from "../body.ts";
-import type { RequestChange } from "../changes.ts";
 import { ApiError } from "../errors.ts";
 import type { Outcome } from "../exchange.ts";
 import type { Lifetime } from "../lifetime.ts";
-import { type RecordingHeaders, worldMark } from "../recorder.ts";
 import type { Reply, RequestContext, RouteSpec } from "../route.ts";
 
 export type MakeChange = (

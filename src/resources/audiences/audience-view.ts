@@ -12,7 +12,7 @@ import {
   type Chart,
   type FilterAttributes,
   isUploadedFileUrl,
-} from "../../../fixtures/index.ts";
+} from "../../../generators/index.ts";
 import { type Decoded, EncodedJson, encodedBy, KeptByRecords } from "../../core/encoded-json.ts";
 import type { AudienceRecord, MindRecord, State } from "../../core/state.ts";
 import { type AudienceRole, COLLABORATOR_ROLES } from "../access.ts";

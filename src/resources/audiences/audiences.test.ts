@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { baselineDistributions, isUploadedFileUrl } from "../../../fixtures/index.ts";
+import { baselineDistributions, isUploadedFileUrl } from "../../../generators/index.ts";
 import { expectError, live, NOT_MAIN_OWNERS } from "../../../testing/harness.ts";
 import { table } from "../../core/state.ts";
 import {

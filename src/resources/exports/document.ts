@@ -7,7 +7,7 @@ import {
   type FilterAttributes,
   isUploadedFileUrl,
   type StandardDimension,
-} from "../../../fixtures/index.ts";
+} from "../../../generators/index.ts";
 import type { AudienceRecord } from "../../core/state.ts";
 
 export type ExportKind = "brief" | "validation_report";

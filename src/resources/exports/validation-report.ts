@@ -7,7 +7,7 @@ import {
   FILTER_ATTRIBUTE_KEYS,
   type FilterAttributeKey,
   type FilterAttributes,
-} from "../../../fixtures/index.ts";
+} from "../../../generators/index.ts";
 import type { ValidationRecord } from "../../core/state.ts";
 import type { Block, Cell, DocumentInput, ExportDocument, Section } from "./document.ts";
 import {

@@ -4,7 +4,7 @@ import {
   FILTER_ATTRIBUTE_KEYS,
   type FilterAttributeKey,
   type FilterAttributes,
-} from "../../../fixtures/index.ts";
+} from "../../../generators/index.ts";
 import {
   expectAudienceIdErrors,
   expectError,

@@ -17,7 +17,7 @@ import {
   FILTER_ATTRIBUTE_KEYS,
   type FilterAttributeKey,
   type FilterAttributes,
-} from "../../../fixtures/index.ts";
+} from "../../../generators/index.ts";
 import { LIMITS } from "../../contract/limits.ts";
 import type { components } from "../../contract/types.gen.ts";
 import { validatorFor } from "../../contract/validate.ts";

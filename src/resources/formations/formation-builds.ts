@@ -8,7 +8,7 @@
  * subgroups visible while it runs and swaps them in place when it is done.
  */
 
-import { FILTER_ATTRIBUTE_KEYS, type FilterAttributeKey } from "../../../fixtures/index.ts";
+import { FILTER_ATTRIBUTE_KEYS, type FilterAttributeKey } from "../../../generators/index.ts";
 import type { JobHandler, Services } from "../../core/route.ts";
 import type {
   AudienceRecord,

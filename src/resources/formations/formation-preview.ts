@@ -26,7 +26,7 @@
  */
 
 import Negotiator from "negotiator";
-import { FILTER_ATTRIBUTE_KEYS, type FilterAttributeKey } from "../../../fixtures/index.ts";
+import { FILTER_ATTRIBUTE_KEYS, type FilterAttributeKey } from "../../../generators/index.ts";
 import { LIMITS } from "../../contract/limits.ts";
 import type { components } from "../../contract/types.gen.ts";
 import type { ValidationIssue } from "../../contract/validate.ts";

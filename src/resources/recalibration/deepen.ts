@@ -2,7 +2,7 @@
  * Go deeper: background research through researching, waiting_for_runs (while a validation runs),
  * recalibrating and done, reported through the progress endpoint's `research`.
  */
-import { generateChart, STANDARD_DIMENSIONS } from "../../../fixtures/index.ts";
+import { generateChart, STANDARD_DIMENSIONS } from "../../../generators/index.ts";
 import type { JobHandler, Services } from "../../core/route.ts";
 import type { AudienceRecord, State } from "../../core/state.ts";
 import { coverageCounts } from "../progress/progress.ts";

@@ -11,7 +11,7 @@ import {
   STANDARD_DIMENSIONS,
   type StandardDimension,
   UPLOADED_FILE_URL_PREFIX,
-} from "../../../fixtures/index.ts";
+} from "../../../generators/index.ts";
 import { memberCap, mindCap } from "../../core/plans.ts";
 import type { Rng } from "../../core/prng.ts";
 import type { Services } from "../../core/route.ts";

@@ -2,7 +2,7 @@
  * Recalibration operations, one state machine: queued, running (progress in steps), then completed or
  * failed; one at a time per Audience, each finishing starts the next.
  */
-import { DIMENSION_SPECS, generateGrounding } from "../../../fixtures/index.ts";
+import { DIMENSION_SPECS, generateGrounding } from "../../../generators/index.ts";
 import type { JobHandler, Services } from "../../core/route.ts";
 import type { AudienceRecord } from "../../core/state.ts";
 import {

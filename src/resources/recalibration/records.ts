@@ -2,7 +2,7 @@
  * Recalibration's constants and records: operations, Go deeper jobs, the per-Audience queue, and the
  * `calibration.active` marker that follows it.
  */
-import type { ChartDatum, SourceFile, SourceLink } from "../../../fixtures/index.ts";
+import type { ChartDatum, SourceFile, SourceLink } from "../../../generators/index.ts";
 import { LIMITS } from "../../contract/limits.ts";
 import type { AudienceRecord, JobStatus, State } from "../../core/state.ts";
 import { table } from "../../core/state.ts";

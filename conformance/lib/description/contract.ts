@@ -1,0 +1,232 @@
+/**
+ * Everything the kit knows about the API comes from openapi.json, through the simulator's own contract
+ * modules (operation table, ajv validators with the `x-` keywords, response checks). This file adds what a
+ * black-box checker needs on top: the response rules every exchange must satisfy, and the catalogue of
+ * limits the contract states (for boundary checks and coverage).
+ */
+import { contract, deref, resolvePointer } from "../../../src/contract/document.ts";
+import { type Operation, operations, operationsById } from "../../../src/contract/operations.ts";
+import { checkResponse } from "../../../src/contract/responses.ts";
+import { validate } from "../../../src/contract/validate.ts";
+import type { Exchange } from "../http/http.ts";
+import { type Violation, violation } from "../reporting/report.ts";
+
+export type { Operation };
+export { contract, operations, operationsById, validate };
+
+export type Schema = Record<string, unknown>;
+
+export const isV1 = (op: Operation): boolean => op.prefixes.includes("/api/v1");
+export const isAcp = (op: Operation): boolean => op.prefixes.includes("/api/acp");
+
+export function op(id: string): Operation {
+  const o = operationsById.get(id);
+  if (!o) throw new Error(`openapi.json has no operation ${id}`);
+  return o;
+}
+
+/** Follows `$ref`s (and only them) to the schema object. */
+export function resolve(schema: unknown): Schema {
+  return deref(schema as Schema) as Schema;
+}
+
+export function schemaAt(pointer: string): Schema {
+  return resolve(resolvePointer(pointer));
+}
+
+export function bodySchema(o: Operation): Schema | null {
+  return o.bodySchemaRef ? schemaAt(o.bodySchemaRef) : null;
+}
+
+/** `paths[...].responses[status]` as the rule text of a violation. */
+function responseRule(o: Operation, status: number): string {
+  return `openapi.json ${o.method} ${o.path} documents statuses ${o.statuses.join(", ")}; the response for ${status} is specified there`;
+}
+
+const ENVELOPE_RULE =
+  "API description, Errors: every error body is JSON { statusCode (the HTTP status), statusMessage, message, url (the request path), error: true, data? }";
+
+/**
+ * Every rule a single response must satisfy on its own, whatever was asked: documented status, schema,
+ * headers, Content-Type, the error envelope, rate-limit headers on v1, privacy, and never a 5xx.
+ */
+export function responseViolations(ex: Exchange): Violation[] {
+  const ref = ex.operation;
+  if (!ref) return [];
+  const o = op(ref.operationId);
+  const out: Violation[] = [];
+  const add = (check: string, rule: string, message: string) =>
+    out.push(violation({ check, rule, message, exchange: ex }));
+
+  if (ex.status >= 500) {
+    add(
+      "response/no-5xx",
+      "the API description (Errors) and the README (Robustness): malformed input of any kind gets a 4xx envelope, never a 5xx; 500 is an internal error",
+      `answered ${ex.status}`,
+    );
+  }
+  for (const issue of checkResponse(o.operationId, ex.status, ex.headers, ex.text)) {
+    if (
+      (issue.code === "missing-header" || issue.code === "header-schema") &&
+      /ratelimit-/i.test(issue.message)
+    )
+      continue; // reported by the rate-limit rule below, once
+    const check =
+      issue.code === "undocumented-status"
+        ? "response/documented-status"
+        : issue.code === "content-type"
+          ? "response/content-type"
+          : "response/schema";
+    const detail = issue.detail ? ` ${JSON.stringify(issue.detail).slice(0, 600)}` : "";
+    add(check, responseRule(o, ex.status), `${issue.message}${detail}`);
+  }
+  if (ex.status >= 400) out.push(...envelopeViolations(ex, o));
+  if (isV1(o)) out.push(...rateLimitHeaderViolations(ex));
+  if (o.isPrivate && ex.status >= 200 && ex.status < 300) {
+    const cc = (ex.header("cache-control") ?? "").toLowerCase();
+    if (!/no-store|private|no-cache/.test(cc)) {
+      add(
+        "response/non-cacheable",
+        "API description: responses of the Audience endpoints described as private are non-cacheable (openapi.json declares Cache-Control on them)",
+        `Cache-Control is ${cc ? `"${cc}"` : "missing"}`,
+      );
+    }
+  }
+  return out;
+}
+
+export function envelopeViolations(ex: Exchange, o: Operation): Violation[] {
+  const path = ex.pathname;
+  const problems = envelopeProblems(ex.json, ex.status, [path, path + new URL(ex.url).search]);
+  const b = ex.json as Record<string, unknown> | undefined;
+  if (isV1(o) && ex.status < 500 && typeof b?.message === "string" && b.message !== b.statusMessage)
+    problems.push(
+      `message ${JSON.stringify(b.message)} differs from statusMessage (same content for v1 errors)`,
+    );
+  return problems.map((p) =>
+    violation({ check: "response/error-envelope", rule: ENVELOPE_RULE, message: p, exchange: ex }),
+  );
+}
+
+/** What keeps `body` from being the error envelope of a `status` answer; `urls` are the values `url` may take. */
+export function envelopeProblems(body: unknown, status: number, urls: readonly string[]): string[] {
+  const problems: string[] = [];
+  const b = body as Record<string, unknown> | undefined;
+  if (!b || typeof b !== "object" || Array.isArray(b)) return ["the body is not a JSON object"];
+  if (b.statusCode !== status) problems.push(`statusCode is ${JSON.stringify(b.statusCode)}, not ${status}`);
+  if (!urls.includes(b.url as string))
+    problems.push(`url is ${JSON.stringify(b.url)}, not the request path ${urls.filter(Boolean)[0] ?? '""'}`);
+  if (b.error !== true) problems.push(`error is ${JSON.stringify(b.error)}, not true`);
+  if (typeof b.statusMessage !== "string") problems.push("statusMessage is not a string");
+  if (typeof b.message !== "string") problems.push("message is not a string");
+  if (b.data !== undefined && (typeof b.data !== "object" || b.data === null || Array.isArray(b.data)))
+    problems.push("data is present but not an object");
+  return problems;
+}
+
+export function rateLimitHeaderViolations(ex: Exchange): Violation[] {
+  const rule =
+    "API description, Limits: RateLimit-Limit (current per-minute ceiling) and RateLimit-Remaining on every v1 response (openapi.json: required response headers, integers >= 0)";
+  const limit = ex.header("ratelimit-limit");
+  const remaining = ex.header("ratelimit-remaining");
+  const problems: string[] = [];
+  const isCount = (v: string) => /^\d+$/.test(v.trim());
+  if (limit === null) problems.push("RateLimit-Limit is missing");
+  else if (!isCount(limit)) problems.push(`RateLimit-Limit ${JSON.stringify(limit)} is not an integer >= 0`);
+  if (remaining === null) problems.push("RateLimit-Remaining is missing");
+  else if (!isCount(remaining))
+    problems.push(`RateLimit-Remaining ${JSON.stringify(remaining)} is not an integer >= 0`);
+  if (limit !== null && remaining !== null && isCount(limit) && isCount(remaining)) {
+    if (Number(remaining) > Number(limit))
+      problems.push(`RateLimit-Remaining ${remaining} > RateLimit-Limit ${limit}`);
+  }
+  return problems.map((p) =>
+    violation({ check: "response/rate-limit-headers", rule, message: p, exchange: ex }),
+  );
+}
+
+/** A limit the contract states, for boundary checks and the coverage report. */
+export interface Limit {
+  id: string;
+  operationId: string;
+  keyword: string;
+  value: unknown;
+  where: string;
+}
+
+const LIMIT_KEYWORDS = [
+  "maxLength",
+  "minLength",
+  "maxItems",
+  "minItems",
+  "minimum",
+  "maximum",
+  "pattern",
+  "enum",
+  "const",
+  "not",
+  "additionalProperties",
+  "propertyNames",
+  "x-max-trimmed-length",
+  "x-min-trimmed-length",
+  "x-unique-item-properties",
+  "x-max-items-before-deduplication",
+  "x-ignored-beyond-length",
+];
+
+/** Every limit of every operation: body schemas, parameters and the operation-level `x-` extensions. */
+export function limitCatalogue(): Limit[] {
+  const out: Limit[] = [];
+  for (const o of operations) {
+    const raw = resolvePointer(`#/paths/${o.path.replaceAll("/", "~1")}/${o.method.toLowerCase()}`) as Schema;
+    for (const [k, v] of Object.entries(raw)) {
+      if (k.startsWith("x-") && (typeof v === "number" || (typeof v === "object" && v !== null)))
+        out.push({ id: `${o.operationId}:${k}`, operationId: o.operationId, keyword: k, value: v, where: k });
+    }
+    for (const p of o.parameters) walkLimits(o, resolve(p.schema), `${p.in}:${p.name}`, out, new Set());
+    const body = bodySchema(o);
+    if (body) walkLimits(o, body, "body", out, new Set());
+  }
+  return out;
+}
+
+function walkLimits(o: Operation, s: Schema, where: string, out: Limit[], seen: Set<Schema>): void {
+  if (seen.has(s)) return;
+  seen.add(s);
+  for (const k of LIMIT_KEYWORDS) {
+    if (s[k] === undefined) continue;
+    if (k === "additionalProperties" && s[k] !== false) continue;
+    if (k === "not" && !(s.not as Schema).enum) continue;
+    out.push({
+      id: `${o.operationId}:${where}:${k}`,
+      operationId: o.operationId,
+      keyword: k,
+      value: s[k],
+      where,
+    });
+  }
+  if (s.format === "uuid")
+    out.push({
+      id: `${o.operationId}:${where}:format`,
+      operationId: o.operationId,
+      keyword: "format",
+      value: "uuid",
+      where,
+    });
+  for (const [name, child] of Object.entries((s.properties ?? {}) as Record<string, unknown>))
+    walkLimits(o, resolve(child), `${where}.${name}`, out, seen);
+  if (s.items) walkLimits(o, resolve(s.items), `${where}[]`, out, seen);
+  if (s.contentSchema) walkLimits(o, resolve(s.contentSchema), where, out, seen);
+  for (const k of ["anyOf", "oneOf", "allOf"]) {
+    for (const branch of (s[k] ?? []) as unknown[]) walkLimits(o, resolve(branch), where, out, seen);
+  }
+  if (s.additionalProperties && typeof s.additionalProperties === "object")
+    walkLimits(o, resolve(s.additionalProperties), `${where}.*`, out, seen);
+}
+
+/** True when `value` is a string the contract's `format: uuid` accepts. */
+export function isUuid(value: string): boolean {
+  return validate("#/components/parameters/AudienceId/schema", value).length === 0;
+}
+
+export { contract as document };

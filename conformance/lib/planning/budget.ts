@@ -1,0 +1,115 @@
+/**
+ * How a run against a deployment spends what it may. A deployment has the contract's rate limit (300
+ * requests a minute per account) and real time, so the default run is planned to one window per account:
+ * checks are taken in the order of the catalogue rules they reach per request (what a check has not yet
+ * reached counts first), as long as every account they use has budget left; the world model gets at least a
+ * third of each window and draws as many sequences as what is left allows; checks that wait in real time
+ * on copies of their own run beside the others. What does not fit is left for `--deep`, and said so.
+ *
+ * Costs are the requests each check spent per account in a measured quick run (`costs.json`, kept by
+ * `scripts/kit-costs.ts` from a `--json` report); a check without a measure is assumed to cost `UNMEASURED`
+ * per role it needs. A measure that drifted costs time, not correctness: the kit paces itself by the
+ * target's `RateLimit-Remaining` whatever the plan says.
+ */
+import { LIMITS } from "../../../src/contract/limits.ts";
+import type { RuleId } from "../description/rules.ts";
+import type { TargetInfo } from "../http/target.ts";
+import { type CheckDef, skipReason } from "../running/context.ts";
+import COSTS from "./costs.json" with { type: "json" };
+
+/** Requests per account (costs.json is kept per account: `owner_new` counts as `owner`). */
+export type Cost = Record<string, number>;
+
+export interface Plan {
+  /** Run one after another, in this order. */
+  sequential: CheckDef[];
+  /** Run beside the sequential ones (a deployment's real-time waits). */
+  concurrent: CheckDef[];
+  /** Not run: what the plan could not fit, with the reason. */
+  deferred: { def: CheckDef; reason: string }[];
+  /** The requests per account the plan allows (null: unplanned, as on the simulator or with --deep). */
+  budget: number | null;
+}
+
+/** Checks planned with what is left, not with a measure: they size themselves at run time. */
+const ELASTIC = new Set(["stateful/world"]);
+/** The share of each account's window kept for the world model. */
+const WORLD_SHARE = 1 / 3;
+/** Requests a check nobody measured is assumed to cost, per account it names. */
+const UNMEASURED = 20;
+/** Kept aside of every window for cleanups, retries and what the measures did not see. */
+const MARGIN = 0.1;
+
+export function isMeasured(def: CheckDef): boolean {
+  return Object.hasOwn(COSTS, def.name);
+}
+
+export function costOf(def: CheckDef): Cost {
+  const measured = (COSTS as Record<string, Cost>)[def.name];
+  if (measured) return measured;
+  const roles = def.needs?.roles ?? ["owner"];
+  return Object.fromEntries(roles.map((r) => [r, UNMEASURED]));
+}
+
+const total = (c: Cost) => Object.values(c).reduce((a, b) => a + b, 0);
+
+export function planRun(checks: readonly CheckDef[], info: TargetInfo): Plan {
+  const deployment = info.kind === "deployment";
+  const concurrent = deployment ? checks.filter((c) => c.concurrent) : [];
+  // What uses up a deployment's consumable (a collaborator removed for good) runs after everything that
+  // may still need it; on the simulator a reset puts it back, and the kit's order stands.
+  const consuming = deployment ? checks.filter((c) => c.needs?.consumesCollaborator) : [];
+  const rest = checks.filter((c) => !concurrent.includes(c) && !consuming.includes(c));
+  if (!info.quick) return { sequential: [...rest, ...consuming], concurrent, deferred: [], budget: null };
+
+  const limit = info.rateLimitPerMinute ?? LIMITS.rateLimitPerMinute;
+  const budget = Math.floor(limit * (1 - MARGIN));
+  const spent = new Map<string, number>();
+  const fits = (c: Cost, cap: number) =>
+    Object.entries(c).every(([account, n]) => (spent.get(account) ?? 0) + n <= cap);
+  const take = (c: Cost) => {
+    for (const [account, n] of Object.entries(c)) spent.set(account, (spent.get(account) ?? 0) + n);
+  };
+  // A check the target cannot run is skipped for that reason by the runner, not planned.
+  const runnable = (c: CheckDef) => skipReason(c, info) === null;
+  const reached = new Set<RuleId>();
+  const deferred: Plan["deferred"] = [];
+  const taken: CheckDef[] = [];
+  for (const c of concurrent) take(costOf(c));
+  // The 429 check spends what is left of its account's window, so it goes last and plans nothing.
+  const last = rest.filter((c) => c.needs?.rateLimit || ELASTIC.has(c.name));
+  let open = rest.filter((c) => !last.includes(c) && runnable(c));
+  const unplanned = rest.filter((c) => !last.includes(c) && !runnable(c));
+  const cap = Math.floor(budget * (last.some((c) => ELASTIC.has(c.name)) ? 1 - WORLD_SHARE : 1));
+  while (open.length) {
+    const score = (c: CheckDef) => {
+      const fresh = c.rules.filter((r) => !reached.has(r)).length;
+      return (fresh * 1000 + c.rules.length) / (total(costOf(c)) + 1);
+    };
+    const best = open.reduce((a, b) => (score(b) > score(a) ? b : a));
+    open = open.filter((c) => c !== best);
+    const cost = costOf(best);
+    if (!fits(cost, cap)) {
+      deferred.push({ def: best, reason: `left for --deep: ${overrun(cost, spent, cap)}` });
+      continue;
+    }
+    take(cost);
+    for (const r of best.rules) reached.add(r);
+    taken.push(best);
+  }
+  const sequential = [
+    ...taken,
+    ...unplanned,
+    ...last.sort((a, b) => Number(ELASTIC.has(b.name)) - Number(ELASTIC.has(a.name))),
+    ...consuming,
+  ];
+  return { sequential, concurrent, deferred, budget };
+}
+
+/** The accounts whose planned window `cost` would overrun, named for the reason a check is left out. */
+function overrun(cost: Cost, spent: ReadonlyMap<string, number>, cap: number): string {
+  const over = Object.entries(cost)
+    .filter(([account, n]) => (spent.get(account) ?? 0) + n > cap)
+    .map(([account]) => account);
+  return `the ${over.join(" and ")} account's window (${cap} requests in a quick run) is planned full`;
+}

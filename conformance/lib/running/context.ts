@@ -1,0 +1,598 @@
+/**
+ * What a check runs with: the target, an HTTP client whose every exchange is checked against the contract,
+ * coverage, seeded properties and cleanup. Checks are plain async functions over a CheckContext, so the
+ * same check runs from a vitest file against any target, or from a self-test against a broken server.
+ */
+import fc from "fast-check";
+import { operations, responseViolations } from "../description/contract.ts";
+import { deadlineText, type Machine } from "../description/deadlines.ts";
+import { RULES, type RuleId, ruleOperations, ruleSection } from "../description/rules.ts";
+import {
+  type CallSpec,
+  type Credentials,
+  Exchange,
+  HttpClient,
+  type PaceMemory,
+  sleep,
+} from "../http/http.ts";
+import type { Role, TargetInfo } from "../http/target.ts";
+import { Coverage } from "../reporting/coverage.ts";
+import { type Violation, type ViolationInput, violation } from "../reporting/report.ts";
+
+export interface Needs {
+  roles?: Role[];
+  /** User IDs (not keys) of these roles. */
+  users?: Role[];
+  audiences?: string[];
+  /** Audiences the run may change (implies the check mutates). */
+  changeable?: string[];
+  formations?: string[];
+  minds?: string[];
+  prices?: string[];
+  /** Needs the simulator's control plane (clock, config). */
+  simulator?: boolean;
+  /** The plan a role must be on (the config's `plans`, or the simulator's manifest). */
+  plan?: [Role, string];
+  /** Puts the simulator back with a reset afterwards (what it changes, the API cannot undo). */
+  reset?: boolean;
+  /**
+   * Removes a collaborator, whom the API cannot invite back: on the simulator a reset puts them back; a
+   * deployment only when its config offers one the run may remove (`consumable.collaborator`).
+   */
+  consumesCollaborator?: boolean;
+  /** Needs a known rate limit: the simulator, or `rateLimitPerMinute` in the config. */
+  rateLimit?: boolean;
+}
+
+export interface CheckDef {
+  name: string;
+  /** The rules of the API description it covers (lib/description/rules.ts): what the coverage report counts. */
+  rules: readonly RuleId[];
+  /** One line: what the check asserts (by default, its rules' lines). */
+  title: string;
+  needs?: Needs;
+  /** Changes state on the target (skipped by --read-only). */
+  mutates?: boolean;
+  /**
+   * Works only on what it makes itself (a private copy), so against a deployment it may run beside the
+   * other checks while it waits for background work in real time.
+   */
+  concurrent?: boolean;
+  run(ctx: CheckContext): Promise<void>;
+}
+
+/**
+ * A check by its name and the rules it covers. What it asserts is said once, by those rules' lines in the
+ * catalogue (lib/description/rules.ts), unless `title` narrows it (checks of one rule that differ in what they reach).
+ */
+export function check<const R extends RuleId>(
+  name: string,
+  rules: readonly R[],
+  def: Omit<CheckDef, "name" | "rules" | "title" | "run"> & {
+    title?: string;
+    /** Its context reports only the rules the check declares: naming another does not compile. */
+    run(ctx: CheckContext<R>): Promise<void>;
+  },
+): CheckDef {
+  return { ...def, name, rules, title: def.title ?? rules.map((r) => RULES[r][1]).join("; ") };
+}
+
+/** Marks a violation whose catalogue rule its check does not declare: a fault of the kit, not the target. */
+export const UNDECLARED_RULE = "[kit: not among the check's rules]";
+
+/** A rule in a violation: a catalogue rule (shown with its line), or the words of a schema or response rule. */
+export type RuleRef = RuleId | (string & {});
+
+export function ruleText(rule: RuleRef): string {
+  if (!Object.hasOwn(RULES, rule)) return rule;
+  const id = rule as RuleId;
+  return `${RULES[id][1]} (${id}; the description's ${ruleSection(id)})`;
+}
+
+export class Target {
+  constructor(
+    readonly info: TargetInfo,
+    /** How the control plane is reached (global fetch unless a run gives its own). */
+    private readonly fetchFn?: typeof globalThis.fetch,
+  ) {}
+
+  get isSimulator(): boolean {
+    return this.info.kind === "simulator";
+  }
+
+  cred(role: Role): Credentials {
+    const key = this.info.keys[role];
+    if (!key) throw new Error(`the target has no key for role ${role}`);
+    return { key, label: role };
+  }
+
+  has(role: Role): boolean {
+    return Boolean(this.info.keys[role]);
+  }
+
+  audience(handle: string): string {
+    const id = this.info.audiences[handle];
+    if (!id) throw new Error(`the target names no audience ${handle}`);
+    return id;
+  }
+
+  mind(handle: string): string {
+    const id = this.info.minds[handle];
+    if (!id) throw new Error(`the target names no mind ${handle}`);
+    return id;
+  }
+
+  formation(handle: string): { id: string; audience: string } {
+    const f = this.info.formations[handle];
+    if (!f) throw new Error(`the target names no formation ${handle}`);
+    return f;
+  }
+
+  user(role: Role): string {
+    const id = this.info.users[role];
+    if (!id) throw new Error(`the target names no user id for ${role}`);
+    return id;
+  }
+
+  canChange(handle: string): boolean {
+    return !this.info.readOnly && this.info.changeableAudiences.includes(handle);
+  }
+
+  /** The server prefix for an operation's contract prefixes. */
+  prefixFor(prefixes: readonly string[]): string {
+    if (prefixes.includes("/api/v1")) return this.info.prefix;
+    if (prefixes.includes("/api/acp")) return this.info.acpPrefix;
+    return prefixes[0] ?? "";
+  }
+
+  /** Every prefix the v1 interface is served under on this origin. */
+  v1Prefixes(): string[] {
+    return [this.info.prefix, ...this.info.extraPrefixes];
+  }
+
+  async control(method: string, path: string, body?: unknown): Promise<unknown> {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (this.info.controlToken) headers["x-sim-control-token"] = this.info.controlToken;
+    const res = await (this.fetchFn ?? fetch)(`${this.info.controlBase}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    if (res.status >= 300) throw new Error(`control plane ${method} ${path} answered ${res.status}`);
+    return res.status === 204 ? null : res.json();
+  }
+
+  /**
+   * Builds the simulator's world again from its scenario and seed (the same keys and IDs): how a check
+   * undoes what the API cannot, such as a collaborator's removal. Needs `needs.reset`.
+   */
+  async rebuild(): Promise<void> {
+    const m = (await this.control("GET", "/manifest")) as { scenario: string; seed: number };
+    // The world the run chose (a scenario document has no name a reset could pick it by).
+    await this.control("POST", "/reset", { scenario: this.info.world ?? m.scenario, seed: m.seed });
+  }
+
+  /** Moves time: the simulator's virtual clock, or real waiting against a deployment. */
+  async advance(ms: number): Promise<void> {
+    if (this.isSimulator) await this.control("POST", "/clock/advance", { ms: Math.ceil(ms) });
+    else await sleep(ms);
+  }
+}
+
+/**
+ * Why a check does not run, tagged by what the user can do about it: `asked` (--read-only, --no-reset: the
+ * user chose it), `target` (what this kind of target or contract cannot offer), `missing` (the world or the
+ * config lacks handles or fields the check needs: `missing` names them, and the run refuses to start).
+ */
+export type Skip =
+  | { code: "asked"; reason: string }
+  | { code: "target"; reason: string }
+  | { code: "missing"; reason: string; missing: string[] };
+
+/** Why a check cannot run against this target, or null when it can. */
+export function skipReason(def: CheckDef, info: TargetInfo): string | null {
+  return skipOf(def, info)?.reason ?? null;
+}
+
+export function skipOf(def: CheckDef, info: TargetInfo): Skip | null {
+  // A contract given with --contract may not have every operation the check's rules govern.
+  const known = operations.map((o) => o.operationId);
+  const absent = [...new Set(def.rules.flatMap((r) => ruleOperations(r, known)))].filter(
+    (id) => !known.includes(id),
+  );
+  const target = (reason: string) => ({ code: "target" as const, reason });
+  if (absent.length) return target(`the contract has no operation ${absent.join(", ")}`);
+  const n = def.needs ?? {};
+  if ((def.mutates || n.changeable?.length) && info.readOnly)
+    return { code: "asked", reason: "read-only run (--read-only)" };
+  if (n.reset && info.kind !== "simulator")
+    return target(
+      "needs the simulator's control plane: the API cannot undo what it changes, so only a simulator, reset afterwards, may have it done",
+    );
+  if (n.simulator && info.kind !== "simulator") return target("needs the simulator's control plane");
+  if ((n.reset || n.consumesCollaborator) && info.kind === "simulator" && !info.mayReset)
+    return { code: "asked", reason: "changes the API cannot undo, and the run may not reset (--no-reset)" };
+  if (n.consumesCollaborator && !info.consumable.collaborator)
+    return target(
+      "removes a collaborator, whom the API cannot invite back: the config's consumable.collaborator names one the run may remove",
+    );
+  const missing = missingNeeds(def, info);
+  if (missing.length)
+    return {
+      code: "missing",
+      missing,
+      // On a simulator the world, not a config, lacks them: a scenario without the default scenario's handles.
+      reason:
+        info.kind === "simulator"
+          ? `the simulator's world lacks the default scenario's ${missing.join(", ")} (a scenario document that "extends": "default" keeps them)`
+          : `the target's config lacks ${missing.join(", ")}`,
+    };
+  if (n.rateLimit && info.kind !== "simulator" && (info.rateLimitPerMinute ?? 0) > 1000)
+    return target("rateLimitPerMinute above 1000 is more requests than a run should spend to exhaust it");
+  return null;
+}
+
+/** The handles or config fields a check needs that the target's world or config does not have. */
+function missingNeeds(def: CheckDef, info: TargetInfo): string[] {
+  const n = def.needs ?? {};
+  const missing: string[] = [];
+  if (n.rateLimit && info.kind !== "simulator" && info.rateLimitPerMinute === null)
+    missing.push("rateLimitPerMinute");
+  for (const r of n.roles ?? []) if (!info.keys[r]) missing.push(`keys.${r}`);
+  for (const r of n.users ?? []) if (!info.users[r]) missing.push(`users.${r}`);
+  for (const a of n.audiences ?? []) if (!info.audiences[a]) missing.push(`readable.audiences.${a}`);
+  for (const a of n.changeable ?? [])
+    if (!info.changeableAudiences.includes(a)) missing.push(`changeable.audiences.${a}`);
+  for (const f of n.formations ?? []) if (!info.formations[f]) missing.push(`readable.formations.${f}`);
+  for (const m of n.minds ?? []) if (!info.minds[m]) missing.push(`readable.minds.${m}`);
+  for (const p of n.prices ?? []) if (!info.prices[p]) missing.push(`prices.${p}`);
+  if (n.plan && info.plans[n.plan[0]] !== n.plan[1]) missing.push(`plans.${n.plan[0]}: ${n.plan[1]}`);
+  const removable = n.consumesCollaborator ? info.consumable.collaborator : null;
+  if (removable) {
+    if (!info.audiences[removable.audience]) missing.push(`readable.audiences.${removable.audience}`);
+    if (!info.keys[removable.role]) missing.push(`keys.${removable.role}`);
+    if (!info.users[removable.role]) missing.push(`users.${removable.role}`);
+  }
+  return missing;
+}
+
+function hash(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+/** How a check reaches the target: `fetch` replaces undici (and global fetch for the control plane). */
+export interface RunOptions {
+  fetch?: typeof globalThis.fetch;
+  /** The run's memory of rate-limit windows, shared by its checks. */
+  pace?: PaceMemory;
+  /** Told how many requests the check sent, per key. */
+  onRequests?: (byKey: ReadonlyMap<string, number>) => void;
+  /** Told when the check ran out of its time budget against a deployment (it is then skipped, not passed). */
+  onSkip?: (reason: string) => void;
+  /** Told what the check could not clean up. */
+  onLeftovers?: (what: string[]) => void;
+  /** Told what the check left unjudged to stay within a quick run's budget. */
+  onPartial?: (what: string[]) => void;
+  /**
+   * Told of a violation the moment it is found, once per rule of the check: before a property ends or a
+   * failing sequence is shrunk, so a run says what it found while it still works on the details.
+   */
+  onFound?: (v: Violation) => void;
+  /** Told what the check used up on purpose (a consumable of the config). */
+  onConsumed?: (what: string[]) => void;
+}
+
+export interface PropertyOptions {
+  numRuns: number;
+}
+
+/** What a check runs with; `R`, the rules it may report, narrows its assertions to the rules it declares. */
+export class CheckContext<R extends RuleId = RuleId> {
+  readonly target: Target;
+  readonly client: HttpClient;
+  readonly coverage: Coverage;
+  private readonly found: Violation[] = [];
+  private sinks: Violation[][] = [];
+  private readonly cleanups: (() => Promise<unknown>)[] = [];
+  private readonly detach: () => void;
+  /** What the check made or changed and could not put back; reported at the end of the run. */
+  readonly leftovers: string[] = [];
+
+  leftover(what: string): void {
+    this.leftovers.push(what);
+  }
+
+  /** What the check judged less of than a deep run would (a quick run's budget), said in the summary. */
+  readonly partial: string[] = [];
+
+  partly(what: string): void {
+    this.partial.push(what);
+  }
+
+  /** What the check used up on purpose and the target keeps so (a collaborator the config let it remove). */
+  readonly consumed: string[] = [];
+
+  consume(what: string): void {
+    this.consumed.push(what);
+  }
+
+  /** Why the check could not see all it should (a deployment's time budget ran out), or null. */
+  skipped: string | null = null;
+
+  /** Rules already told to `onFound`: shrinking meets the same violation again and again. */
+  private readonly announced = new Set<string>();
+  private readonly onFound: ((v: Violation) => void) | undefined;
+
+  constructor(
+    info: TargetInfo,
+    readonly checkName: string,
+    coverage = new Coverage(),
+    options: RunOptions = {},
+    /** The rules the check declares: the only catalogue rules it may report. */
+    readonly rules: readonly RuleId[] = [],
+  ) {
+    this.onFound = options.onFound;
+    this.target = new Target(info, options.fetch);
+    this.coverage = coverage;
+    const sim = info.kind === "simulator";
+    this.client = new HttpClient({
+      baseUrl: info.baseUrl,
+      prefixFor: (p) => this.target.prefixFor(p),
+      waitWindow: (ms) => this.target.advance(ms),
+      backoffBaseMs: sim ? 20 : 500,
+      maxAttempts: 3,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.pace ? { pace: options.pace } : {}),
+    });
+    this.detach = this.client.observe((ex) => {
+      this.coverage.record(ex);
+      for (const v of responseViolations(ex)) this.push(v);
+    });
+  }
+
+  get info(): TargetInfo {
+    return this.target.info;
+  }
+
+  call(spec: CallSpec): Promise<Exchange> {
+    return this.client.call(spec);
+  }
+
+  /** Shorthand: `as(role)` credentials. */
+  as(role: Role): Credentials {
+    return this.target.cred(role);
+  }
+
+  private push(v: Violation): void {
+    (this.sinks.at(-1) ?? this.found).push(v);
+    if (!this.onFound || this.announced.has(v.ruleId ?? v.rule)) return;
+    this.announced.add(v.ruleId ?? v.rule);
+    this.onFound(v);
+  }
+
+  report(input: Omit<ViolationInput, "check" | "rule"> & { check?: string; rule: RuleRef }): void {
+    // A helper may report a rule its check does not declare (inside a check, the types forbid it): the
+    // finding still stands, and the self-test fails on the mark.
+    const undeclared =
+      Object.hasOwn(RULES, input.rule) && this.rules.length > 0 && !this.rules.includes(input.rule as RuleId);
+    const rule = `${ruleText(input.rule)}${undeclared ? ` ${UNDECLARED_RULE}` : ""}`;
+    const ruleId = Object.hasOwn(RULES, input.rule) ? input.rule : undefined;
+    this.push(
+      violation({ ...input, check: input.check ?? this.checkName, rule, ...(ruleId ? { ruleId } : {}) }),
+    );
+  }
+
+  /** Reports `message` under this check and one of its rules unless `ok`. Returns ok, so callers can stop early. */
+  expect(ok: boolean, rule: R, message: string, exchange?: Exchange | null): boolean {
+    if (!ok) this.report({ check: this.checkName, rule, message, exchange: exchange ?? null });
+    return ok;
+  }
+
+  /** Reports under `rule` unless `exchange` answered `status`; `what` says what was asked, for the message. */
+  expectStatus(exchange: Exchange, status: number, rule: R, what: string): boolean {
+    return this.expect(
+      exchange.status === status,
+      rule,
+      `${what} answered ${exchange.status}, not ${status}`,
+      exchange,
+    );
+  }
+
+  /** Reports under `rule` unless `exchange` answered `status` with `data.code` `code` (the API's error codes). */
+  expectCode(exchange: Exchange, status: number, code: string, rule: R, what: string): boolean {
+    const got = `${exchange.status} ${exchange.body?.data?.code ?? "(no code)"}`;
+    const ok = exchange.status === status && exchange.body?.data?.code === code;
+    return this.expect(ok, rule, `${what} answered ${got}, not ${status} ${code}`, exchange);
+  }
+
+  /** Registers cleanup that runs after the check, whatever happened (most recent first). */
+  defer(fn: () => Promise<unknown>): void {
+    this.cleanups.unshift(fn);
+  }
+
+  /** The fast-check seed of a property of this check: the run's seed mixed with the property's label. */
+  propertySeed(label: string): number {
+    return (this.info.seed ^ hash(`${this.checkName}:${label}`)) >>> 0;
+  }
+
+  /** Runs `body` with what it finds kept apart and returned (a model run judges its own sequence). */
+  async isolate(body: () => Promise<void>): Promise<Violation[]> {
+    const sink: Violation[] = [];
+    this.sinks.push(sink);
+    try {
+      await body();
+    } finally {
+      this.sinks.splice(this.sinks.lastIndexOf(sink), 1);
+    }
+    return sink;
+  }
+
+  /** Adds findings of an isolated run to what the check reports. */
+  adopt(found: readonly Violation[]): void {
+    this.found.push(...found);
+  }
+
+  /** A property's runs: `--runs`, else its default, halved in a quick run (one window per account). */
+  numRuns(defaultRuns: number): number {
+    return this.info.runs ?? (this.info.quick ? Math.ceil(defaultRuns / 2) : defaultRuns);
+  }
+
+  /**
+   * Runs a fast-check property whose body makes requests. A run fails when it produced any violation
+   * (its own or one the response rules found in its exchanges); the first failing run stops the property
+   * (no shrinking: every run costs requests) and its violations carry the seeds and path to replay it.
+   */
+  async property<T>(
+    label: string,
+    arb: fc.Arbitrary<T>,
+    body: (value: T) => Promise<void>,
+    options: PropertyOptions,
+  ): Promise<void> {
+    const seed = this.propertySeed(label);
+    let failing: Violation[] = [];
+    const result = await fc.check(
+      fc.asyncProperty(arb, async (value) => {
+        const sink: Violation[] = [];
+        this.sinks.push(sink);
+        try {
+          await body(value);
+        } finally {
+          this.sinks.pop();
+        }
+        if (sink.length > 0) failing = sink;
+        return sink.length === 0;
+      }),
+      { seed, numRuns: this.numRuns(options.numRuns), endOnFailure: true },
+    );
+    if (result.failed && failing.length === 0 && result.errorInstance) throw result.errorInstance;
+    for (const v of failing) {
+      this.found.push({
+        ...v,
+        seed: this.info.seed,
+        propertySeed: seed,
+        path: result.counterexamplePath ?? "",
+        message: `${v.message} (property "${label}", input ${fc.stringify(result.counterexample?.[0]).slice(0, 300)})`,
+      });
+    }
+  }
+
+  /**
+   * Waits until `done()` holds: on the simulator by moving its clock in steps, against a deployment by
+   * polling with backoff (from `stepMs`, a quarter longer each time, at most 3 s: states that pass are
+   * still seen). A background `machine` is waited for until its deadline (lib/description/deadlines.ts), in virtual
+   * time on the simulator (in steps of `stepMs` for a minute, then straight to the deadline); anything
+   * else within `pollTimeoutMs` (on the simulator, 120 steps). Returns whether it held in time.
+   */
+  async waitUntil(done: () => Promise<boolean>, stepMs = 1_000, machine?: Machine): Promise<boolean> {
+    const limit = machine ? this.info.deadlines[machine] : this.info.pollTimeoutMs;
+    const deadline = Date.now() + limit;
+    let waited = 0;
+    for (let i = 0; ; i++) {
+      if (await done()) return true;
+      if (!this.target.isSimulator) {
+        if (Date.now() > deadline) return false;
+        await this.target.advance(Math.min(stepMs * 1.25 ** i, 3_000));
+        continue;
+      }
+      if (machine ? waited >= limit : i > 120) return false;
+      const step = machine && i >= 60 ? limit - waited : stepMs;
+      await this.target.advance(step);
+      waited += step;
+    }
+  }
+
+  /**
+   * A finished state stays finished: once `read` has said `expected`, time moves on (the simulator's clock
+   * by a minute, an hour and a day; against a deployment a few real seconds) and each read after must say
+   * it still. A job that completes and then, re-read late, is running again or gone breaks its machine.
+   */
+  async stillAfter(
+    rule: R,
+    what: string,
+    expected: string,
+    read: () => Promise<{ state: unknown; exchange: Exchange }>,
+  ): Promise<void> {
+    const steps = this.target.isSimulator ? [60_000, 3_600_000, 86_400_000] : [2_000];
+    for (const ms of steps) {
+      await this.target.advance(ms);
+      const { state, exchange } = await read();
+      const ok = this.expect(
+        String(state) === expected,
+        rule,
+        `${what} was ${expected}; ${ms / 1000} s later it is ${String(state)}`,
+        exchange,
+      );
+      if (!ok) return;
+    }
+  }
+
+  /**
+   * State that moves with time did not arrive. A background `machine` has a deadline, and past it that is a
+   * violation in both modes; anything else is one on the simulator (the kit moves its clock) and, against
+   * a deployment, the check is reported as skipped with the reason.
+   */
+  outOfTime(rule: RuleRef, message: string, exchange?: Exchange | null, machine?: Machine): void {
+    if (machine) {
+      const limit = deadlineText(machine, this.info.deadlines[machine], this.info.deadlinesStated);
+      this.report({ rule, message: `${message}: past the deadline of ${limit}`, exchange: exchange ?? null });
+    } else if (this.target.isSimulator) this.report({ rule, message, exchange: exchange ?? null });
+    else this.skipped ??= `out of time (pollTimeoutMs ${this.info.pollTimeoutMs}): ${message}`;
+  }
+
+  /** Runs the cleanups and returns everything found. */
+  async finish(): Promise<Violation[]> {
+    this.sinks = [];
+    for (const fn of this.cleanups) {
+      try {
+        const out = await fn();
+        // A cleanup request the target refused (other than "already gone") left something behind.
+        if (out instanceof Exchange && out.status >= 400 && out.status !== 404)
+          this.leftover(`${out.method} ${out.pathname} answered ${out.status}`);
+      } catch (e) {
+        this.leftover((e as Error).message);
+      }
+    }
+    this.detach();
+    return this.found;
+  }
+}
+
+/** Runs one check against a target and returns its violations (after its cleanup). */
+export async function runCheck(
+  def: CheckDef,
+  info: TargetInfo,
+  coverage?: Coverage,
+  options: RunOptions = {},
+): Promise<Violation[]> {
+  const ctx = new CheckContext(info, def.name, coverage, options, def.rules);
+  let failure: unknown = null;
+  try {
+    await def.run(ctx);
+  } catch (e) {
+    failure = e;
+  }
+  const found = await ctx.finish();
+  options.onRequests?.(ctx.client.sent);
+  if (ctx.skipped) options.onSkip?.(ctx.skipped);
+  if (ctx.leftovers.length) options.onLeftovers?.(ctx.leftovers);
+  if (ctx.partial.length) options.onPartial?.(ctx.partial);
+  if (ctx.consumed.length) options.onConsumed?.(ctx.consumed);
+  if (failure) {
+    // A check that could not finish (the target hung up, or answered something it could not read) still
+    // hands over what it found before that.
+    const err = failure as Error;
+    err.message = `${def.name} could not finish: ${err.message}${
+      found.length
+        ? `\n(after ${found.length} violation(s): ${found
+            .map((v) => v.message)
+            .join("; ")
+            .slice(0, 2000)})`
+        : ""
+    }`;
+    (err as Error & { violations?: Violation[] }).violations = found;
+    throw err;
+  }
+  return found;
+}

@@ -1,0 +1,363 @@
+/**
+ * The kit's own runner: every check is a plain async function over a CheckContext, so a run needs no test
+ * framework. It filters and shards the checks, runs them one at a time against the target (they share its
+ * state), prints a line per check, and writes the reports, JUnit XML included when asked for.
+ */
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { type PaceMemory, TargetDownError } from "../http/http.ts";
+import type { TargetInfo } from "../http/target.ts";
+import { planRun } from "../planning/budget.ts";
+import { type Paint, paint } from "../reporting/colour.ts";
+import { Coverage } from "../reporting/coverage.ts";
+import { renderHtmlReport } from "../reporting/html-report.ts";
+import { escapeMarkup as xml } from "../reporting/markup.ts";
+import { dedupe, formatViolations, type Violation } from "../reporting/report.ts";
+import { type CheckDef, runCheck, type Skip, skipOf } from "./context.ts";
+import { finishRun, type RunResults } from "./finish.ts";
+
+export interface Reporter {
+  name: "default" | "verbose" | "dot" | "junit" | "json" | "html";
+  file?: string;
+}
+
+export interface SuiteOptions {
+  checks: readonly CheckDef[];
+  /** Runs only the checks whose `name: title` matches (`-t`, `--only`). */
+  pattern?: RegExp | null;
+  /** Leaves out the checks whose `name: title` matches (`--skip`). */
+  skip?: RegExp | null;
+  /** Shard `index` (1-based) of `count`: every count-th check. */
+  shard?: { index: number; count: number } | null;
+  reporters?: readonly Reporter[];
+  print?: (line: string) => void;
+  /**
+   * How much of the target the run may spend (`--budget`, `--time-budget`): once the requests sent or the
+   * time taken reach it, no further check starts; those left are reported as skipped, with the budget.
+   */
+  budget?: { requests?: number | null; ms?: number | null };
+}
+
+interface Outcome {
+  def: CheckDef;
+  ms: number;
+  /** Requests the check sent, per key (what it spent of each key's rate limit). */
+  requests: Record<string, number>;
+  violations: Violation[];
+  skipped: string | null;
+  /** The user chose this skip (--read-only, --no-reset): it does not make the run incomplete. */
+  askedFor?: boolean;
+  error: string | null;
+  /** The check met a target that stopped answering (TargetDownError): the run stops there. */
+  down?: boolean;
+}
+
+/**
+ * How a run ended. Exit status: 0 every check that ran held and at most half of the checks chosen were
+ * skipped for reasons the user did not ask for; 1 a violation; 2 the target stopped answering (the run
+ * ended there; the reports hold what was checked); 3 incomplete: nothing was checked, or more than half of
+ * the chosen checks were skipped (a budget, a deployment's plan, a contract without their operations), so
+ * the run proves too little to be a pass.
+ */
+export interface RunSummary {
+  chosen: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  exitCode: 0 | 1 | 2 | 3;
+  /** Why the run is not a pass when no check failed (exit 3). */
+  incomplete: string | null;
+}
+
+/** The checks a run takes: `pattern` (-t, --only) and `skip` (--skip) over `name: title`, then the shard. */
+export function chooseChecks(o: Pick<SuiteOptions, "checks" | "pattern" | "skip" | "shard">): CheckDef[] {
+  const shard = o.shard;
+  return o.checks
+    .filter((c) => !o.pattern || o.pattern.test(`${c.name}: ${c.title}`))
+    .filter((c) => !o.skip?.test(`${c.name}: ${c.title}`))
+    .filter((_c, i) => !shard || i % shard.count === shard.index - 1);
+}
+
+/** What the target's world or config lacks for the chosen checks: each handle or field, and who needs it. */
+export function lackingNeeds(chosen: readonly CheckDef[], info: TargetInfo): Map<string, string[]> {
+  const lacking = new Map<string, string[]>();
+  for (const def of chosen) {
+    const skip = skipOf(def, info);
+    if (skip?.code !== "missing") continue;
+    for (const need of skip.missing) lacking.set(need, [...(lacking.get(need) ?? []), def.name]);
+  }
+  return lacking;
+}
+
+/** Runs the checks and writes the reports; resolves to how the run ended. */
+export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunSummary> {
+  const print = o.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const c = paint();
+  const reporters = o.reporters?.length ? o.reporters : [{ name: "default" as const }];
+  const dots = reporters.some((r) => r.name === "dot");
+  const chosen = chooseChecks(o);
+  const coverage = new Coverage();
+  const results: RunResults = {
+    violations: [],
+    coverage: [],
+    skipped: [],
+    leftovers: [],
+    partial: [],
+    consumed: [],
+  };
+  const outcomes: Outcome[] = [];
+  const pace: PaceMemory = new Map();
+  const startedAt = Date.now();
+  let spentRequests = 0;
+  const done = (outcome: Outcome) => {
+    spentRequests += Object.values(outcome.requests).reduce((a, b) => a + b, 0);
+    outcomes.push(outcome);
+    if (dots)
+      process.stdout.write(
+        outcome.error || outcome.violations.length ? c.bad("x") : outcome.skipped ? c.skip("-") : c.ok("."),
+      );
+    else print(lineOf(outcome, c));
+  };
+  // Each violation as it is found (once per rule and check), before its check ends or shrinks it; the
+  // dot reporter keeps to its one character per check.
+  const found = dots
+    ? undefined
+    : (v: Violation) =>
+        print(
+          c.bad(
+            `  ! found by ${v.check}: ${v.ruleId ?? v.rule}: ${v.message.split("\n")[0]?.slice(0, 240)} (replay: --seed ${info.seed} --only '^${v.check}:')`,
+          ),
+        );
+  const plan = planRun(chosen, info);
+  if (plan.budget !== null)
+    print(
+      `plan: ${plan.sequential.length + plan.concurrent.length} checks within ${plan.budget} requests per account (one rate-limit window); ${plan.deferred.length} left for --deep`,
+    );
+  // Waits in real time on copies of their own: they run beside the rest.
+  const beside = Promise.all(
+    plan.concurrent.map((def) => runOne(def, info, coverage, results, pace, found).then(done)),
+  );
+  let down: Outcome | undefined;
+  const notRun = (def: CheckDef) => outcomes.push(skippedFor(def, NOT_RUN, results));
+  for (const def of plan.sequential) {
+    if (down) {
+      notRun(def);
+      continue;
+    }
+    const over = overBudget(o.budget, spentRequests, Date.now() - startedAt);
+    const outcome = over
+      ? skippedFor(def, over, results)
+      : await runOne(def, info, coverage, results, pace, found);
+    done(outcome);
+    if (outcome.down) down = outcome;
+  }
+  await beside;
+  down ??= outcomes.find((x) => x.down);
+  for (const d of plan.deferred) down ? notRun(d.def) : done(skippedFor(d.def, d.reason, results));
+  // Reports list the checks in the kit's order, however the plan ran them.
+  outcomes.sort((a, b) => chosen.indexOf(a.def) - chosen.indexOf(b.def));
+  if (dots) print("");
+  results.coverage.push(coverage.fragment());
+  const failed = outcomes.filter((x) => x.error || x.violations.length);
+  const skipped = outcomes.filter((x) => x.skipped && !failed.includes(x)).length;
+  for (const f of failed)
+    print(`\n${c.bad(`✗ ${f.def.name}`)}\n${f.error ?? formatViolations(f.violations)}`);
+  const passed = chosen.length - failed.length - skipped;
+  print(
+    `\n${chosen.length} checks: ${passed} passed, ${failed.length} failed, ${skipped} skipped (seed ${info.seed})`,
+  );
+  const incomplete = failed.length ? null : incompleteness(outcomes, chosen.length);
+  if (down) {
+    const left = outcomes.filter((x) => x.skipped === NOT_RUN).length;
+    const why = (down.error ?? "").replace(/^.*?the target stopped answering: /s, "");
+    print(
+      c.bad(
+        `stopped: the target stopped answering during ${down.def.name} (${why}); ${left} check${left === 1 ? " was" : "s were"} not run, and the reports hold what was checked (exit 2)`,
+      ),
+    );
+  } else if (incomplete) print(c.bad(`incomplete: ${incomplete}; this run is not a pass (exit 3)`));
+  // One account of the checks for the JSON and HTML reports alike.
+  const report = jsonOf(outcomes, info);
+  for (const r of reporters) if (r.file && r.name === "junit") save(r.file, junit(outcomes));
+  for (const r of reporters) if (r.file && r.name === "json") save(r.file, JSON.stringify(report, null, 2));
+  const coverageReport = await finishRun(info, results, print);
+  for (const r of reporters)
+    if (r.file && r.name === "html")
+      save(
+        r.file,
+        renderHtmlReport({
+          target: info.baseUrl,
+          kind: info.kind,
+          seed: info.seed,
+          finishedAt: new Date().toISOString(),
+          checks: report.checks,
+          violations: dedupe(results.violations),
+          coverage: coverageReport,
+        }),
+      );
+  const exitCode = down ? 2 : failed.length ? 1 : incomplete ? 3 : 0;
+  return { chosen: chosen.length, passed, failed: failed.length, skipped, exitCode, incomplete };
+}
+
+/**
+ * Why a run without a failure still proves too little: nothing chosen or nothing run, or more than half of
+ * the checks it was to run skipped for reasons the user did not choose. Skips the user asked for
+ * (--read-only, --no-reset) count neither way; a subset picked with -t, --only or --skip is the run's whole.
+ */
+function incompleteness(outcomes: readonly Outcome[], chosen: number): string | null {
+  if (chosen === 0) return "no check was chosen (-t, --only, --skip or --shard left none)";
+  const expected = outcomes.filter((x) => !x.askedFor).length;
+  const unasked = outcomes.filter((x) => x.skipped && !x.askedFor).length;
+  if (expected === 0) return "every chosen check was skipped at the user's request: nothing was checked";
+  if (unasked * 2 > expected)
+    return `${unasked} of the ${expected} checks it was to run were skipped (more than half)`;
+  return null;
+}
+
+async function runOne(
+  def: CheckDef,
+  info: TargetInfo,
+  coverage: Coverage,
+  results: RunResults,
+  pace: PaceMemory,
+  found?: (v: Violation) => void,
+): Promise<Outcome> {
+  const started = Date.now();
+  const skip: Skip | null = skipOf(def, info);
+  const requests: Record<string, number> = {};
+  if (skip) {
+    results.skipped.push({ check: def.name, reason: skip.reason });
+    const askedFor = skip.code === "asked";
+    return { def, ms: 0, requests, violations: [], skipped: skip.reason, askedFor, error: null };
+  }
+  coverage.reached(def.rules);
+  let outOfTime: string | null = null;
+  const options = {
+    pace,
+    onRequests: (byKey: ReadonlyMap<string, number>) => Object.assign(requests, Object.fromEntries(byKey)),
+    onSkip: (r: string) => (outOfTime = r),
+    onLeftovers: (what: string[]) =>
+      results.leftovers.push(...what.map((w) => ({ check: def.name, what: w }))),
+    onPartial: (what: string[]) => results.partial.push(...what.map((w) => ({ check: def.name, what: w }))),
+    onConsumed: (what: string[]) => results.consumed.push(...what.map((w) => ({ check: def.name, what: w }))),
+    ...(found ? { onFound: found } : {}),
+  };
+  try {
+    const violations = dedupe(await runCheck(def, info, coverage, options)).map((v) => ({
+      ...v,
+      seed: v.seed ?? info.seed,
+    }));
+    results.violations.push(...violations);
+    // Never passed: what the check waited for did not happen within the run's time budget.
+    if (!violations.length && outOfTime) results.skipped.push({ check: def.name, reason: outOfTime });
+    return {
+      def,
+      ms: Date.now() - started,
+      requests,
+      violations,
+      skipped: violations.length ? null : outOfTime,
+      error: null,
+    };
+  } catch (e) {
+    const partial = (e as { violations?: Violation[] }).violations ?? [];
+    results.violations.push(...partial.map((v) => ({ ...v, seed: v.seed ?? info.seed })));
+    return {
+      def,
+      ms: Date.now() - started,
+      requests,
+      violations: partial,
+      skipped: null,
+      error: (e as Error).message,
+      // runCheck hands on the error it caught (its message prefixed), so the class tells.
+      down: e instanceof TargetDownError,
+    };
+  }
+}
+
+const NOT_RUN = "not run: the run stopped where the target went away";
+
+function overBudget(budget: SuiteOptions["budget"], requests: number, ms: number): string | null {
+  if (budget?.requests != null && requests >= budget.requests)
+    return `the run's request budget (--budget ${budget.requests}) is spent: ${requests} requests`;
+  if (budget?.ms != null && ms >= budget.ms)
+    return `the run's time budget (--time-budget ${Math.round(budget.ms / 1000)}s) is spent`;
+  return null;
+}
+
+function skippedFor(def: CheckDef, reason: string, results: RunResults): Outcome {
+  results.skipped.push({ check: def.name, reason });
+  return { def, ms: 0, requests: {}, violations: [], skipped: reason, error: null };
+}
+
+function lineOf(o: Outcome, c: Paint): string {
+  if (o.error || o.violations.length)
+    return c.bad(
+      `✗ ${o.def.name}: ${o.error ? "could not finish" : `${o.violations.length} violation(s)`} (${o.ms} ms)`,
+    );
+  if (o.skipped) return c.skip(`↓ ${o.def.name} [skipped: ${o.skipped}]`);
+  return `${c.ok("✓")} ${o.def.name} (${o.ms} ms, ${spent(o.requests)})`;
+}
+
+/** What a check spent of the keys' budgets: `42 requests (owner 30, outsider 12)`. */
+function spent(requests: Record<string, number>): string {
+  const entries = Object.entries(requests).sort((a, b) => b[1] - a[1]);
+  const total = entries.reduce((n, [, k]) => n + k, 0);
+  if (total === 0) return "0 requests";
+  const by = entries.map(([key, n]) => `${key} ${n}`).join(", ");
+  return `${total} request${total === 1 ? "" : "s"}${entries.length > 1 || entries[0]?.[0] !== "none" ? ` (${by})` : ""}`;
+}
+
+function save(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
+/** JUnit XML: one test case a check, named `name: title` (stable across runs), in a suite per group. */
+export function junit(outcomes: readonly Outcome[]): string {
+  const groups = new Map<string, Outcome[]>();
+  for (const o of outcomes) {
+    const g = o.def.name.split("/")[0] as string;
+    groups.set(g, [...(groups.get(g) ?? []), o]);
+  }
+  const suites = [...groups].map(([g, list]) => {
+    const failures = list.filter((o) => o.error || o.violations.length).length;
+    const skipped = list.filter((o) => o.skipped).length;
+    const cases = list.map((o) => {
+      const head = `    <testcase classname="conformance.${xml(g)}" name="${xml(`${o.def.name}: ${o.def.title}`)}" time="${(o.ms / 1000).toFixed(3)}"`;
+      if (o.error || o.violations.length) {
+        const text = o.error ?? formatViolations(o.violations);
+        return `${head}>\n      <failure message="${xml(text.split("\n")[0] ?? "")}">${xml(text)}</failure>\n    </testcase>`;
+      }
+      if (o.skipped) return `${head}>\n      <skipped message="${xml(o.skipped)}"/>\n    </testcase>`;
+      return `${head}/>`;
+    });
+    const time = (list.reduce((t, o) => t + o.ms, 0) / 1000).toFixed(3);
+    return `  <testsuite name="${xml(g)}" tests="${list.length}" failures="${failures}" skipped="${skipped}" time="${time}">\n${cases.join("\n")}\n  </testsuite>`;
+  });
+  // Totals on the root too: CI annotators read them from there.
+  const failed = outcomes.filter((o) => o.error || o.violations.length).length;
+  const skippedAll = outcomes.filter((o) => o.skipped).length;
+  const totalTime = (outcomes.reduce((t, o) => t + o.ms, 0) / 1000).toFixed(3);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="conformance" tests="${outcomes.length}" failures="${failed}" skipped="${skippedAll}" time="${totalTime}">\n${suites.join("\n")}\n</testsuites>\n`;
+}
+
+function jsonOf(outcomes: readonly Outcome[], info: TargetInfo) {
+  return {
+    target: info.baseUrl,
+    seed: info.seed,
+    checks: outcomes.map((o) => ({
+      name: o.def.name,
+      title: o.def.title,
+      status: (o.error || o.violations.length ? "failed" : o.skipped ? "skipped" : "passed") as
+        | "failed"
+        | "skipped"
+        | "passed",
+      ms: o.ms,
+      requests: o.requests,
+      ...(o.skipped ? { skipped: o.skipped } : {}),
+      ...(o.error ? { error: o.error } : {}),
+      violations: o.violations,
+    })),
+  };
+}
