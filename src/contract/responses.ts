@@ -24,7 +24,15 @@ type Json = Record<string, unknown>;
 
 const pointer = contractPointer;
 
-type Found = { response: Json; at: string } | null;
+/** A documented header, ready to check: its validator found once, not per response. */
+interface HeaderCheck {
+  name: string;
+  required: boolean;
+  numeric: boolean;
+  pointer: string;
+}
+
+type Found = { response: Json; at: string; headers: HeaderCheck[]; body: string } | null;
 
 /** Found once per operation and status, for the contract in use (the kit may load another). */
 const found = new WeakMap<object, Map<string, Found>>();
@@ -58,9 +66,20 @@ function lookUp(operationId: string, status: number): Found {
   } catch {
     return null;
   }
-  return { response: node as Json, at: here };
+  const response = node as Json;
+  const headers = Object.entries((response.headers ?? {}) as Json).map(([name, h]): HeaderCheck => {
+    const header = deref<Json>(h as Json);
+    const type = (header.schema as Json | undefined)?.type;
+    const ref = (h as { $ref?: string }).$ref ?? `${here}/headers/${pointerSegment(name)}`;
+    return {
+      name,
+      required: header.required === true,
+      numeric: type === "integer" || type === "number",
+      pointer: `${ref}/schema`,
+    };
+  });
+  return { response, at: here, headers, body: `${here}/content/application~1json/schema` };
 }
-
 function mediaTypeOf(contentType: string | null): string {
   return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 }
@@ -68,28 +87,24 @@ function mediaTypeOf(contentType: string | null): string {
 export function checkResponse(
   operationId: string,
   status: number,
-  headers: Headers,
+  /** A `Headers`, or anything that reads a header by name (case-insensitively) the same way. */
+  headers: { get(name: string): string | null },
   bodyText: string,
 ): ResponseIssue[] {
   const found = findResponse(operationId, status);
   if (!found)
     return [{ code: "undocumented-status", message: `${operationId} does not document status ${status}` }];
   const issues: ResponseIssue[] = [];
-  const { response, at } = found;
-  for (const [name, h] of Object.entries((response.headers ?? {}) as Json)) {
-    const header = deref<Json>(h as Json);
-    const value = headers.get(name);
+  const { response } = found;
+  for (const h of found.headers) {
+    const value = headers.get(h.name);
     if (value === null) {
-      if (header.required === true)
-        issues.push({ code: "missing-header", message: `missing header ${name}` });
+      if (h.required) issues.push({ code: "missing-header", message: `missing header ${h.name}` });
       continue;
     }
-    const schema = header.schema as Json | undefined;
-    const typed = schema?.type === "integer" || schema?.type === "number" ? Number(value) : value;
-    const hRef = (h as { $ref?: string }).$ref ?? `${at}/headers/${pointerSegment(name)}`;
-    const hIssues = validate(`${hRef}/schema`, typed);
+    const hIssues = validate(h.pointer, h.numeric ? Number(value) : value);
     if (hIssues.length > 0)
-      issues.push({ code: "header-schema", message: `header ${name}: ${value}`, detail: hIssues });
+      issues.push({ code: "header-schema", message: `header ${h.name}: ${value}`, detail: hIssues });
   }
   const content = (response.content ?? {}) as Json;
   const declared = Object.keys(content);
@@ -113,7 +128,7 @@ export function checkResponse(
   } catch {
     return [...issues, { code: "body-not-json", message: "body is not JSON" }];
   }
-  const bIssues = validate(`${at}/content/application~1json/schema`, body);
+  const bIssues = validate(found.body, body);
   if (bIssues.length > 0)
     issues.push({ code: "body-schema", message: "body does not match the schema", detail: bIssues });
   return issues;
