@@ -7,7 +7,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { useContract } from "../src/contract/document.ts";
+import { type Contract, createContract, ownContract } from "../src/contract/contract.ts";
+import { withContract } from "./lib/description/contract.ts";
 import { loadContract } from "./lib/description/load-contract.ts";
 import {
   ConfigError,
@@ -307,14 +308,22 @@ async function main(): Promise<number> {
     return 0;
   }
   if ("merge" in o) return mergeReports(o.merge);
+  let contract: Contract = ownContract;
   if (o.contract) {
     try {
-      useContract(await loadContract(o.contract));
+      contract = createContract(await loadContract(o.contract));
     } catch (e) {
       process.stderr.write(`conformance: --contract ${o.contract}: ${(e as Error).message}\n`);
       return 2;
     }
   }
+  const options = o;
+  // Everything the run does reads this contract (lib/description/contract.ts): it is handed in here.
+  return withContract(contract, () => checkTarget(options));
+}
+
+/** The run itself: the target reached, the checks chosen and run against it. */
+async function checkTarget(o: Options): Promise<number> {
   let where: string;
   try {
     where = await preflight(o);
@@ -340,7 +349,7 @@ async function main(): Promise<number> {
     }
     throw e;
   }
-  // The checks and everything they derive from the contract load only now, after --contract took effect.
+  // The checks load only when a run starts: usage errors, --help and --merge-coverage answer at once.
   const [{ runChecks, chooseChecks, lackingNeeds }, { allChecks }] = await Promise.all([
     import("./lib/running/runner.ts"),
     import("./checks/index.ts"),

@@ -117,16 +117,11 @@ describe("architecture", () => {
     expect(untested).toEqual([]);
   });
 
-  it("exports no mutable binding (export let), but for the contract still to be made a value", () => {
-    const PENDING = new Set(["src/contract/document.ts"]);
+  it("exports no mutable binding (export let)", () => {
     const found = files.filter(
       (f) => !f.endsWith(".test.ts") && /^export let /m.test(readFileSync(join(ROOT, f), "utf8")),
     );
-    expect(found.filter((f) => !PENDING.has(f))).toEqual([]);
-    expect(
-      [...PENDING].filter((p) => !found.includes(p)),
-      "one that is gone: drop it here",
-    ).toEqual([]);
+    expect(found).toEqual([]);
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import { loadScenario } from "../scenarios/document/load.ts";
 import { scenarios } from "../scenarios/index.ts";
+import { ownContract } from "./contract/contract.ts";
 import { tokenList } from "./core/control.ts";
 import { createEngine, type Simulator, type SimulatorOptions } from "./core/engine.ts";
 import { SandboxHost, type SandboxHostOptions, type SandboxSpec } from "./core/sandboxes.ts";
@@ -38,6 +39,7 @@ export { SnapshotError } from "./persistence/snapshot.ts";
  */
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
   return createEngine({
+    contract: ownContract,
     resources: resourceModules,
     scenarios,
     loadScenario,

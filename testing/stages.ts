@@ -5,11 +5,13 @@
  */
 import { loadScenario } from "../scenarios/document/load.ts";
 import { scenarios } from "../scenarios/index.ts";
+import { ownContract } from "../src/contract/contract.ts";
 import { ApiError } from "../src/core/errors.ts";
 import type { Outcome } from "../src/core/exchange.ts";
 import { Answer } from "../src/core/exchange.ts";
 import { Lifetime } from "../src/core/lifetime.ts";
 import { collectModules } from "../src/core/modules.ts";
+import { Router } from "../src/core/router.ts";
 import type { SimulatorOptions } from "../src/core/simulator-api.ts";
 import { ApiCall, apiStages, changeMaker, runStages, type Stage } from "../src/core/stages/index.ts";
 import { resourceModules } from "../src/resources/index.ts";
@@ -26,12 +28,20 @@ export async function stageWorld(options: SimulatorOptions = {}) {
   const modules = collectModules(resourceModules);
   const recording = options.changes !== undefined;
   const life = new Lifetime(
-    { resources: resourceModules, scenarios, loadScenario, clock: "manual", ...options },
+    {
+      contract: ownContract,
+      resources: resourceModules,
+      scenarios,
+      loadScenario,
+      clock: "manual",
+      ...options,
+    },
     modules,
   );
   await life.start();
   const stages = apiStages({
     life,
+    router: new Router(ownContract.operations),
     routes: modules.routes,
     change: changeMaker(life, recording),
     recording,

@@ -1,7 +1,8 @@
 /**
  * Hosted checkout (ACP): the strict body, idempotency keys, `API-Version`, sessions of their owner only.
  */
-import { LIMITS } from "../../src/contract/limits.ts";
+
+import { limits } from "../lib/description/contract.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import type { Role } from "../lib/http/target.ts";
 import { type CheckContext, check } from "../lib/running/context.ts";
@@ -79,15 +80,15 @@ async function creationRules(ctx: Ctx, { price, body, expectStatus, k }: Kit): P
     );
   }
   await expectStatus(
-    `Idempotency-Key of ${LIMITS.acpIdempotencyKey} characters`,
+    `Idempotency-Key of ${limits().acpIdempotencyKey} characters`,
     body,
-    { "idempotency-key": k(LIMITS.acpIdempotencyKey) },
+    { "idempotency-key": k(limits().acpIdempotencyKey) },
     201,
   );
   await expectStatus(
-    `Idempotency-Key of ${LIMITS.acpIdempotencyKey + 1} characters`,
+    `Idempotency-Key of ${limits().acpIdempotencyKey + 1} characters`,
     body,
-    { "idempotency-key": k(LIMITS.acpIdempotencyKey + 1) },
+    { "idempotency-key": k(limits().acpIdempotencyKey + 1) },
     400,
   );
   await expectStatus("Idempotency-Key with a dot", body, { "idempotency-key": "conformance.key" }, 400);

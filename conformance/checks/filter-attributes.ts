@@ -2,7 +2,7 @@
  * Filter attributes: facets that agree with `mindIds` and `matchCount`, and `truncated` for a large Audience.
  */
 import fc from "fast-check";
-import { LIMITS } from "../../src/contract/limits.ts";
+import { limits } from "../lib/description/contract.ts";
 import type { RuleId } from "../lib/description/rules.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import type { Role } from "../lib/http/target.ts";
@@ -212,13 +212,13 @@ export const largeAudience = check("domain/filter-truncation", ["filters/truncat
       const d = ex.body?.data;
       if (!d) continue;
       ctx.expect(
-        d.truncated === d.totalMinds > LIMITS.mindsRead,
+        d.truncated === d.totalMinds > limits().mindsRead,
         "filters/truncation",
         `totalMinds ${d.totalMinds} with truncated ${d.truncated}`,
         ex,
       );
       ctx.expect(
-        d.mindIds.length <= LIMITS.mindsRead,
+        d.mindIds.length <= limits().mindsRead,
         "filters/truncation",
         `${d.mindIds.length} mindIds returned`,
         ex,

@@ -3,8 +3,7 @@
  * (order, framing, negotiation, the soft warning and the hard cap).
  */
 import fc from "fast-check";
-import { LIMITS } from "../../src/contract/limits.ts";
-import { validate } from "../lib/description/contract.ts";
+import { limits, validate } from "../lib/description/contract.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import { type CheckContext, check } from "../lib/running/context.ts";
 import { hypothesis, memberIds } from "../lib/running/helpers.ts";
@@ -180,13 +179,13 @@ export function checkMeta(ctx: CheckContext, ex: Exchange, d: Record<string, unk
     ex,
   );
   ctx.expect(
-    d.softWarn === size >= LIMITS.previewSoftWarnFrom,
+    d.softWarn === size >= limits().previewSoftWarnFrom,
     "preview/thresholds",
     `softWarn ${d.softWarn} for ${size} members`,
     ex,
   );
   ctx.expect(
-    d.hardCapExceeded === size > LIMITS.previewHardCap,
+    d.hardCapExceeded === size > limits().previewHardCap,
     "preview/thresholds",
     `hardCapExceeded ${d.hardCapExceeded} for ${size} members`,
     ex,
@@ -239,7 +238,7 @@ export function streamProblems(text: string): { problems: string[]; events: Prev
 }
 
 export const largePreview = check("domain/preview-hard-cap", ["preview/thresholds"], {
-  title: `preview of an Audience over ${LIMITS.previewHardCap} members reports hardCapExceeded`,
+  title: `preview of an Audience over ${limits().previewHardCap} members reports hardCapExceeded`,
   needs: { roles: ["outsider"], audiences: ["large"] },
   async run(ctx) {
     const audienceId = ctx.target.audience("large");

@@ -21,7 +21,7 @@ import { type CheckContext, type CheckDef, check } from "../lib/running/context.
 import { wrongMethod } from "./methods.ts";
 import { optionalBodies } from "./optional-bodies.ts";
 
-const authenticated = operations.filter((o) => o.authenticated);
+const authenticated = (): Operation[] => operations().filter((o) => o.authenticated);
 const isRead = (o: Operation) => o.method === "GET";
 const pathParams = (o: Operation) => o.parameters.filter((p) => p.in === "path");
 
@@ -82,7 +82,7 @@ function badAuthorizations(ctx: CheckContext): { label: string; value: string | 
 
 export const authCheck = check("generic/auth-401", ["auth/401", "errors/envelope"], {
   async run(ctx) {
-    for (const o of authenticated) {
+    for (const o of authenticated()) {
       const prefixes = isV1(o) ? ctx.target.v1Prefixes() : [ctx.target.prefixFor(o.prefixes)];
       for (const [pi, prefix] of prefixes.entries()) {
         const variants = pi === 0 ? badAuthorizations(ctx) : badAuthorizations(ctx).slice(0, 2);
@@ -91,7 +91,7 @@ export const authCheck = check("generic/auth-401", ["auth/401", "errors/envelope
     }
     // Arbitrary junk in the header, against random operations.
     const junk = fc.tuple(
-      fc.constantFrom(...authenticated),
+      fc.constantFrom(...authenticated()),
       fc.oneof(
         fc.string({ minLength: 1, maxLength: 60 }).map((s) => `Bearer ${s.trim() || "x"}`),
         fc.stringMatching(/^service_[A-Za-z0-9]{1,60}$/).map((s) => `Bearer ${s}`),
@@ -142,7 +142,7 @@ function malformedCheck(reads: boolean): CheckDef {
     needs: { roles: ["owner"], audiences: ["main"], ...(reads ? {} : { changeable: ["main"] }) },
     mutates: !reads,
     async run(ctx) {
-      for (const o of operations.filter((x) => isRead(x) === reads && x.authenticated)) {
+      for (const o of operations().filter((x) => isRead(x) === reads && x.authenticated)) {
         for (const p of pathParams(o).filter((x) => hasShape(x.schema))) {
           const expected = o.statuses.includes(400) ? 400 : o.statuses.includes(404) ? 404 : null;
           const params = paramsExcept(o, ctx, p.name);
@@ -200,7 +200,7 @@ function unknownCheck(reads: boolean): CheckDef {
     needs: { roles: ["owner"], audiences: ["main"], ...(reads ? {} : { changeable: ["main"] }) },
     mutates: !reads,
     async run(ctx) {
-      for (const o of operations.filter((x) => isRead(x) === reads && x.authenticated)) {
+      for (const o of operations().filter((x) => isRead(x) === reads && x.authenticated)) {
         if (!o.statuses.includes(404)) continue;
         for (const p of pathParams(o)) {
           const others = paramsExcept(o, ctx, p.name);
@@ -259,7 +259,7 @@ function hiddenCheck(reads: boolean): CheckDef {
     },
     mutates: !reads,
     async run(ctx) {
-      for (const o of operations.filter((x) => isRead(x) === reads && x.authenticated && !isAcp(x))) {
+      for (const o of operations().filter((x) => isRead(x) === reads && x.authenticated && !isAcp(x))) {
         if (!o.statuses.includes(404) || !pathParams(o).some((p) => p.name === "audienceId")) continue;
         const real = realParams(o, ctx.target, "main");
         if (typeof real === "string") continue;
@@ -303,9 +303,9 @@ function compareHidden(ctx: CheckContext, o: Operation, hidden: Exchange, missin
 export const hiddenReads = hiddenCheck(true);
 export const hiddenWrites = hiddenCheck(false);
 
-/** Resources the operation could change, read before and after: the GET operations its path extends. */
+/** Resources the operation could change, read before and after: the GET operations() its path extends. */
 function probesFor(o: Operation): Operation[] {
-  return operations.filter(
+  return operations().filter(
     (g) =>
       g.method === "GET" &&
       g.authenticated &&
@@ -402,7 +402,7 @@ async function refusedBodies(
   what: string,
   send: (o: Operation, params: PathParams, caller: Role, sent: Exchange[]) => Promise<void>,
 ): Promise<void> {
-  for (const o of operations.filter((x) => x.bodySchemaRef && x.authenticated)) {
+  for (const o of operations().filter((x) => x.bodySchemaRef && x.authenticated)) {
     const params = realParams(o, ctx.target);
     if (typeof params === "string") continue;
     const caller = bodyCaller(ctx, o.operationId);
@@ -488,7 +488,7 @@ export const invalidQuery = check("generic/invalid-query", ["input/invalid-400"]
   title: "query parameters outside their schema are answered 400",
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    for (const o of operations.filter((x) => isRead(x) && x.statuses.includes(400))) {
+    for (const o of operations().filter((x) => isRead(x) && x.statuses.includes(400))) {
       const params = realParams(o, ctx.target);
       if (typeof params === "string") continue;
       for (const p of o.parameters.filter((x) => x.in === "query")) {
@@ -531,7 +531,7 @@ export const prefixes = check("generic/v1-prefixes", ["versioning/prefixes"], {
   async run(ctx) {
     const [main, ...others] = ctx.target.v1Prefixes();
     if (!main) return;
-    for (const o of operations.filter((x) => isRead(x) && isV1(x))) {
+    for (const o of operations().filter((x) => isRead(x) && isV1(x))) {
       const params = realParams(o, ctx.target);
       if (typeof params === "string") continue;
       const a = await ctx.call({ op: o.operationId, params, as: ctx.as("owner"), prefix: main });
@@ -551,7 +551,7 @@ export const prefixes = check("generic/v1-prefixes", ["versioning/prefixes"], {
 export const validReads = check("generic/valid-reads", ["contract/responses"], {
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
-    for (const o of operations.filter(isRead)) {
+    for (const o of operations().filter(isRead)) {
       const params = realParams(o, ctx.target);
       if (typeof params === "string") continue;
       const ex = await ctx.call({

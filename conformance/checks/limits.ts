@@ -3,8 +3,7 @@
  * (before deduplication), body sizes, reserved values, pagination bounds and idempotency keys.
  */
 import fc from "fast-check";
-import { LIMITS } from "../../src/contract/limits.ts";
-import { operations } from "../lib/description/contract.ts";
+import { limits, operations } from "../lib/description/contract.ts";
 import { type CheckContext, type CheckDef, check } from "../lib/running/context.ts";
 import {
   DUPLICATOR_NEEDS,
@@ -23,16 +22,16 @@ import {
 import { memberCapBoundary, previewSoftWarn } from "./thresholds.ts";
 
 // Every number below is the contract's (src/contract/limits.ts): change the contract and the checks follow.
-const NAME = LIMITS.apiKeyName;
-const IDS = LIMITS.mindIdsBeforeDeduplication;
-const SUB_MIN = LIMITS.subgroupsMin;
-const SUB_MAX = LIMITS.subgroupsMax;
-const INPUT = LIMITS.userInput;
-const FILTERS = LIMITS.filtersChars;
-const VALUES = LIMITS.filterValuesPerAttribute;
-const PAGE = LIMITS.formationPage;
-const DUP_NAME = LIMITS.duplicateName;
-const KEY = LIMITS.idempotencyKey;
+const NAME = (): number => limits().apiKeyName;
+const IDS = (): number => limits().mindIdsBeforeDeduplication;
+const SUB_MIN = (): number => limits().subgroupsMin;
+const SUB_MAX = (): number => limits().subgroupsMax;
+const INPUT = (): number => limits().userInput;
+const FILTERS = (): number => limits().filtersChars;
+const VALUES = (): number => limits().filterValuesPerAttribute;
+const PAGE = (): number => limits().formationPage;
+const DUP_NAME = (): number => limits().duplicateName;
+const KEY = (): number => limits().idempotencyKey;
 
 export const keyName = check("limits/api-key-name", ["keys/name-limit"], {
   needs: { roles: ["owner"] },
@@ -57,13 +56,18 @@ export const keyName = check("limits/api-key-name", ["keys/name-limit"], {
           ex,
         );
     };
-    const longest = "k".repeat(NAME);
-    await create(`${NAME} characters`, { json: { name: longest } }, 201, longest);
-    await create(`${NAME} characters inside whitespace`, { json: { name: `  ${longest}\t ` } }, 201, longest);
-    await create(`${NAME + 1} characters`, { json: { name: "k".repeat(NAME + 1) } }, 400);
+    const longest = "k".repeat(NAME());
+    await create(`${NAME()} characters`, { json: { name: longest } }, 201, longest);
     await create(
-      `${NAME + 1} characters inside whitespace`,
-      { json: { name: ` ${"k".repeat(NAME + 1)} ` } },
+      `${NAME()} characters inside whitespace`,
+      { json: { name: `  ${longest}\t ` } },
+      201,
+      longest,
+    );
+    await create(`${NAME() + 1} characters`, { json: { name: "k".repeat(NAME() + 1) } }, 400);
+    await create(
+      `${NAME() + 1} characters inside whitespace`,
+      { json: { name: ` ${"k".repeat(NAME() + 1)} ` } },
       400,
     );
     await create("empty name", { json: { name: "" } }, 201, null);
@@ -96,23 +100,23 @@ export const memberIdCount = check("limits/member-ids", ["members/ids-limit"], {
     if (!wasMember) removeMemberLater(ctx, audienceId, mind);
     const add = (mindIds: string[]) =>
       ctx.call({ op: "addMembers", params: { audienceId }, as: ctx.as("owner"), json: { mindIds } });
-    const past = await add(Array(IDS + 1).fill(mind));
-    ctx.expectStatus(past, 400, "members/ids-limit", `${IDS + 1} IDs`);
+    const past = await add(Array(IDS() + 1).fill(mind));
+    ctx.expectStatus(past, 400, "members/ids-limit", `${IDS() + 1} IDs`);
     if (!wasMember)
       ctx.expect(
         !(await memberIds(ctx, audienceId)).includes(mind),
         "members/ids-limit",
-        `a refused request of ${IDS + 1} IDs added the Mind`,
+        `a refused request of ${IDS() + 1} IDs added the Mind`,
         past,
       );
     const none = await add([]);
     ctx.expectStatus(none, 400, "members/ids-limit", "an empty mindIds");
-    const at = await add(Array(IDS).fill(mind));
-    if (ctx.expectStatus(at, 200, "members/ids-limit", `${IDS} IDs`))
+    const at = await add(Array(IDS()).fill(mind));
+    if (ctx.expectStatus(at, 200, "members/ids-limit", `${IDS()} IDs`))
       ctx.expect(
         at.body?.data?.added === 1,
         "members/ids-limit",
-        `${IDS} copies of one ID reported added ${JSON.stringify(at.body?.data?.added)}, not 1`,
+        `${IDS()} copies of one ID reported added ${JSON.stringify(at.body?.data?.added)}, not 1`,
         at,
       );
     ctx.coverage.limit("addMembers:body.mindIds:maxItems");
@@ -131,7 +135,7 @@ export const bodySizes = check("limits/body-size", ["input/body-size-413"], {
   mutates: true,
   async run(ctx) {
     const audienceId = ctx.target.audience("main");
-    for (const o of operations.filter((x) => x.maxBodyBytes !== null && x.statuses.includes(413))) {
+    for (const o of operations().filter((x) => x.maxBodyBytes !== null && x.statuses.includes(413))) {
       const max = o.maxBodyBytes as number;
       const send = (body: string) =>
         ctx.call({
@@ -153,9 +157,9 @@ export const bodySizes = check("limits/body-size", ["input/body-size-413"], {
       params: { audienceId },
       as: ctx.as("owner"),
       headers: { "content-type": "application/json", accept: "application/json" },
-      body: padded(JSON.stringify({ userInput: "Split them by country" }), LIMITS.previewBody),
+      body: padded(JSON.stringify({ userInput: "Split them by country" }), limits().previewBody),
     });
-    ctx.expectStatus(preview, 200, "input/body-size-413", `a valid preview of ${LIMITS.previewBody} bytes`);
+    ctx.expectStatus(preview, 200, "input/body-size-413", `a valid preview of ${limits().previewBody} bytes`);
   },
 });
 
@@ -175,10 +179,10 @@ export const subgroupCounts = check("limits/subgroups", ["formations/hypothesis-
         deleteFormationLater(ctx, audienceId, ex.body.data.id);
       ctx.expectStatus(ex, expected, "formations/hypothesis-rules", `${label}:`);
     };
-    await create(`${SUB_MIN} subgroups`, hypothesis(SUB_MIN), 200);
-    await create(`${SUB_MAX} subgroups`, hypothesis(SUB_MAX), 200);
-    await create(`${SUB_MAX + 1} subgroups`, hypothesis(SUB_MAX + 1), 400);
-    await create(`${SUB_MIN - 1} subgroup(s)`, hypothesis(SUB_MIN - 1), 400);
+    await create(`${SUB_MIN()} subgroups`, hypothesis(SUB_MIN()), 200);
+    await create(`${SUB_MAX()} subgroups`, hypothesis(SUB_MAX()), 200);
+    await create(`${SUB_MAX() + 1} subgroups`, hypothesis(SUB_MAX() + 1), 400);
+    await create(`${SUB_MIN() - 1} subgroup(s)`, hypothesis(SUB_MIN() - 1), 400);
     for (const reserved of ["unanswered", "__unanswered", "__other"]) {
       const h = hypothesis(3);
       (h.subgroups[1] as { id: string }).id = reserved;
@@ -199,8 +203,8 @@ export const subgroupCounts = check("limits/subgroups", ["formations/hypothesis-
     await create("blank intent", { ...hypothesis(3), intent: " \t " }, 400);
     // The same rules hold for a prior hypothesis sent to preview.
     for (const [n, expected] of [
-      [SUB_MAX, 200],
-      [SUB_MAX + 1, 400],
+      [SUB_MAX(), 200],
+      [SUB_MAX() + 1, 400],
     ] as const) {
       const ex = await ctx.call({
         op: "previewFormation",
@@ -223,7 +227,7 @@ export const subgroupCounts = check("limits/subgroups", ["formations/hypothesis-
 });
 
 export const userInput = check("limits/user-input", ["preview/thresholds"], {
-  title: `preview userInput: at most ${INPUT} characters after trimming`,
+  title: `preview userInput: at most ${INPUT()} characters after trimming`,
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
     const send = (input: string) =>
@@ -232,21 +236,24 @@ export const userInput = check("limits/user-input", ["preview/thresholds"], {
         json: { userInput: input },
       });
     const cases: [string, string, number][] = [
-      [`${INPUT} characters`, "u".repeat(INPUT), 200],
-      [`${INPUT} characters inside whitespace`, `   ${"u".repeat(INPUT)}\n  `, 200],
-      [`${INPUT + 1} characters`, "u".repeat(INPUT + 1), 400],
+      [`${INPUT()} characters`, "u".repeat(INPUT()), 200],
+      [`${INPUT()} characters inside whitespace`, `   ${"u".repeat(INPUT())}\n  `, 200],
+      [`${INPUT() + 1} characters`, "u".repeat(INPUT() + 1), 400],
     ];
     for (const [label, input, expected] of cases) {
       const ex = await send(input);
       ctx.expectStatus(ex, expected, "preview/thresholds", `${label}:`);
     }
-    const around = fc.tuple(fc.integer({ min: INPUT - 10, max: INPUT + 10 }), fc.integer({ min: 0, max: 5 }));
+    const around = fc.tuple(
+      fc.integer({ min: INPUT() - 10, max: INPUT() + 10 }),
+      fc.integer({ min: 0, max: 5 }),
+    );
     await ctx.property(
-      `length around ${INPUT}`,
+      `length around ${INPUT()}`,
       around,
       async ([n, pad]) => {
         const ex = await send(`${" ".repeat(pad)}${"w".repeat(n)}${" ".repeat(pad)}`);
-        const expected = n <= INPUT ? 200 : 400;
+        const expected = n <= INPUT() ? 200 : 400;
         ctx.expectStatus(ex, expected, "preview/thresholds", `${n} characters (+${2 * pad} whitespace)`);
       },
       { numRuns: 6 },
@@ -266,10 +273,10 @@ export const filterLimits = check("limits/filters", ["filters/limits"], {
     };
     const values = (n: number) => JSON.stringify({ country: Array.from({ length: n }, (_, i) => `C${i}`) });
     const cases: [string, string, number][] = [
-      [`${FILTERS} characters`, ofLength(FILTERS), 200],
-      [`${FILTERS + 1} characters`, ofLength(FILTERS + 1), 400],
-      [`${VALUES} values`, values(VALUES), 200],
-      [`${VALUES + 1} values`, values(VALUES + 1), 400],
+      [`${FILTERS()} characters`, ofLength(FILTERS()), 200],
+      [`${FILTERS() + 1} characters`, ofLength(FILTERS() + 1), 400],
+      [`${VALUES()} values`, values(VALUES()), 200],
+      [`${VALUES() + 1} values`, values(VALUES() + 1), 400],
       ["null selects Minds without a value", '{"country":null}', 200],
       ["not JSON", "{country:[DE]}", 400],
       ["unknown attribute", '{"favouriteColour":["blue"]}', 400],
@@ -288,7 +295,7 @@ export const filterLimits = check("limits/filters", ["filters/limits"], {
 });
 
 export const pagination = check("limits/pagination", ["formations/pagination"], {
-  title: `listFormations limit 1..${PAGE} (default ${PAGE}) and offset >= 0`,
+  title: `listFormations limit 1..${PAGE()} (default ${PAGE()}) and offset >= 0`,
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
     const audienceId = ctx.target.audience("main");
@@ -296,9 +303,9 @@ export const pagination = check("limits/pagination", ["formations/pagination"], 
       ctx.call({ op: "listFormations", params: { audienceId }, as: ctx.as("owner"), query });
     for (const [query, expected] of [
       [{ limit: 1 }, 200],
-      [{ limit: PAGE }, 200],
+      [{ limit: PAGE() }, 200],
       [{ limit: 0 }, 400],
-      [{ limit: PAGE + 1 }, 400],
+      [{ limit: PAGE() + 1 }, 400],
       [{ offset: 0 }, 200],
       [{ offset: -1 }, 400],
     ] as const) {
@@ -316,9 +323,9 @@ export const pagination = check("limits/pagination", ["formations/pagination"], 
     }
     const plain = await list({});
     ctx.expect(
-      plain.body?.pagination?.limit === PAGE,
+      plain.body?.pagination?.limit === PAGE(),
       "formations/pagination",
-      `no limit: pagination.limit is ${plain.body?.pagination?.limit}, not the default ${PAGE}`,
+      `no limit: pagination.limit is ${plain.body?.pagination?.limit}, not the default ${PAGE()}`,
       plain,
     );
     for (const k of ["minimum", "maximum"]) ctx.coverage.limit(`listFormations:query:limit:${k}`);
@@ -327,7 +334,7 @@ export const pagination = check("limits/pagination", ["formations/pagination"], 
 });
 
 export const duplicateLimits = check("limits/duplicate", ["duplicate/replay"], {
-  title: `duplicate: name 1..${DUP_NAME}; idempotency keys of ${KEY} characters replay, longer ones are ignored`,
+  title: `duplicate: name 1..${DUP_NAME()}; idempotency keys of ${KEY()} characters replay, longer ones are ignored`,
   needs: DUPLICATOR_NEEDS,
   mutates: true,
   async run(ctx) {
@@ -338,21 +345,21 @@ export const duplicateLimits = check("limits/duplicate", ["duplicate/replay"], {
       duplicateAs(ctx, audienceId, who.role, json, key || undefined);
     for (const [label, name, expected] of [
       ["1 character", "d", 201],
-      [`${DUP_NAME} characters`, "d".repeat(DUP_NAME), 201],
-      [`${DUP_NAME + 1} characters`, "d".repeat(DUP_NAME + 1), 400],
+      [`${DUP_NAME()} characters`, "d".repeat(DUP_NAME()), 201],
+      [`${DUP_NAME() + 1} characters`, "d".repeat(DUP_NAME() + 1), 400],
       ["empty", "", 400],
     ] as const) {
       const ex = await dup({ name });
       ctx.expectStatus(ex, expected, "duplicate/replay", `name of ${label}:`);
     }
-    const k128 = fresh("k").padEnd(KEY, "k");
+    const k128 = fresh("k").padEnd(KEY(), "k");
     const first = await dup({}, k128);
     const again = await dup({}, k128);
     if (
       ctx.expect(
         first.status === 201 && again.status === 200,
         "duplicate/replay",
-        `a ${KEY}-character key answered ${first.status} then ${again.status}, not 201 then 200`,
+        `a ${KEY()}-character key answered ${first.status} then ${again.status}, not 201 then 200`,
         again,
       )
     )
@@ -362,13 +369,13 @@ export const duplicateLimits = check("limits/duplicate", ["duplicate/replay"], {
         "the replay named a different copy",
         again,
       );
-    const k129 = fresh("k").padEnd(KEY + 1, "k");
+    const k129 = fresh("k").padEnd(KEY() + 1, "k");
     const a = await dup({}, k129);
     const b = await dup({}, k129);
     ctx.expect(
       a.status === 201 && b.status === 201 && a.body?.data?.id !== b.body?.data?.id,
       "duplicate/replay",
-      `a ${KEY + 1}-character key (ignored) answered ${a.status} then ${b.status}${a.body?.data?.id === b.body?.data?.id ? " with the same copy" : ""}`,
+      `a ${KEY() + 1}-character key (ignored) answered ${a.status} then ${b.status}${a.body?.data?.id === b.body?.data?.id ? " with the same copy" : ""}`,
       b,
     );
     ctx.coverage.limit("duplicateAudience:body.name:maxLength");

@@ -3,7 +3,7 @@
  * methods it does serve, per RFC 9110), and it changes nothing, not even when it carries a valid body.
  */
 
-import { envelopeProblems, operations } from "../lib/description/contract.ts";
+import { envelopeProblems, type Operation, operations } from "../lib/description/contract.ts";
 import { realParams } from "../lib/properties/resources.ts";
 import { check } from "../lib/running/context.ts";
 
@@ -14,13 +14,10 @@ function paths(): {
   path: string;
   prefixes: string[];
   allowed: Set<string>;
-  op: (typeof operations)[number];
+  op: Operation;
 }[] {
-  const byPath = new Map<
-    string,
-    { path: string; prefixes: string[]; allowed: Set<string>; op: (typeof operations)[number] }
-  >();
-  for (const o of operations) {
+  const byPath = new Map<string, { path: string; prefixes: string[]; allowed: Set<string>; op: Operation }>();
+  for (const o of operations()) {
     const row = byPath.get(o.path) ?? {
       path: o.path,
       prefixes: o.prefixes,

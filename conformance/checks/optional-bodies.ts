@@ -19,7 +19,7 @@ export const optionalBodies = check("generic/optional-bodies", ["input/optional-
   needs: { roles: ["owner", ...(DUPLICATOR_NEEDS.roles ?? [])], audiences: ["main", "public"] },
   mutates: true,
   async run(ctx) {
-    for (const o of operations.filter((x) => x.bodySchemaRef !== null && !x.bodyRequired)) {
+    for (const o of operations().filter((x) => x.bodySchemaRef !== null && !x.bodyRequired)) {
       // A copy is made by who may copy without running into a Mind cap; everything else by the owner.
       const who = o.operationId === "duplicateAudience" ? duplicator(ctx) : null;
       const params = who ? { audienceId: who.audienceId } : realParams(o, ctx.target);

@@ -1,7 +1,8 @@
 /**
  * Recalibration: replays of a request key, and the limit on pending edits.
  */
-import { LIMITS } from "../../src/contract/limits.ts";
+
+import { limits } from "../lib/description/contract.ts";
 import type { RuleId } from "../lib/description/rules.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import { type CheckContext, check } from "../lib/running/context.ts";
@@ -110,7 +111,7 @@ export const pendingRecalibrations = sandboxCheck(
   ["recalibrate/pending-limit"],
   async (ctx, { audienceId }) => {
     const answers: Exchange[] = [];
-    for (let i = 0; i <= LIMITS.pendingRecalibrations; i++) {
+    for (let i = 0; i <= limits().pendingRecalibrations; i++) {
       answers.push(
         await ctx.call({
           op: "recalibrateAudience",
@@ -124,9 +125,9 @@ export const pendingRecalibrations = sandboxCheck(
     const accepted = answers.filter((a) => a.status === 202).length;
     const last = answers.at(-1) as Exchange;
     ctx.expect(
-      accepted === LIMITS.pendingRecalibrations,
+      accepted === limits().pendingRecalibrations,
       "recalibrate/pending-limit",
-      `${accepted} of ${LIMITS.pendingRecalibrations + 1} immediate recalibrations were accepted, not ${LIMITS.pendingRecalibrations}`,
+      `${accepted} of ${limits().pendingRecalibrations + 1} immediate recalibrations were accepted, not ${limits().pendingRecalibrations}`,
       answers.find((a) => a.status !== 202) ?? last,
     );
     ctx.expectCode(last, 409, "RECALIBRATION_IN_PROGRESS", "recalibrate/pending-limit", "the eleventh");

@@ -3,7 +3,8 @@
  * cap (the member that reaches it is accepted, the next one refused) and the preview's soft warning
  * (false at 49 members, true at 50).
  */
-import { LIMITS } from "../../src/contract/limits.ts";
+
+import { limits } from "../lib/description/contract.ts";
 import { type CheckContext, check } from "../lib/running/context.ts";
 import { memberIds } from "../lib/running/helpers.ts";
 
@@ -57,13 +58,13 @@ async function ownerMinds(ctx: CheckContext): Promise<string[]> {
 }
 
 export const previewSoftWarn = check("limits/preview-soft-warn", ["preview/thresholds"], {
-  title: `preview: softWarn false at ${LIMITS.previewSoftWarnFrom - 1} members and true at ${LIMITS.previewSoftWarnFrom}`,
+  title: `preview: softWarn false at ${limits().previewSoftWarnFrom - 1} members and true at ${limits().previewSoftWarnFrom}`,
   needs: { roles: ["owner"], changeable: ["empty"], audiences: ["main"] },
   mutates: true,
   async run(ctx) {
     const owner = ctx.as("owner");
     const audienceId = ctx.target.audience("empty");
-    const from = LIMITS.previewSoftWarnFrom;
+    const from = limits().previewSoftWarnFrom;
     const minds = await ownerMinds(ctx);
     if (
       !ctx.expect(

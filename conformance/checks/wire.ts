@@ -3,14 +3,13 @@
  * it serves every request the contract allows however its characters encode. Sent on raw sockets
  * (conformance/lib/http/wire.ts), since no client library sends a request without Host.
  */
-import { LIMITS } from "../../src/contract/limits.ts";
 import { MAX_REQUEST_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "../../src/contract/request-size.ts";
-import { envelopeProblems } from "../lib/description/contract.ts";
+import { envelopeProblems, limits } from "../lib/description/contract.ts";
 import type { RuleId } from "../lib/description/rules.ts";
 import { sendRaw, type WireAnswer } from "../lib/http/wire.ts";
 import { type CheckContext, type CheckDef, check } from "../lib/running/context.ts";
 
-const MAX = LIMITS.filtersChars;
+const MAX = (): number => limits().filtersChars;
 
 /**
  * Reports unless `res` is `status` with the error envelope; `label` says what was sent, `path` what its
@@ -100,20 +99,20 @@ export const requestSize = check("wire/request-size", ["http/layer", "filters/li
       ["four-byte characters", "😀"],
       ["two-byte characters", "ß"],
     ] as const) {
-      const res = await get(at + encodeURIComponent(filters(MAX, ch)));
+      const res = await get(at + encodeURIComponent(filters(MAX(), ch)));
       if (res === null || res.status !== 200) {
         ctx.report({
           rule: "filters/limits",
-          message: `filters of ${MAX} ${label} (valid) answered ${res ? `${res.status} ${res.text.slice(0, 160)}` : "nothing"}, not 200`,
+          message: `filters of ${MAX()} ${label} (valid) answered ${res ? `${res.status} ${res.text.slice(0, 160)}` : "nothing"}, not 200`,
           exchange: null,
         });
       }
     }
-    const over = await get(at + encodeURIComponent(filters(MAX + 1, "😀")));
+    const over = await get(at + encodeURIComponent(filters(MAX() + 1, "😀")));
     expectEnvelope(
       ctx,
       "filters/limits",
-      `filters of ${MAX + 1} characters (one past the maximum)`,
+      `filters of ${MAX() + 1} characters (one past the maximum)`,
       over,
       400,
       at.split("?")[0],

@@ -3,7 +3,8 @@
  * its members, Formations and checkout sessions, changed in any order and re-read wherever each change
  * shows. `--replay FILE` runs a saved failing sequence instead of drawing new ones.
  */
-import { LIMITS } from "../../src/contract/limits.ts";
+
+import { limits } from "../lib/description/contract.ts";
 import { accountOf } from "../lib/http/http.ts";
 import type { Role } from "../lib/http/target.ts";
 import { type CheckContext, check } from "../lib/running/context.ts";
@@ -113,7 +114,7 @@ const MAX_STEPS = 14;
  * at the scripted sequence's requests per step times the longest sequence.
  */
 function sequencesWithin(ctx: CheckContext, scriptSteps: number): number {
-  const limit = ctx.info.rateLimitPerMinute ?? LIMITS.rateLimitPerMinute;
+  const limit = ctx.info.rateLimitPerMinute ?? limits().rateLimitPerMinute;
   const spent = new Map<string, number>();
   for (const [label, n] of ctx.client.sent)
     if (label !== "none") spent.set(accountOf(label), (spent.get(accountOf(label)) ?? 0) + n);

@@ -5,11 +5,11 @@
  * exported functions), on the upstream's side.
  */
 
-import { LIMITS } from "../../src/contract/limits.ts";
 import { OFFERED_FORMATS } from "../checks/exports.ts";
 import { countryProblems, filterShapeProblems } from "../checks/filter-attributes.ts";
 import { sortedAsc, sortedDesc } from "../checks/ordering.ts";
 import { readinessDisagreements } from "../checks/progress.ts";
+import { limits } from "../lib/description/contract.ts";
 import type { RuleId } from "../lib/description/rules.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import { type Violation, violation } from "../lib/reporting/report.ts";
@@ -41,9 +41,9 @@ const ofAnswer: Record<string, Judged> = {
       ?.data;
     if (typeof d?.memberCount !== "number") return [];
     const out: [RuleId, string][] = [];
-    if (d.softWarn !== d.memberCount >= LIMITS.previewSoftWarnFrom)
+    if (d.softWarn !== d.memberCount >= limits().previewSoftWarnFrom)
       out.push(["preview/thresholds", `softWarn is ${d.softWarn} for ${d.memberCount} members`]);
-    if (d.hardCapExceeded !== d.memberCount > LIMITS.previewHardCap)
+    if (d.hardCapExceeded !== d.memberCount > limits().previewHardCap)
       out.push([
         "preview/thresholds",
         `hardCapExceeded is ${d.hardCapExceeded} for ${d.memberCount} members`,

@@ -8,7 +8,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { useContract } from "../../src/contract/document.ts";
+import { type Contract, createContract, ownContract } from "../../src/contract/contract.ts";
+import { withContract } from "../lib/description/contract.ts";
 import { loadContract } from "../lib/description/load-contract.ts";
 import { paint } from "../lib/reporting/colour.ts";
 import { userDir } from "../lib/reporting/paths.ts";
@@ -109,15 +110,16 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  let contract: Contract = ownContract;
   if (o.contract) {
     try {
-      useContract(await loadContract(o.contract));
+      contract = createContract(await loadContract(o.contract));
     } catch (e) {
       process.stderr.write(`proxy: --contract ${o.contract}: ${(e as Error).message}\n`);
       return 2;
     }
   }
-  // Everything that reads the contract loads only now, after --contract took effect.
+  // The host and the report pages load only when the proxy starts (usage errors answer at once).
   const [{ serveProxy }, { counts }, { junitOf }, { renderProxyPage }] = await Promise.all([
     import("./host.ts"),
     import("./proxy.ts"),
@@ -128,6 +130,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   const options = o;
   const settings: ProxyOptions = {
     upstream: o.upstream,
+    contract,
     record: o.record !== null,
     errors: o.errors,
     failOn: o.failOn,
@@ -160,7 +163,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
       const files = {
         "proxy-report.json": `${JSON.stringify(r, null, 2)}\n`,
         "proxy-junit.xml": junitOf(r),
-        "proxy-report.html": renderProxyPage(r, false),
+        "proxy-report.html": withContract(contract, () => renderProxyPage(r, false)),
       };
       for (const [name, text] of Object.entries(files)) {
         const file = resolve(options.report, name);

@@ -9,7 +9,8 @@
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
 import https from "node:https";
 import type { AddressInfo, Socket } from "node:net";
-import { MAX_REQUEST_HEAD_BYTES } from "../../src/contract/request-size.ts";
+import { type Contract, ownContract } from "../../src/contract/contract.ts";
+import { withContract } from "../lib/description/contract.ts";
 import { type Finding, Judge, type Observed } from "./judge.ts";
 import { counts, envelopeBody, ownPage, type ProxyOptions, violationBody } from "./proxy.ts";
 import { Recorder } from "./record.ts";
@@ -52,7 +53,9 @@ export async function serveProxy(
   options: ProxyOptions & { port: number; host: string },
 ): Promise<ProxyServer> {
   const proxy = new Forwarder(options);
-  const server = http.createServer(SERVER_OPTIONS, (req, res) => proxy.serve(req, res));
+  // The heads the contract allows, and no larger (`x-max-header-bytes` beside the longest valid target).
+  const serverOptions = { ...SERVER_OPTIONS, maxHeaderSize: proxy.contract.sizes.maxHead };
+  const server = http.createServer(serverOptions, (req, res) => proxy.serve(req, res));
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
     res.writeContinue();
     proxy.serve(req, res);
@@ -100,7 +103,6 @@ const SERVER_OPTIONS: http.ServerOptions = {
   headersTimeout: 30_000,
   requestTimeout: 120_000,
   noDelay: true,
-  maxHeaderSize: MAX_REQUEST_HEAD_BYTES,
   requireHostHeader: false,
 };
 
@@ -112,11 +114,14 @@ class Forwarder {
   readonly agent: http.Agent;
   readonly recorder: Recorder | null;
   readonly judge: Judge;
+  /** What every exchange is judged against: the contract the proxy was handed. */
+  readonly contract: Contract;
   private readonly now: () => number;
   private waiting: Observed[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly options: ProxyOptions) {
+    this.contract = options.contract ?? ownContract;
     this.upstream = new URL(options.upstream.replace(/\/$/, ""));
     this.base = this.upstream.pathname.replace(/\/$/, "");
     this.client = this.upstream.protocol === "https:" ? https : http;
@@ -131,7 +136,7 @@ class Forwarder {
     const path = pathOf(target);
     if (path === "/__proxy" || path.startsWith("/__proxy/")) {
       this.flush();
-      const page = ownPage(path, this.judge);
+      const page = withContract(this.contract, () => ownPage(path, this.judge));
       res.writeHead(page.status, page.headers);
       return void res.end(page.body);
     }
@@ -211,9 +216,8 @@ class Forwarder {
     answer.on("data", (c: Buffer) => parts.push(c));
     answer.on("end", () => {
       const bytes = Buffer.concat(parts);
-      const found = this.record(
-        observed(bytes.byteLength <= JUDGED_BODY_BYTES ? bytes.toString("utf8") : null),
-      );
+      const text = bytes.byteLength <= JUDGED_BODY_BYTES ? bytes.toString("utf8") : null;
+      const found = withContract(this.contract, () => this.record(observed(text)));
       const broken = found.filter((f) => counts(this.options.failOn ?? "any", f));
       if (broken.length > 0) return sendJson(res, 502, violationBody(pathOf(target), broken));
       res.writeHead(answer.statusCode ?? 502, responseHeaders(answer.rawHeaders));
@@ -235,7 +239,9 @@ class Forwarder {
     this.timer = null;
     const batch = this.waiting;
     this.waiting = [];
-    for (const o of batch) this.record(o);
+    withContract(this.contract, () => {
+      for (const o of batch) this.record(o);
+    });
   }
 
   /** Judging never stands in the way of forwarding: an exchange the judge cannot read is passed on as is. */

@@ -240,7 +240,7 @@ function refusals(ex: Exchange, refused: readonly Violation[], match: Match): Vi
       `a body sent as ${ex.requestHeaders["content-type"]} was refused as another media type`,
     );
   if (match.kind === "method-not-allowed") return wrongMethod(ex, match.allowed, say);
-  const op = ex.operation ? operationsById.get(ex.operation.operationId) : undefined;
+  const op = ex.operation ? operationsById().get(ex.operation.operationId) : undefined;
   if (!op) return [];
   // A malformed ID is 400 only where the operation documents 400; elsewhere it names nothing: 404. An
   // operation that documents no 400 reads a bad query value as none, so it sets no expectation.

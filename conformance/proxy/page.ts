@@ -16,13 +16,13 @@ export function renderProxyPage(r: ProxyReport, live = true): string {
   const used = Object.keys(r.operations).length;
   const client = r.violations.filter((v) => v.who === "request" || v.who === "client");
   const server = r.violations.filter((v) => v.who === "response" || v.who === "server");
-  const statuses = operations.reduce((n, o) => n + o.statuses.length, 0);
-  const met = operations.reduce(
+  const statuses = operations().reduce((n, o) => n + o.statuses.length, 0);
+  const met = operations().reduce(
     (n, o) => n + o.statuses.filter((s) => r.operations[o.operationId]?.statuses[s]).length,
     0,
   );
   const i = r.integration;
-  const rows = operations
+  const rows = operations()
     .map((o) => {
       const seen = r.operations[o.operationId];
       const got = Object.entries(seen?.statuses ?? {})
@@ -52,7 +52,7 @@ ${card("exchanges", "exchanges", r.exchanges)}
 ${card("violations", "violations", r.violations.length, undefined, r.violations.length ? "bad" : "ok")}
 ${card("by the client (requests, behaviour)", "client", client.length, undefined, client.length ? "bad" : "ok")}
 ${card("by the upstream (answers, sequences)", "server", server.length, undefined, server.length ? "bad" : "ok")}
-${card("operations used", "operations", used, operations.length)}
+${card("operations used", "operations", used, operations().length)}
 ${card("documented statuses met", "statuses", met, statuses)}
 </div>
 <section><h2>Integration checks</h2><table><tr><th>question</th><th>answer</th><th>seen</th></tr>

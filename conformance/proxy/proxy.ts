@@ -4,12 +4,16 @@
  * refuses (an unreachable upstream, with `errors` an exchange that breaks a counted rule). It forwards
  * through its own node:http host (host.ts).
  */
+
+import type { Contract } from "../../src/contract/contract.ts";
 import type { Finding, Judge } from "./judge.ts";
 import { junitOf } from "./junit.ts";
 import { renderProxyPage } from "./page.ts";
 
 export interface ProxyOptions {
   upstream: string;
+  /** The contract exchanges are judged against (src/contract/contract.ts); default: the kit's own. */
+  contract?: Contract;
   /** Answer an exchange that breaks a rule with a 502 naming it, instead of passing the answer on. */
   errors?: boolean;
   /** Whose findings count (the exit status, and what `errors` turns into 502): default both sides. */

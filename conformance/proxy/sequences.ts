@@ -8,7 +8,7 @@
  * a key's ID only if its creation went through it.
  */
 import { createHash } from "node:crypto";
-import { LIMITS } from "../../src/contract/limits.ts";
+import { limits } from "../lib/description/contract.ts";
 import type { RuleId } from "../lib/description/rules.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import { type Violation, violation } from "../lib/reporting/report.ts";
@@ -195,14 +195,14 @@ export class Sequences {
     if (!spec) return;
     // A key past the contract's length is ignored by the server (`x-ignored-beyond-length`): no key at all.
     const sent = ex.requestHeaders[spec.header] ?? null;
-    const key = sent !== null && sent.length <= LIMITS.idempotencyKey ? sent : null;
+    const key = sent !== null && sent.length <= limits().idempotencyKey ? sent : null;
     // Only this header is ignored beyond its length (`x-ignored-beyond-length`); checkout's is refused.
     if (sent !== null && key === null && spec.header === "x-service-idempotency-key")
       find(
         "client",
         spec.rule,
         "client/idempotency-key-ignored",
-        `sent ${spec.header} of ${sent.length} characters; the API ignores one over ${LIMITS.idempotencyKey} without an error, so this write has no retry protection`,
+        `sent ${spec.header} of ${sent.length} characters; the API ignores one over ${limits().idempotencyKey} without an error, so this write has no retry protection`,
       );
     const body = hash(ex.requestBodyText ?? "");
     const made = madeId(ex);

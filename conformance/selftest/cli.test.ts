@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contract } from "../../src/contract/document.ts";
+import { openapi as contract } from "../../src/contract/document.ts";
 import { WORLD_FAULTS } from "./faults-world.ts";
 import { type BrokenServer, brokenServer } from "./harness.ts";
 

@@ -4,12 +4,12 @@
  * deployment.test.ts show each one caught, in the simulator and against a deployment).
  */
 import { describe, expect, it } from "vitest";
+import { ownContract } from "../../src/contract/contract.ts";
 import { INDEX_PARTS, indexSentences, SENTENCE_INDEX } from "../index/index.ts";
-import { contract } from "../lib/description/contract.ts";
 import { FAULTS } from "./faults.ts";
 import { SIMULATOR_ONLY } from "./simulator-only.ts";
 
-const sentences = indexSentences(contract);
+const sentences = indexSentences(ownContract.document);
 
 describe("the sentence index", () => {
   it("has an entry for every sentence of openapi.json", () => {

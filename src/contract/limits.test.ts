@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contract } from "./document.ts";
+import { openapi as contract } from "./document.ts";
 import { LIMIT_POINTERS, LIMITS } from "./limits.ts";
 
 /**

@@ -3,7 +3,7 @@
  * numbers and the conformance kit probes them, so a limit changed in the contract changes both.
  * `limits.test.ts` fails when the contract states a limit that is not here, or this names one it does not.
  */
-import { resolvePointer } from "./document.ts";
+import { type Pointers, resolvePointer } from "./document.ts";
 
 const OP = (path: string, method: string) => `#/paths/${path.replaceAll("/", "~1")}/${method}`;
 const SCHEMA = (name: string) => `#/components/schemas/${name}`;
@@ -48,12 +48,19 @@ export const LIMIT_POINTERS = {
 
 export type LimitName = keyof typeof LIMIT_POINTERS;
 
-function numberAt(pointer: string): number {
-  const v = resolvePointer(pointer);
-  if (typeof v !== "number") throw new Error(`The contract sets no number at ${pointer}`);
-  return v;
+export type Limits = Readonly<Record<LimitName, number>>;
+
+/** Every limit of a document, read through its pointers; a limit it does not state as a number throws. */
+export function readLimits(resolve: Pointers["resolvePointer"]): Limits {
+  const numberAt = (pointer: string): number => {
+    const v = resolve(pointer);
+    if (typeof v !== "number") throw new Error(`The contract sets no number at ${pointer}`);
+    return v;
+  };
+  return Object.fromEntries(
+    Object.entries(LIMIT_POINTERS).map(([name, pointer]) => [name, numberAt(pointer)]),
+  ) as Record<LimitName, number>;
 }
 
-export const LIMITS: Readonly<Record<LimitName, number>> = Object.fromEntries(
-  Object.entries(LIMIT_POINTERS).map(([name, pointer]) => [name, numberAt(pointer)]),
-) as Record<LimitName, number>;
+/** This package's own description's limits (the simulator's). */
+export const LIMITS: Limits = readLimits(resolvePointer);

@@ -2,7 +2,7 @@
  * The operation table, read once from the contract: every operation with the full path templates it is
  * served under (each server prefix joined with the path), its parameters, body schema and limits.
  */
-import { contract, deref } from "./document.ts";
+import { openapi, deref as ownDeref, type Pointers } from "./document.ts";
 import { contractPointer } from "./pointer.ts";
 
 export const METHODS = ["get", "put", "post", "delete", "patch", "options", "head"] as const;
@@ -48,7 +48,7 @@ type Json = Record<string, unknown>;
 
 const pointer = contractPointer;
 
-function parameterSpec(raw: unknown, location: string): ParameterSpec {
+function parameterSpec(deref: Pointers["deref"], raw: unknown, location: string): ParameterSpec {
   const refd = raw as { $ref?: string };
   const p = deref<Json>(raw as Json);
   const base = refd.$ref ?? location;
@@ -63,30 +63,36 @@ function parameterSpec(raw: unknown, location: string): ParameterSpec {
   };
 }
 
-function responsesOf(op: Json): Map<number, Json> {
+function responsesOf(deref: Pointers["deref"], op: Json): Map<number, Json> {
   const out = new Map<number, Json>();
   for (const [code, r] of Object.entries((op.responses ?? {}) as Json))
     out.set(Number(code), deref<Json>(r as Json));
   return out;
 }
 
-function readOperation(path: string, pathItem: Json, method: (typeof METHODS)[number]): Operation {
+function readOperation(
+  document: Json,
+  deref: Pointers["deref"],
+  path: string,
+  pathItem: Json,
+  method: (typeof METHODS)[number],
+): Operation {
   const op = pathItem[method] as Json;
-  const servers = (pathItem.servers ?? contract.servers) as { url: string }[];
+  const servers = (pathItem.servers ?? document.servers) as { url: string }[];
   const prefixes = servers.map((s) => (s.url === "/" ? "" : s.url.replace(/\/$/, "")));
   const own = ((op.parameters ?? []) as unknown[]).map((p, i) =>
-    parameterSpec(p, pointer("paths", path, method, "parameters", String(i))),
+    parameterSpec(deref, p, pointer("paths", path, method, "parameters", String(i))),
   );
   // An operation's own parameter replaces the path's of the same name and place (OpenAPI's rule).
   const params = [
     ...((pathItem.parameters ?? []) as unknown[])
-      .map((p, i) => parameterSpec(p, pointer("paths", path, "parameters", String(i))))
+      .map((p, i) => parameterSpec(deref, p, pointer("paths", path, "parameters", String(i))))
       .filter((p) => !own.some((o) => o.name === p.name && o.in === p.in)),
     ...own,
   ];
   const body = op.requestBody ? deref<Json>(op.requestBody as Json) : null;
   const json = body ? ((body.content as Json)["application/json"] as Json | undefined) : undefined;
-  const responses = responsesOf(op);
+  const responses = responsesOf(deref, op);
   const success = [...responses.entries()].filter(([code]) => code >= 200 && code < 300);
   const headersOf = (r: Json) => Object.keys((r.headers ?? {}) as Json);
   return {
@@ -108,17 +114,20 @@ function readOperation(path: string, pathItem: Json, method: (typeof METHODS)[nu
   };
 }
 
-function readOperations(): Operation[] {
+/** The operation table of `document`, read once by whoever makes a Contract of it. */
+export function readOperations(document: object, deref: Pointers["deref"]): Operation[] {
   const ops: Operation[] = [];
-  for (const [path, item] of Object.entries(contract.paths as Json)) {
+  for (const [path, item] of Object.entries((document as Json).paths as Json)) {
     for (const method of METHODS) {
-      if ((item as Json)[method]) ops.push(readOperation(path, item as Json, method));
+      if ((item as Json)[method])
+        ops.push(readOperation(document as Json, deref, path, item as Json, method));
     }
   }
   return ops;
 }
 
-export const operations: readonly Operation[] = readOperations();
+/** This package's own description's operations (the simulator's). */
+export const operations: readonly Operation[] = readOperations(openapi, ownDeref);
 export const operationsById: ReadonlyMap<string, Operation> = new Map(
   operations.map((o) => [o.operationId, o]),
 );

@@ -7,7 +7,7 @@
  * allows (`x-max-header-bytes`). Longer targets are 414 and longer heads 431, both in the envelope (the
  * contract's `UriTooLong` and `HeaderFieldsTooLarge`).
  */
-import { contract } from "./document.ts";
+import { openapi } from "./document.ts";
 import { type Operation, operations, type ParameterSpec } from "./operations.ts";
 
 /** A code point is at most four UTF-8 bytes, each `%XX` in a URL. */
@@ -46,14 +46,32 @@ function longestTarget(op: Operation): number {
   return path + query;
 }
 
-/** The longest valid request target (path and query) of any operation of the contract, in bytes. */
-export const LONGEST_VALID_TARGET_BYTES: number = Math.max(...operations.map(longestTarget));
+export interface RequestSizes {
+  /** The longest valid request target (path and query) of any operation of the contract, in bytes. */
+  longestValidTarget: number;
+  /** The longest request target served: room for every valid one, and for invalid ones to get their 400. */
+  maxTarget: number;
+  /** The header fields allowed beside the request line (`x-max-header-bytes`). */
+  maxHeaders: number;
+  /** The whole request head: request line and header fields. */
+  maxHead: number;
+}
 
-/** The longest request target served: room for every valid one, and for invalid ones to get their 400. */
-export const MAX_REQUEST_TARGET_BYTES: number = 2 * LONGEST_VALID_TARGET_BYTES;
+/** The request sizes a document and its operations allow. */
+export function requestSizes(document: object, ops: readonly Operation[]): RequestSizes {
+  const longestValidTarget = Math.max(...ops.map(longestTarget));
+  const maxHeaders = (document as { "x-max-header-bytes": number })["x-max-header-bytes"];
+  return {
+    longestValidTarget,
+    maxTarget: 2 * longestValidTarget,
+    maxHeaders,
+    maxHead: 2 * longestValidTarget + maxHeaders,
+  };
+}
 
-/** The header fields allowed beside the request line. */
-export const MAX_HEADER_BYTES: number = (contract as { "x-max-header-bytes": number })["x-max-header-bytes"];
-
-/** The whole request head: request line and header fields. */
-export const MAX_REQUEST_HEAD_BYTES: number = MAX_REQUEST_TARGET_BYTES + MAX_HEADER_BYTES;
+const own = requestSizes(openapi, operations);
+/** This package's own description's sizes (the simulator's host reads them). */
+export const LONGEST_VALID_TARGET_BYTES: number = own.longestValidTarget;
+export const MAX_REQUEST_TARGET_BYTES: number = own.maxTarget;
+export const MAX_HEADER_BYTES: number = own.maxHeaders;
+export const MAX_REQUEST_HEAD_BYTES: number = own.maxHead;

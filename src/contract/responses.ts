@@ -3,10 +3,10 @@
  * the Content-Type is one the status declares, required headers are present and valid, and the body
  * matches the schema. Shared by the simulator's own tests and the conformance kit.
  */
-import { contract, deref, resolvePointer } from "./document.ts";
-import { operationsById } from "./operations.ts";
+import { deref as ownDeref, resolvePointer as ownResolve, type Pointers } from "./document.ts";
+import { type Operation, operationsById as ownOperations } from "./operations.ts";
 import { contractPointer, pointerSegment } from "./pointer.ts";
-import { validate } from "./validate.ts";
+import { ownValidators, type Validators } from "./validate.ts";
 
 export interface ResponseIssue {
   code:
@@ -34,25 +34,17 @@ interface HeaderCheck {
 
 type Found = { response: Json; at: string; headers: HeaderCheck[]; body: string } | null;
 
-/** Found once per operation and status, for the contract in use (the kit may load another). */
-const found = new WeakMap<object, Map<string, Found>>();
-
-/** The response object and a pointer to it (following a `$ref` into components.responses). */
-function findResponse(operationId: string, status: number): Found {
-  let cache = found.get(contract);
-  if (!cache) {
-    cache = new Map();
-    found.set(contract, cache);
-  }
-  const key = `${operationId} ${status}`;
-  if (cache.has(key)) return cache.get(key) as Found;
-  const result = lookUp(operationId, status);
-  cache.set(key, result);
-  return result;
+/** What a response check reads of one document: its operations, pointers and validators. */
+export interface ResponseSource {
+  operationsById: ReadonlyMap<string, Operation>;
+  pointers: Pointers;
+  validators: Validators;
 }
 
-function lookUp(operationId: string, status: number): Found {
-  const op = operationsById.get(operationId);
+/** The response object and a pointer to it (following a `$ref` into components.responses). */
+function lookUp(source: ResponseSource, operationId: string, status: number): Found {
+  const { resolvePointer, deref } = source.pointers;
+  const op = source.operationsById.get(operationId);
   if (!op) return null;
   const at = pointer("paths", op.path, op.method.toLowerCase(), "responses", String(status));
   let here = at;
@@ -80,18 +72,43 @@ function lookUp(operationId: string, status: number): Found {
   });
   return { response, at: here, headers, body: `${here}/content/application~1json/schema` };
 }
-function mediaTypeOf(contentType: string | null): string {
-  return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-}
 
-export function checkResponse(
+/** A response check over one document; what it finds of an operation and status is found once. */
+export type CheckResponse = (
   operationId: string,
   status: number,
   /** A `Headers`, or anything that reads a header by name (case-insensitively) the same way. */
   headers: { get(name: string): string | null },
   bodyText: string,
+) => ResponseIssue[];
+
+export function responseChecker(source: ResponseSource): CheckResponse {
+  const found = new Map<string, Found>();
+  const find = (operationId: string, status: number): Found => {
+    const key = `${operationId} ${status}`;
+    let f = found.get(key);
+    if (f === undefined) {
+      f = lookUp(source, operationId, status);
+      found.set(key, f);
+    }
+    return f;
+  };
+  return (operationId, status, headers, bodyText) =>
+    check(find(operationId, status), source.validators, operationId, status, headers, bodyText);
+}
+
+function mediaTypeOf(contentType: string | null): string {
+  return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+function check(
+  found: Found,
+  validators: Validators,
+  operationId: string,
+  status: number,
+  headers: { get(name: string): string | null },
+  bodyText: string,
 ): ResponseIssue[] {
-  const found = findResponse(operationId, status);
   if (!found)
     return [{ code: "undocumented-status", message: `${operationId} does not document status ${status}` }];
   const issues: ResponseIssue[] = [];
@@ -102,7 +119,7 @@ export function checkResponse(
       if (h.required) issues.push({ code: "missing-header", message: `missing header ${h.name}` });
       continue;
     }
-    const hIssues = validate(h.pointer, h.numeric ? Number(value) : value);
+    const hIssues = validators.validate(h.pointer, h.numeric ? Number(value) : value);
     if (hIssues.length > 0)
       issues.push({ code: "header-schema", message: `header ${h.name}: ${value}`, detail: hIssues });
   }
@@ -128,8 +145,15 @@ export function checkResponse(
   } catch {
     return [...issues, { code: "body-not-json", message: "body is not JSON" }];
   }
-  const bIssues = validate(found.body, body);
+  const bIssues = validators.validate(found.body, body);
   if (bIssues.length > 0)
     issues.push({ code: "body-schema", message: "body does not match the schema", detail: bIssues });
   return issues;
 }
+
+/** Checks a response against this package's own description (the simulator's tests and hosts). */
+export const checkResponse: CheckResponse = responseChecker({
+  operationsById: ownOperations,
+  pointers: { resolvePointer: ownResolve, deref: ownDeref },
+  validators: ownValidators,
+});

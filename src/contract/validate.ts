@@ -7,7 +7,7 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { contract } from "./document.ts";
+import { openapi } from "./document.ts";
 
 // ajv-formats is CommonJS; its default export arrives wrapped under some loaders.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -77,29 +77,16 @@ function uniqueItemPropertiesKeyword() {
 /** Annotation-only extensions: they document a rule that the engine or a handler enforces. */
 const ANNOTATIONS = ["x-max-items-before-deduplication", "x-ignored-beyond-length", "example"];
 
-function createAjv(): Ajv2020 {
+function createAjv(document: object): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
   addFormats(ajv);
   ajv.addKeyword(trimmedLengthKeyword("x-max-trimmed-length", (len, limit) => len <= limit));
   ajv.addKeyword(trimmedLengthKeyword("x-min-trimmed-length", (len, limit) => len >= limit));
   ajv.addKeyword(uniqueItemPropertiesKeyword());
   for (const k of ANNOTATIONS) ajv.addKeyword({ keyword: k });
-  ajv.addSchema({ $id: "openapi.json", components: contract.components, paths: contract.paths });
+  const { components, paths } = document as { components?: unknown; paths?: unknown };
+  ajv.addSchema({ $id: "openapi.json", components, paths });
   return ajv;
-}
-
-let shared: Ajv2020 | null = null;
-const compiled = new Map<string, ValidateFunction>();
-
-/** The validator for the schema at `pointer` (`#/components/schemas/X`), compiled once on first use. */
-export function validatorFor(pointer: string): ValidateFunction {
-  let v = compiled.get(pointer);
-  if (!v) {
-    shared ??= createAjv();
-    v = shared.compile({ $ref: `openapi.json${pointer}` });
-    compiled.set(pointer, v);
-  }
-  return v;
 }
 
 export function toIssues(errors: readonly ErrorObject[] | null | undefined): ValidationIssue[] {
@@ -111,17 +98,43 @@ export function toIssues(errors: readonly ErrorObject[] | null | undefined): Val
   }));
 }
 
-/**
- * A validator for a schema of its own (a scenario document's), compiled on the same ajv as the contract's:
- * formats and the contract's keywords included, built once.
- */
-export function compileSchema(schema: object): ValidateFunction {
-  shared ??= createAjv();
-  return shared.compile(schema);
+/** The validators of one document, each compiled on first use (ajv itself is made on the first). */
+export class Validators {
+  private ajv: Ajv2020 | null = null;
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(private readonly document: object) {}
+
+  /** The validator for the schema at `pointer` (`#/components/schemas/X`), compiled once on first use. */
+  validatorFor(pointer: string): ValidateFunction {
+    let v = this.compiled.get(pointer);
+    if (!v) {
+      this.ajv ??= createAjv(this.document);
+      v = this.ajv.compile({ $ref: `openapi.json${pointer}` });
+      this.compiled.set(pointer, v);
+    }
+    return v;
+  }
+
+  /**
+   * A validator for a schema of its own (a scenario document's), compiled on the same ajv as the
+   * document's: formats and the contract's keywords included.
+   */
+  compileSchema(schema: object): ValidateFunction {
+    this.ajv ??= createAjv(this.document);
+    return this.ajv.compile(schema);
+  }
+
+  /** Validates `value` against the schema at `pointer`; an empty list means valid. */
+  validate(pointer: string, value: unknown): ValidationIssue[] {
+    const v = this.validatorFor(pointer);
+    return v(value) ? [] : toIssues(v.errors);
+  }
 }
 
-/** Validates `value` against the schema at `pointer`; an empty list means valid. */
-export function validate(pointer: string, value: unknown): ValidationIssue[] {
-  const v = validatorFor(pointer);
-  return v(value) ? [] : toIssues(v.errors);
-}
+/** This package's own description's validators (the simulator's). */
+export const ownValidators = new Validators(openapi);
+export const validatorFor = (pointer: string): ValidateFunction => ownValidators.validatorFor(pointer);
+export const compileSchema = (schema: object): ValidateFunction => ownValidators.compileSchema(schema);
+export const validate = (pointer: string, value: unknown): ValidationIssue[] =>
+  ownValidators.validate(pointer, value);

@@ -5,6 +5,7 @@
  */
 
 import type { Operation } from "../contract/operations.ts";
+import type { Validators } from "../contract/validate.ts";
 import type { Caller } from "./auth.ts";
 import { type BodyResult, DEFAULT_MAX_BODY_BYTES, isJsonType, parseJson, readCapped } from "./body.ts";
 import { ApiError } from "./errors.ts";
@@ -12,19 +13,25 @@ import type { HeaderReader, SimRequest } from "./exchange.ts";
 import { checkParameters } from "./params.ts";
 import type { RequestContext, RouteSpec, Services } from "./route.ts";
 
-export function buildContext(
-  services: Services,
-  request: SimRequest,
-  url: URL,
-  op: Operation,
-  params: Record<string, string>,
-  prefix: string,
-  caller: Caller | null,
-  spec: RouteSpec,
-  recorded: HeaderReader | null,
-): RequestContext {
+/** What a context is built from: the request as routed, its caller, and the contract's validators. */
+export interface ContextInput {
+  validators: Validators;
+  services: Services;
+  request: SimRequest;
+  url: URL;
+  op: Operation;
+  params: Record<string, string>;
+  prefix: string;
+  caller: Caller | null;
+  spec: RouteSpec;
+  /** The headers as recorded for the change log, when changes are recorded. */
+  recorded: HeaderReader | null;
+}
+
+export function buildContext(input: ContextInput): RequestContext {
+  const { validators, services, request, url, op, params, prefix, caller, spec, recorded } = input;
   const headers = recorded ?? request.headers;
-  const queryValues = checkParameters(op, params, url, headers, spec);
+  const queryValues = checkParameters(validators, op, params, url, headers, spec);
   return {
     ...services,
     request,

@@ -12,6 +12,7 @@ import { Lifetime } from "./lifetime.ts";
 import { collectModules } from "./modules.ts";
 import { Pages } from "./pages.ts";
 import { Replayer } from "./replay.ts";
+import { Router } from "./router.ts";
 import { DEFAULT_START } from "./scenario.ts";
 import type { Served, Simulator, SimulatorOptions } from "./simulator-api.ts";
 import { apiStages, changeMaker } from "./stages/index.ts";
@@ -26,10 +27,21 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
   const life = new Lifetime(options, { jobs, inits });
   const pages = new Pages(outside, life, recording);
   const change = changeMaker(life, recording);
-  const replayer = new Replayer({ life, pages, routes, change, onError: options.onError });
+  const router = new Router(options.contract.operations);
+  const { validators } = options.contract;
+  const replayer = new Replayer({
+    life,
+    pages,
+    routes,
+    change,
+    router,
+    validators,
+    onError: options.onError,
+  });
   life.makeStep = (c) => replayer.request(c);
   const stages = apiStages({
     life,
+    router,
     routes,
     change,
     recording,

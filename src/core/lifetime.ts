@@ -4,7 +4,7 @@
  * moved goes through here: build, reset, restore, load, snapshot, advance, configure, a scenario's setup.
  * The request stages (src/core/stages/) read the world from here and never replace it.
  */
-import { LIMITS } from "../contract/limits.ts";
+import type { Contract } from "../contract/contract.ts";
 import type { Change, RequestChange } from "../persistence/changes.ts";
 import { Recorder } from "../persistence/recorder.ts";
 import { checkSnapshot, encodeSnapshot, type Snapshot } from "../persistence/snapshot.ts";
@@ -26,7 +26,9 @@ export type StepMaker = (change: RequestChange) => Promise<{ status: number; mes
 
 export class Lifetime {
   readonly config: SimConfig;
-  readonly limiter = new RateLimiter();
+  readonly limiter: RateLimiter;
+  /** The description served: stages read its operations, validators and pointers from here. */
+  readonly contract: Contract;
   readonly journal = new Journal();
   readonly memo = new StateMemo();
   readonly recorder: Recorder;
@@ -50,10 +52,12 @@ export class Lifetime {
     private readonly options: SimulatorOptions & Served,
     modules: Pick<Modules, "jobs" | "inits">,
   ) {
+    this.contract = options.contract;
+    this.limiter = new RateLimiter(options.contract.limits.rateLimitWindowSeconds * 1000);
     this.wall = options.wallClock ?? (() => performance.timeOrigin + performance.now());
     this.sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     this.config = {
-      rateLimitPerMinute: options.rateLimitPerMinute ?? LIMITS.rateLimitPerMinute,
+      rateLimitPerMinute: options.rateLimitPerMinute ?? options.contract.limits.rateLimitPerMinute,
       latencyMs: options.latencyMs ?? 0,
     };
     this.recorder = new Recorder(options.changes);

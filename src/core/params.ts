@@ -6,7 +6,7 @@
  * endpoint reads its ID as a plain string) a bad value simply names nothing and the handler answers 404.
  */
 import type { Operation, ParameterSpec } from "../contract/operations.ts";
-import { type ValidationIssue, validate } from "../contract/validate.ts";
+import type { ValidationIssue, Validators } from "../contract/validate.ts";
 import { type ApiError, badRequest } from "./errors.ts";
 import type { HeaderReader } from "./exchange.ts";
 import type { RequestContext, RouteSpec } from "./route.ts";
@@ -35,6 +35,7 @@ export function coerceParameter(value: string, schema: Record<string, unknown>):
 
 /** Validates parameters; returns the declared query and header values, coerced. */
 export function checkParameters(
+  validators: Validators,
   op: Operation,
   params: Record<string, string>,
   url: URL,
@@ -50,7 +51,8 @@ export function checkParameters(
       const msg = pathMessages(p);
       // Only what the contract refuses is malformed: a blank ID the schema allows (an operation ID is any
       // string) names nothing, and the handler answers 404.
-      if (validate(p.schemaRef, v).length > 0) throw badRequest(v.trim() === "" ? msg.missing : msg.invalid);
+      if (validators.validate(p.schemaRef, v).length > 0)
+        throw badRequest(v.trim() === "" ? msg.missing : msg.invalid);
       continue;
     }
     const raw =
@@ -61,7 +63,7 @@ export function checkParameters(
       continue;
     }
     const value = coerceParameter(raw, p.schema);
-    if (validate(p.schemaRef, value).length > 0) {
+    if (validators.validate(p.schemaRef, value).length > 0) {
       if (!strict) continue;
       const where = p.in === "header" ? "header" : "query";
       throw (
@@ -78,7 +80,7 @@ export function checkParameters(
  * Validates a parsed JSON body. A body that breaks the schema is answered by the route's own
  * `invalidBody` (the description's message) or a generic 400 listing the issues.
  */
-export function checkBody(ctx: RequestContext, op: Operation, spec: RouteSpec): void {
+export function checkBody(validators: Validators, ctx: RequestContext, op: Operation, spec: RouteSpec): void {
   if (!op.bodySchemaRef) return;
   if (!ctx.hasBody) {
     if (!op.bodyRequired) return;
@@ -88,7 +90,7 @@ export function checkBody(ctx: RequestContext, op: Operation, spec: RouteSpec): 
       undefined,
     );
   }
-  const issues = validate(op.bodySchemaRef, ctx.body);
+  const issues = validators.validate(op.bodySchemaRef, ctx.body);
   if (issues.length > 0) {
     const err = invalid(spec, issues, ctx.body);
     if (err) throw err;

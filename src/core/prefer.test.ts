@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { harness } from "../../testing/harness.ts";
+import { ownContract } from "../contract/contract.ts";
 import { resolvePointer } from "../contract/document.ts";
 import { type Operation, operations } from "../contract/operations.ts";
 import { checkResponse } from "../contract/responses.ts";
@@ -189,16 +190,20 @@ describe("Prefer: code= and example=", async () => {
 describe("sampleSchema", () => {
   it("builds a body that satisfies a schema from its shape alone", () => {
     expect(
-      sampleSchema({
-        type: "object",
-        required: ["id", "n", "tags", "kind"],
-        properties: {
-          id: { type: "string", format: "uuid" },
-          n: { type: "integer", minimum: 1 },
-          tags: { type: "array", minItems: 1, items: { type: "string", minLength: 2 } },
-          kind: { enum: ["a", "b"] },
+      sampleSchema(
+        {
+          type: "object",
+          required: ["id", "n", "tags", "kind"],
+          properties: {
+            id: { type: "string", format: "uuid" },
+            n: { type: "integer", minimum: 1 },
+            tags: { type: "array", minItems: 1, items: { type: "string", minLength: 2 } },
+            kind: { enum: ["a", "b"] },
+          },
         },
-      }),
+        0,
+        ownContract,
+      ),
     ).toEqual({ id: "00000000-0000-4000-8000-000000000000", n: 1, tags: ["xx"], kind: "a" });
   });
 });

@@ -14,7 +14,7 @@
  * status the operation does not document, an unknown example name or a malformed value is a 422 envelope
  * that lists what the operation offers. `Preference-Applied` names what was honoured.
  */
-import { deref, resolvePointer } from "../contract/document.ts";
+import type { Pointers } from "../contract/document.ts";
 import type { Operation } from "../contract/operations.ts";
 import { contractPointer, pointerSegment } from "../contract/pointer.ts";
 import { ApiError } from "./errors.ts";
@@ -108,6 +108,8 @@ export interface PreferContext {
   headers: Record<string, string>;
   generateBody: GenerateBody | undefined;
   seed: string;
+  /** The contract the operation is read from (its responses and examples). */
+  pointers: Pointers;
 }
 
 /** The answer the preferences ask for; throws a 422 ApiError when the operation cannot give it. */
@@ -116,14 +118,15 @@ export async function preferredResponse(
   prefs: Preferences,
   ctx: PreferContext,
 ): Promise<Answer> {
-  const status = pickStatus(op, prefs);
-  const { response, at } = responseAt(op, status);
+  const p = ctx.pointers;
+  const status = pickStatus(p, op, prefs);
+  const { response, at } = responseAt(p, op, status);
   const content = (response.content ?? {}) as Json;
   const mediaTypes = Object.keys(content);
   const applied: string[] = [`code=${status}`];
   const headers: Record<string, string> = { ...ctx.headers };
   for (const [name, h] of Object.entries((response.headers ?? {}) as Json)) {
-    const header = deref<Json>(h as Json);
+    const header = p.deref<Json>(h as Json);
     const lower = name.toLowerCase();
     if (header.required === true && headers[lower] === undefined && header.example !== undefined)
       headers[lower] = String(header.example);
@@ -161,7 +164,7 @@ export async function preferredResponse(
     }
   }
   if (!found) {
-    const named = namedExamples(media);
+    const named = namedExamples(p, media);
     if (prefs.example !== undefined) {
       const ex = named.get(prefs.example);
       if (ex === undefined) throw unknownExample(op, prefs.example, status, [...named.keys()]);
@@ -180,7 +183,7 @@ export async function preferredResponse(
         seed: ctx.seed,
       });
     }
-    if (body === undefined) body = sampleSchema(media.schema);
+    if (body === undefined) body = sampleSchema(media.schema, 0, p);
   }
   body = withRequestUrl(body, ctx.path);
   const isText = mediaType.startsWith("text/") || mediaType === "application/json";
@@ -191,7 +194,7 @@ export async function preferredResponse(
 }
 
 /** `code`, else the response that holds the named example, else the first documented 2xx. */
-function pickStatus(op: Operation, prefs: Preferences): number {
+function pickStatus(p: Pointers, op: Operation, prefs: Preferences): number {
   if (prefs.code !== undefined) {
     if (!op.statuses.includes(prefs.code)) {
       throw preferError(
@@ -204,40 +207,40 @@ function pickStatus(op: Operation, prefs: Preferences): number {
   if (prefs.example !== undefined) {
     const name = prefs.example;
     const holder = op.statuses.find((s) =>
-      Object.values((responseAt(op, s).response.content ?? {}) as Json).some((m) =>
-        namedExamples(m as Json).has(name),
+      Object.values((responseAt(p, op, s).response.content ?? {}) as Json).some((m) =>
+        namedExamples(p, m as Json).has(name),
       ),
     );
-    if (holder === undefined) throw unknownExample(op, name, null, allExampleNames(op));
+    if (holder === undefined) throw unknownExample(op, name, null, allExampleNames(p, op));
     return holder;
   }
   return op.statuses.find((s) => s >= 200 && s < 300) ?? (op.statuses[0] as number);
 }
 
-function responseAt(op: Operation, status: number): { response: Json; at: string } {
+function responseAt(p: Pointers, op: Operation, status: number): { response: Json; at: string } {
   let at = contractPointer("paths", op.path, op.method.toLowerCase(), "responses", String(status));
-  let node = resolvePointer(at) as Json;
+  let node = p.resolvePointer(at) as Json;
   while (typeof node.$ref === "string") {
     at = node.$ref;
-    node = resolvePointer(at) as Json;
+    node = p.resolvePointer(at) as Json;
   }
   return { response: node, at };
 }
 
-function namedExamples(media: Json): Map<string, unknown> {
+function namedExamples(p: Pointers, media: Json): Map<string, unknown> {
   const out = new Map<string, unknown>();
   for (const [name, ex] of Object.entries((media.examples ?? {}) as Json)) {
-    const value = deref<Json>(ex as Json).value;
+    const value = p.deref<Json>(ex as Json).value;
     if (value !== undefined) out.set(name, value);
   }
   return out;
 }
 
-function allExampleNames(op: Operation): string[] {
+function allExampleNames(p: Pointers, op: Operation): string[] {
   const names: string[] = [];
   for (const s of op.statuses) {
-    for (const m of Object.values((responseAt(op, s).response.content ?? {}) as Json))
-      for (const n of namedExamples(m as Json).keys()) names.push(`${n} (${s})`);
+    for (const m of Object.values((responseAt(p, op, s).response.content ?? {}) as Json))
+      for (const n of namedExamples(p, m as Json).keys()) names.push(`${n} (${s})`);
   }
   return names;
 }
@@ -289,8 +292,8 @@ function withRequestUrl(body: unknown, path: string): unknown {
  * host generator (the contract has examples everywhere today; this keeps `code=` working if one is added
  * without). It follows `$ref`, prefers `const`, examples, defaults and enums, and fills required members.
  */
-export function sampleSchema(schema: unknown, depth = 0): unknown {
-  const s = deref<Json>((schema ?? {}) as Json);
+export function sampleSchema(schema: unknown, depth: number, p: Pointers): unknown {
+  const s = p.deref<Json>((schema ?? {}) as Json);
   if (depth > 12) return null;
   if (s.const !== undefined) return s.const;
   if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
@@ -298,21 +301,21 @@ export function sampleSchema(schema: unknown, depth = 0): unknown {
   if (s.default !== undefined) return s.default;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
   const choice = (s.oneOf ?? s.anyOf) as unknown[] | undefined;
-  if (Array.isArray(choice) && choice.length > 0) return sampleSchema(choice[0], depth + 1);
+  if (Array.isArray(choice) && choice.length > 0) return sampleSchema(choice[0], depth + 1, p);
   if (Array.isArray(s.allOf)) {
-    return Object.assign({}, ...s.allOf.map((part) => sampleSchema(part, depth + 1) as object));
+    return Object.assign({}, ...s.allOf.map((part) => sampleSchema(part, depth + 1, p) as object));
   }
   const type = Array.isArray(s.type) ? (s.type.find((t) => t !== "null") ?? "null") : s.type;
   switch (type) {
     case "object": {
       const out: Json = {};
       const props = (s.properties ?? {}) as Json;
-      for (const name of (s.required ?? []) as string[]) out[name] = sampleSchema(props[name], depth + 1);
+      for (const name of (s.required ?? []) as string[]) out[name] = sampleSchema(props[name], depth + 1, p);
       return out;
     }
     case "array": {
       const min = typeof s.minItems === "number" ? s.minItems : 0;
-      return Array.from({ length: min }, () => sampleSchema(s.items, depth + 1));
+      return Array.from({ length: min }, () => sampleSchema(s.items, depth + 1, p));
     }
     case "integer":
     case "number":

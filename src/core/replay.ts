@@ -4,6 +4,7 @@
  * or latency, and no turn of its own.
  */
 
+import type { Validators } from "../contract/validate.ts";
 import type { Change, RequestChange } from "../persistence/changes.ts";
 import { ListedHeaders } from "../persistence/recorder.ts";
 import type { BodyResult } from "./body.ts";
@@ -15,13 +16,16 @@ import type { Pages } from "./pages.ts";
 import { checkBody } from "./params.ts";
 import { isResponse } from "./render.ts";
 import type { Reply, RouteSpec } from "./route.ts";
-import { apiRouter, type MakeChange } from "./stages/index.ts";
+import type { Router } from "./router.ts";
+import type { MakeChange } from "./stages/index.ts";
 
 export interface ReplayDeps {
   life: Lifetime;
   pages: Pages;
   routes: ReadonlyMap<string, RouteSpec>;
   change: MakeChange;
+  router: Router;
+  validators: Validators;
   onError: ((error: unknown, where: { method: string; path: string }) => void) | undefined;
 }
 
@@ -86,17 +90,30 @@ export class Replayer {
   /** The API's part: the recorded key's caller, the recorded body, the handler as one change at its instant. */
   private async api(c: RequestChange, request: SimRequest, url: URL): Promise<Reply | Outcome | null> {
     const { life, routes } = this.d;
-    const match = apiRouter.match(c.method, url.pathname);
+    const match = this.d.router.match(c.method, url.pathname);
     const spec = match.kind === "found" ? routes.get(match.op.operationId) : undefined;
     if (match.kind !== "found" || !spec) return null;
     const key = c.keyId === null ? undefined : life.world.state.apiKeys.get(c.keyId);
     const user = key ? life.world.state.users.get(key.userId) : undefined;
     const caller = key && user ? { key, user } : null;
     const { op, params, prefix } = match;
-    const ctx = buildContext(life.world.services, request, url, op, params, prefix, caller, spec, null);
+    const { validators } = this.d;
+    const services = life.world.services;
+    const ctx = buildContext({
+      validators,
+      services,
+      request,
+      url,
+      op,
+      params,
+      prefix,
+      caller,
+      spec,
+      recorded: null,
+    });
     const raw: BodyResult = c.body === null ? { present: false } : { present: true, text: c.body };
     takeBody(ctx, op, raw);
-    checkBody(ctx, op, spec);
+    checkBody(validators, ctx, op, spec);
     return await this.d.change(ctx, spec, raw, null, c.at);
   }
 }

@@ -2,6 +2,7 @@
  * What an engine is given (`SimulatorOptions`) and what it offers its hosts (`Simulator`): the surface
  * src/core/engine.ts implements, apart from how.
  */
+import type { Contract } from "../contract/contract.ts";
 import type { Change, ChangeSink } from "../persistence/changes.ts";
 import type { Snapshot, SnapshotVet } from "../persistence/snapshot.ts";
 import type { ClockMode, VirtualClock } from "./clock.ts";
@@ -17,6 +18,8 @@ import type { WorldView } from "./world-view.ts";
 
 /** What the engine serves: handed to it, never imported (src/simulator.ts hands it this package's). */
 export interface Served {
+  /** The description it serves (src/contract/contract.ts): its operations, validators and limits. */
+  contract: Contract;
   /** The resource modules: their routes by operationId, background jobs, pages outside the contract. */
   resources: readonly ResourceModule[];
   /** The scenarios a world can be built from by name; the first is the default. */

@@ -1,5 +1,5 @@
 /** `GET /_openapi.json`: the contract itself, serialised and encoded once. */
-import { contract } from "../contract/document.ts";
+import { openapi as contract } from "../contract/document.ts";
 import { Answer } from "../core/exchange.ts";
 import type { ResourceModule } from "../core/route.ts";
 

@@ -1,18 +1,39 @@
 /**
- * Everything the kit knows about the API comes from openapi.json, through the simulator's own contract
- * modules (operation table, ajv validators with the `x-` keywords, response checks). This file adds what a
- * black-box checker needs on top: the response rules every exchange must satisfy, and the catalogue of
- * limits the contract states (for boundary checks and coverage).
+ * What the kit knows of the API, read from the contract of the run (src/contract/contract.ts, a value):
+ * its operation table, validators with the `x-` keywords and response checks. The runner and the proxy are
+ * handed that contract (the kit's own openapi.json, or another version given with `--contract`) and scope
+ * what they run to it (`withContract`); nothing here is a module global another may swap, and two runs of
+ * different contracts in one process each read their own. This file adds what a black-box checker needs
+ * on top: the response rules every exchange must satisfy, and the catalogue of limits the contract states.
  */
-import { contract, deref, resolvePointer } from "../../../src/contract/document.ts";
-import { type Operation, operations, operationsById } from "../../../src/contract/operations.ts";
-import { checkResponse } from "../../../src/contract/responses.ts";
-import { validate } from "../../../src/contract/validate.ts";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { type Contract, ownContract } from "../../../src/contract/contract.ts";
+import type { Limits } from "../../../src/contract/limits.ts";
+import type { Operation } from "../../../src/contract/operations.ts";
+import type { ValidationIssue } from "../../../src/contract/validate.ts";
 import type { Exchange } from "../http/http.ts";
 import { type Violation, violation } from "../reporting/report.ts";
 
-export type { Operation };
-export { contract, operations, operationsById, validate };
+export type { Contract, Operation };
+
+const scope = new AsyncLocalStorage<Contract>();
+
+/** Runs `work` (and everything it awaits) against `contract`: how the runner and the proxy hand it in. */
+export function withContract<T>(contract: Contract, work: () => T): T {
+  return scope.run(contract, work);
+}
+
+/** The contract of the run this code is part of; outside any run, the description the kit was built from. */
+export function runContract(): Contract {
+  return scope.getStore() ?? ownContract;
+}
+
+export const operations = (): readonly Operation[] => runContract().operations;
+export const operationsById = (): ReadonlyMap<string, Operation> => runContract().operationsById;
+/** Every limit the run's contract states (its numbers are what the checks probe). */
+export const limits = (): Limits => runContract().limits;
+export const validate = (pointer: string, value: unknown): ValidationIssue[] =>
+  runContract().validators.validate(pointer, value);
 
 export type Schema = Record<string, unknown>;
 
@@ -20,18 +41,18 @@ export const isV1 = (op: Operation): boolean => op.prefixes.includes("/api/v1");
 export const isAcp = (op: Operation): boolean => op.prefixes.includes("/api/acp");
 
 export function op(id: string): Operation {
-  const o = operationsById.get(id);
-  if (!o) throw new Error(`openapi.json has no operation ${id}`);
+  const o = operationsById().get(id);
+  if (!o) throw new Error(`the contract has no operation ${id}`);
   return o;
 }
 
 /** Follows `$ref`s (and only them) to the schema object. */
 export function resolve(schema: unknown): Schema {
-  return deref(schema as Schema) as Schema;
+  return runContract().deref(schema as Schema) as Schema;
 }
 
 export function schemaAt(pointer: string): Schema {
-  return resolve(resolvePointer(pointer));
+  return resolve(runContract().resolvePointer(pointer));
 }
 
 export function bodySchema(o: Operation): Schema | null {
@@ -67,7 +88,7 @@ export function responseViolations(ex: Exchange): Violation[] {
   }
   // Read from the exchange's own record: a web Headers made per answer costs more than the check.
   const headers = { get: (name: string) => ex.header(name) };
-  for (const issue of checkResponse(o.operationId, ex.status, headers, ex.text)) {
+  for (const issue of runContract().checkResponse(o.operationId, ex.status, headers, ex.text)) {
     if (
       (issue.code === "missing-header" || issue.code === "header-schema") &&
       /ratelimit-/i.test(issue.message)
@@ -179,8 +200,10 @@ const LIMIT_KEYWORDS = [
 /** Every limit of every operation: body schemas, parameters and the operation-level `x-` extensions. */
 export function limitCatalogue(): Limit[] {
   const out: Limit[] = [];
-  for (const o of operations) {
-    const raw = resolvePointer(`#/paths/${o.path.replaceAll("/", "~1")}/${o.method.toLowerCase()}`) as Schema;
+  for (const o of operations()) {
+    const raw = runContract().resolvePointer(
+      `#/paths/${o.path.replaceAll("/", "~1")}/${o.method.toLowerCase()}`,
+    ) as Schema;
     for (const [k, v] of Object.entries(raw)) {
       if (k.startsWith("x-") && (typeof v === "number" || (typeof v === "object" && v !== null)))
         out.push({ id: `${o.operationId}:${k}`, operationId: o.operationId, keyword: k, value: v, where: k });
@@ -230,5 +253,3 @@ function walkLimits(o: Operation, s: Schema, where: string, out: Limit[], seen: 
 export function isUuid(value: string): boolean {
   return validate("#/components/parameters/AudienceId/schema", value).length === 0;
 }
-
-export { contract as document };

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Agent, request } from "undici";
-import { operationsById } from "../../../src/contract/operations.ts";
+import { operationsById } from "../description/contract.ts";
 import { reportsDir } from "../reporting/paths.ts";
 
 export interface Credentials {
@@ -173,7 +173,7 @@ export class HttpClient {
 
   /** The URL a spec resolves to (also used to build curl commands for requests that were never sent). */
   urlFor(spec: CallSpec): { url: string; method: string; operation: OperationRef | null } {
-    const op = spec.op ? operationsById.get(spec.op) : undefined;
+    const op = spec.op ? operationsById().get(spec.op) : undefined;
     if (spec.op && !op) throw new Error(`Unknown operation ${spec.op}`);
     const method = spec.method ?? op?.method ?? "GET";
     let path: string;

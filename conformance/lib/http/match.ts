@@ -7,7 +7,7 @@
  * literal segment first where they differ wins (`/formations/preview` over `/formations/{formationId}`).
  * A HEAD is served as the GET of its path.
  */
-import { type Operation, operations } from "../description/contract.ts";
+import { type Operation, runContract } from "../description/contract.ts";
 
 export type OperationMatch =
   | { kind: "found"; op: Operation; params: Record<string, string> }
@@ -21,30 +21,40 @@ interface Template {
   ops: Map<string, Operation>;
 }
 
-const templates = new Map<string, Template>();
-for (const op of operations)
-  for (const prefix of op.prefixes) {
-    const text = `${prefix}${op.path}`;
-    let t = templates.get(text);
-    if (!t) {
-      const segments = text
-        .split("/")
-        .slice(1)
-        .map((s) => {
-          const m = /^\{(.+)\}$/.exec(s);
-          return m ? { literal: null, param: m[1] as string } : { literal: s, param: null };
-        });
-      t = { segments, ops: new Map() };
-      templates.set(text, t);
+/** The path templates of a contract, made once per contract (a run's may be another version). */
+const templatesOf = new WeakMap<object, Template[]>();
+
+function templates(): Template[] {
+  const contract = runContract();
+  const known = templatesOf.get(contract);
+  if (known) return known;
+  const byText = new Map<string, Template>();
+  for (const op of contract.operations)
+    for (const prefix of op.prefixes) {
+      const text = `${prefix}${op.path}`;
+      let t = byText.get(text);
+      if (!t) {
+        const segments = text
+          .split("/")
+          .slice(1)
+          .map((s) => {
+            const m = /^\{(.+)\}$/.exec(s);
+            return m ? { literal: null, param: m[1] as string } : { literal: s, param: null };
+          });
+        t = { segments, ops: new Map() };
+        byText.set(text, t);
+      }
+      t.ops.set(op.method, op);
     }
-    t.ops.set(op.method, op);
-  }
-const all = [...templates.values()];
+  const all = [...byText.values()];
+  templatesOf.set(contract, all);
+  return all;
+}
 
 export function matchPath(method: string, pathname: string): OperationMatch {
   const segs = pathname.split("/").slice(1);
   let best: Template | null = null;
-  for (const t of all) if (fits(t, segs) && (!best || moreConcrete(t, best))) best = t;
+  for (const t of templates()) if (fits(t, segs) && (!best || moreConcrete(t, best))) best = t;
   if (!best) return { kind: "not-found" };
   const op = best.ops.get(method) ?? (method === "HEAD" ? best.ops.get("GET") : undefined);
   if (!op) return { kind: "method-not-allowed", allowed: [...best.ops.keys()] };

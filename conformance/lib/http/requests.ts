@@ -65,7 +65,7 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
     );
     return out;
   }
-  const op = operationsById.get(m.operation.operationId);
+  const op = operationsById().get(m.operation.operationId);
   if (!op) return out;
   // A key the recorder redacted is named by its label.
   const auth = ex.requestHeaders.authorization;

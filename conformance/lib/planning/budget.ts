@@ -11,7 +11,8 @@
  * per role it needs. A measure that drifted costs time, not correctness: the kit paces itself by the
  * target's `RateLimit-Remaining` whatever the plan says.
  */
-import { LIMITS } from "../../../src/contract/limits.ts";
+
+import { limits } from "../description/contract.ts";
 import type { RuleId } from "../description/rules.ts";
 import type { TargetInfo } from "../http/target.ts";
 import { type CheckDef, skipReason } from "../running/context.ts";
@@ -62,7 +63,7 @@ export function planRun(checks: readonly CheckDef[], info: TargetInfo): Plan {
   const rest = checks.filter((c) => !concurrent.includes(c) && !consuming.includes(c));
   if (!info.quick) return { sequential: [...rest, ...consuming], concurrent, deferred: [], budget: null };
 
-  const limit = info.rateLimitPerMinute ?? LIMITS.rateLimitPerMinute;
+  const limit = info.rateLimitPerMinute ?? limits().rateLimitPerMinute;
   const budget = Math.floor(limit * (1 - MARGIN));
   const spent = new Map<string, number>();
   const fits = (c: Cost, cap: number) =>

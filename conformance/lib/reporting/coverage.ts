@@ -6,7 +6,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SENTENCE_INDEX } from "../../index/index.ts";
-import { contract, limitCatalogue, operations } from "../description/contract.ts";
+import { limitCatalogue, operations, runContract } from "../description/contract.ts";
 import { MACHINES } from "../description/machines.ts";
 import { RULES, type RuleId, ruleOperations } from "../description/rules.ts";
 import { contractSentences } from "../description/sentences.ts";
@@ -133,7 +133,7 @@ export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageR
   const byOperation: CoverageReport["statuses"]["byOperation"] = {};
   let documented = 0;
   let exercised = 0;
-  for (const o of operations) {
+  for (const o of operations()) {
     const s = seen.get(o.operationId) ?? new Set<number>();
     byOperation[o.operationId] = { documented: o.statuses, seen: [...s].sort((a, b) => a - b) };
     documented += o.statuses.length;
@@ -142,9 +142,11 @@ export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageR
   const catalogue = limitCatalogue();
   return {
     operations: {
-      total: operations.length,
-      exercised: operations.filter((o) => seen.has(o.operationId)).length,
-      missing: operations.filter((o) => !seen.has(o.operationId)).map((o) => o.operationId),
+      total: operations().length,
+      exercised: operations().filter((o) => seen.has(o.operationId)).length,
+      missing: operations()
+        .filter((o) => !seen.has(o.operationId))
+        .map((o) => o.operationId),
     },
     statuses: { documented, exercised, byOperation },
     limits: {
@@ -169,7 +171,7 @@ export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageR
 function ruleCoverage(reached: ReadonlySet<string>): CoverageReport["rules"] {
   const ids = Object.keys(RULES) as RuleId[];
   const missing = ids.filter((id) => !reached.has(id));
-  const all = operations.map((o) => o.operationId);
+  const all = operations().map((o) => o.operationId);
   const missingByOperation: Record<string, string[]> = {};
   for (const id of missing)
     for (const op of ruleOperations(id, all))
@@ -178,7 +180,7 @@ function ruleCoverage(reached: ReadonlySet<string>): CoverageReport["rules"] {
 }
 
 function sentenceCoverage(reached: ReadonlySet<string>): CoverageReport["sentences"] {
-  const texts = [...new Set(contractSentences(contract).map((s) => s.text))];
+  const texts = [...new Set(contractSentences(runContract().document).map((s) => s.text))];
   const reasons: Record<string, number> = {};
   const notReached: string[] = [];
   const unindexed: string[] = [];
@@ -240,7 +242,7 @@ export function formatCoverage(r: CoverageReport): string {
     `  description rules:   ${r.rules.reached.length}/${r.rules.total} (${pct(r.rules.reached.length, r.rules.total)}%)${notReached(r.rules.missing)}`,
     `  contract sentences:  ${sentenceLine(r.sentences)}`,
     ...(r.operations.missing.length
-      ? [`  operations not exercised: ${r.operations.missing.join(", ")}`]
+      ? [`  operations() not exercised: ${r.operations.missing.join(", ")}`]
       : []),
     "  state machines (transitions seen):",
     ...Object.entries(r.transitions).map(

@@ -196,7 +196,7 @@ export function skipReason(def: CheckDef, info: TargetInfo): string | null {
 
 export function skipOf(def: CheckDef, info: TargetInfo): Skip | null {
   // A contract given with --contract may not have every operation the check's rules govern.
-  const known = operations.map((o) => o.operationId);
+  const known = operations().map((o) => o.operationId);
   const absent = [...new Set(def.rules.flatMap((r) => ruleOperations(r, known)))].filter(
     (id) => !known.includes(id),
   );

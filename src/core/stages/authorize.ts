@@ -20,9 +20,13 @@ export function authorize(life: Lifetime, routes: ReadonlyMap<string, RouteSpec>
       if (!spec) throw new ApiError(501, `${call.op.operationId} is not simulated yet`);
       call.spec = spec;
       const { request, url, op, params, prefix, caller } = call;
-      call.recorded = recording && spec.pure !== true ? new RecordingHeaders(request.headers) : null;
-      call.ctx = buildContext(
-        life.world.services,
+      const recorded = recording && spec.pure !== true ? new RecordingHeaders(request.headers) : null;
+      call.recorded = recorded;
+      const { validators } = life.contract;
+      const services = life.world.services;
+      call.ctx = buildContext({
+        validators,
+        services,
         request,
         url,
         op,
@@ -30,8 +34,8 @@ export function authorize(life: Lifetime, routes: ReadonlyMap<string, RouteSpec>
         prefix,
         caller,
         spec,
-        call.recorded,
-      );
+        recorded,
+      });
       spec.authorize?.(call.ctx);
       return undefined;
     },

@@ -7,6 +7,7 @@
 import type { Lifetime } from "../lifetime.ts";
 import type { GenerateBody } from "../prefer.ts";
 import type { RouteSpec } from "../route.ts";
+import type { Router } from "../router.ts";
 import { authenticate } from "./authenticate.ts";
 import { authorize } from "./authorize.ts";
 import { body } from "./body.ts";
@@ -21,6 +22,8 @@ import { route } from "./route.ts";
 
 export interface StageDeps {
   life: Lifetime;
+  /** Built once from the contract's operations; the replay matches with the same one. */
+  router: Router;
   routes: ReadonlyMap<string, RouteSpec>;
   change: MakeChange;
   recording: boolean;
@@ -30,13 +33,13 @@ export interface StageDeps {
 
 export function apiStages(d: StageDeps): readonly Stage[] {
   return [
-    route,
+    route(d.router),
     fault(d.life),
     authenticate(d.life),
     rateLimit(d.life),
     prefer(d.life, d.generateBody),
     authorize(d.life, d.routes, d.recording),
-    body,
+    body(d.life.contract.validators),
     latency(d.life),
     execute(d.life, d.change, d.verifyKeptAnswers),
   ];
@@ -44,4 +47,3 @@ export function apiStages(d: StageDeps): readonly Stage[] {
 
 export { ApiCall, runStages, type Stage, type Who } from "./call.ts";
 export { changeMaker, type MakeChange } from "./change.ts";
-export { apiRouter } from "./route.ts";

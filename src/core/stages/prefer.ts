@@ -21,6 +21,7 @@ export function prefer(life: Lifetime, generateBody: GenerateBody | undefined): 
           headers: call.headers,
           generateBody,
           seed: life.nextPreferSeed(),
+          pointers: life.contract,
         }),
       );
     },

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { bodyOf, refusal, stageWorld } from "../../../testing/stages.ts";
-import { route } from "./route.ts";
+import { ownContract } from "../../contract/contract.ts";
+import { Router } from "../router.ts";
+import { route as routeStage } from "./route.ts";
+
+const route = routeStage(new Router(ownContract.operations));
 
 describe("the route stage", () => {
   it("finds the operation, its path parameters and prefix, and passes the call on", async () => {

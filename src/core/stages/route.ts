@@ -2,18 +2,15 @@
  * Finds the contract's operation for the method and path (src/core/router.ts walks the operation table): a
  * path no operation serves is 404, a method it does not take is 405 with `Allow`.
  */
-import { operations } from "../../contract/operations.ts";
 import { ApiError, methodNotAllowed } from "../errors.ts";
-import { Router } from "../router.ts";
+import type { Router } from "../router.ts";
 import type { Stage } from "./call.ts";
 
-/** Built once from the operation table; a replay matches recorded changes with it too. */
-export const apiRouter = new Router(operations);
-
-export const route: Stage = {
+/** `router`: built once from the contract's operation table; a replay matches recorded changes with it. */
+export const route = (router: Router): Stage => ({
   name: "route",
   run(call) {
-    const match = apiRouter.match(call.request.method, call.path);
+    const match = router.match(call.request.method, call.path);
     if (match.kind === "not-found") throw new ApiError(404, "Not Found");
     if (match.kind === "method-not-allowed") throw methodNotAllowed(match.allowed);
     call.op = match.op;
@@ -22,4 +19,4 @@ export const route: Stage = {
     if (match.op.isPrivate) call.headers["cache-control"] = "private, no-store";
     return undefined;
   },
-};
+});
