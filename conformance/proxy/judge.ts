@@ -101,11 +101,11 @@ export class Judge {
     const key = secret === null ? null : hash(secret);
     const label = key ? this.labelOf(key) : null;
     // What curl sets by itself stays out of the replay command; tokens other than the key are redacted.
-    const headers = Object.fromEntries(
-      Object.entries(o.requestHeaders)
-        .filter(([k]) => !["host", "content-length", "connection"].includes(k))
-        .map(([k, v]) => [k, SECRET_HEADERS.has(k) ? "<redacted>" : v]),
-    );
+    const headers: Record<string, string> = {};
+    for (const k in o.requestHeaders) {
+      if (k === "host" || k === "content-length" || k === "connection") continue;
+      headers[k] = SECRET_HEADERS.has(k) ? "<redacted>" : (o.requestHeaders[k] as string);
+    }
     if (headers.authorization !== undefined)
       headers.authorization = label ? `Bearer <${label} key>` : "<redacted>";
     const ex = new Exchange(
@@ -124,15 +124,18 @@ export class Judge {
     let stamp: string | undefined;
     const at = (): string => (stamp ??= new Date(o.at).toISOString());
     const refused = requestViolations(ex, match);
-    const found: Finding[] = [
-      ...refused.map((v) => findingOf(v, "request", at())),
-      ...refusals(ex, refused, match).map((v) => findingOf(v, "server", at())),
-      // A body too large to keep is judged by its status and headers only.
-      ...(o.responseBody === null ? [] : responseViolations(ex)).map((v) => findingOf(v, "response", at())),
-      ...streamViolations(ex, o).map((v) => findingOf(v, "response", at())),
-      ...(o.responseBody === null ? [] : answerProblems(ex)).map((v) => findingOf(v, "response", at())),
-      ...this.sequences.observe(ex, key, o.at).map((f) => findingOf(f.violation, whoOf(f.party), at())),
-    ];
+    const found: Finding[] = [];
+    const add = (vs: readonly Violation[], who: Finding["who"]): void => {
+      for (const v of vs) found.push(findingOf(v, who, at()));
+    };
+    add(refused, "request");
+    add(refusals(ex, refused, match), "server");
+    // A body too large to keep is judged by its status and headers only.
+    if (o.responseBody !== null) add(responseViolations(ex), "response");
+    add(streamViolations(ex, o), "response");
+    if (o.responseBody !== null) add(answerProblems(ex), "response");
+    for (const f of this.sequences.observe(ex, key, o.at))
+      found.push(findingOf(f.violation, whoOf(f.party), at()));
     this.count(o, operation?.operationId ?? null, pathname);
     this.recorder?.observe(ex, key, match);
     for (const f of found) {
