@@ -183,6 +183,8 @@ export class ScenarioBuilder {
       personaSeed?: number;
       /** People of the field of work and country the topic names (scenario documents; generators/domains.ts). */
       fitTopic?: boolean;
+      /** The first Mind's ID, stated (a recording's); the rest are generated. */
+      id?: string;
     },
   ): MindRecord[] {
     const personaRng =
@@ -203,7 +205,15 @@ export class ScenarioBuilder {
     const minds: MindRecord[] = new Array(count);
     for (let i = 0; i < count; i++) {
       const p = nthPersona(personaRng, i, options);
-      minds[i] = this.addMind(owner, p, uuidOf(idRng), isPublic, createdAt);
+      // Drawn even when stated, so that a stated ID leaves every other one as it was.
+      const drawn = uuidOf(idRng);
+      minds[i] = this.addMind(
+        owner,
+        p,
+        i === 0 && opts.id !== undefined ? opts.id : drawn,
+        isPublic,
+        createdAt,
+      );
     }
     return minds;
   }
@@ -212,7 +222,7 @@ export class ScenarioBuilder {
   mind(
     handle: string,
     owner: UserRecord,
-    opts: { isPublic?: boolean; topic?: string; fitTopic?: boolean } = {},
+    opts: { isPublic?: boolean; topic?: string; fitTopic?: boolean; id?: string } = {},
   ): MindRecord {
     const [m] = this.minds(owner, 1, { ...opts, label: `handle:${handle}` });
     const mind = m as MindRecord;
@@ -252,12 +262,16 @@ export class ScenarioBuilder {
       withGrounding?: boolean;
       withUploadedFile?: boolean;
       scoredValidation?: boolean;
+      /** Its ID, stated (a recording's); default: drawn from the Audience's own stream. */
+      id?: string;
     },
   ): AudienceRecord {
     const topic = opts.topic ?? this.rng.fork(`topic:${handle}`).pick(AUDIENCE_TOPICS);
     const rng = this.rng.fork(`audience:${handle}`);
+    // Drawn even when stated, so that what the stream makes next stays the same.
+    const drawn = rng.uuid();
     const a: AudienceRecord = {
-      id: rng.uuid(),
+      id: opts.id ?? drawn,
       ownerId: owner.id,
       name: opts.name ?? topic,
       createdAt: this.ago(14),
@@ -351,9 +365,13 @@ export class ScenarioBuilder {
       visibility: "shared" | "private";
       status?: "ready" | "failed" | "building";
       autoDimension?: string | null;
+      /** Its ID, stated (a recording's); default: drawn from the world's stream. */
+      id?: string;
     },
   ): FormationRecord {
-    const id = this.rng.uuid();
+    // Drawn even when stated, so that every ID drawn after it stays the same.
+    const drawn = this.rng.uuid();
+    const id = opts.id ?? drawn;
     const members = audience.memberIds.flatMap((mid) => this.state.minds.get(mid) ?? []);
     const subgroups = opts.status === "building" ? [] : classify(members, opts.hypothesis, id);
     const status = opts.status ?? (populatedPrimaryBuckets(subgroups) >= 2 ? "ready" : "failed");

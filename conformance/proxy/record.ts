@@ -14,7 +14,7 @@ import type {
   ScenarioDocument,
   User,
 } from "../../scenarios/document/types.gen.ts";
-import { schemaAt } from "../lib/description/contract.ts";
+import { isUuid, schemaAt } from "../lib/description/contract.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import type { Match } from "../lib/http/requests.ts";
 
@@ -188,11 +188,12 @@ export class Recorder {
         if (!mh) {
           mh = `mind${mindHandles.size + 1}`;
           mindHandles.set(m.id, mh);
-          minds[mh] = { owner, topic: a.name, ...m.mind };
+          minds[mh] = { ...idOf(m.id), owner, topic: a.name, ...m.mind };
         }
         members.push(mh);
       }
       audiences[handle] = {
+        ...idOf(id),
         owner,
         name: a.name,
         topic: a.name,
@@ -212,7 +213,7 @@ export class Recorder {
     }
     this.allowances(users, minds, audiences);
     const formations: Record<string, Formation> = {};
-    for (const f of this.formations.values()) {
+    for (const [id, f] of this.formations) {
       const audience = audienceHandles.get(f.audienceId);
       if (!audience) continue;
       const { audienceId: _, creatorId, ...rest } = f;
@@ -222,6 +223,7 @@ export class Recorder {
       const reader = creatorId ? handles.get(creatorId) : undefined;
       const creator = reader && editors.has(reader) ? reader : undefined;
       formations[`formation${Object.keys(formations).length + 1}`] = {
+        ...idOf(id),
         ...rest,
         audience,
         ...(creator ? { creator } : {}),
@@ -290,4 +292,9 @@ function mindOf(m: Json): SeenMind {
     ...(typeof m.bio === "string" ? { bio: m.bio } : {}),
     ...(attrs ? { attributes } : {}),
   };
+}
+
+/** A record's ID as the document states it (what URLs name keeps working offline); one that is no UUID, none. */
+function idOf(id: string): { id?: string } {
+  return isUuid(id) ? { id } : {};
 }

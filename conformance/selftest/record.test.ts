@@ -1,6 +1,7 @@
 /**
  * `proxy --record`: a session through the proxy in front of a simulator, recorded, then served from the
- * recording: the same reads give the same fields, record IDs aside (the scenario format states none).
+ * recording: the same reads, by the same URLs (the recording keeps the IDs of Audiences, their member Minds
+ * and Formations), give the same fields.
  */
 import { expect, it } from "vitest";
 import { createSimulator } from "../../src/simulator.ts";
@@ -11,8 +12,13 @@ import { brokenServer } from "./harness.ts";
 
 type Json = Record<string, any>;
 
-async function get(base: string, path: string, key: string): Promise<Json> {
-  const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
+async function get(
+  base: string,
+  path: string,
+  key: string,
+  via: (r: Request) => Promise<Response> = fetch,
+): Promise<Json> {
+  const res = await via(new Request(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } }));
   expect(res.status, path).toBe(200);
   return (await res.json()) as Json;
 }
@@ -26,6 +32,7 @@ const audienceFields = (d: Json) => ({
   currentMemberRole: d.currentMemberRole,
   mindCount: d.mindCount,
   minds: (d.minds as Json[]).map((m) => ({
+    id: m.id,
     name: m.name,
     headline: m.headline,
     bio: m.bio,
@@ -33,7 +40,7 @@ const audienceFields = (d: Json) => ({
   })),
 });
 const collaboratorFields = (c: Json) => ({ name: c.name, email: c.email, role: c.role });
-const formationFields = (f: Json) => ({ name: f.name, status: f.status, hypothesis: f.hypothesis });
+const formationFields = (f: Json) => ({ id: f.id, name: f.name, status: f.status, hypothesis: f.hypothesis });
 
 it("records a session's world and serves it back, field by field", async () => {
   const server = await brokenServer(null);
@@ -60,19 +67,19 @@ it("records a session's world and serves it back, field by field", async () => {
     await replayed.ready;
     const m = replayed.manifest();
     const owner = m.users.user1?.apiKey as string;
-    const id = m.audiences.audience1?.id as string;
-    const f = m.formations.formation1?.id as string;
+    // The URLs the session used name the same records offline.
+    expect([m.audiences.audience1?.id, m.formations.formation1?.id]).toEqual([main, formation]);
     const call = async (path: string) =>
       (
         await replayed.fetch(
           new Request(`http://sim${path}`, { headers: { authorization: `Bearer ${owner}` } }),
         )
       ).json();
-    expect(audienceFields((await call(`/api/v1/audiences/${id}`)).data)).toEqual(seen.audience);
-    expect((await call(`/api/v1/audiences/${id}/collaborators`)).data.map(collaboratorFields)).toEqual(
+    expect(audienceFields((await call(`/api/v1/audiences/${main}`)).data)).toEqual(seen.audience);
+    expect((await call(`/api/v1/audiences/${main}/collaborators`)).data.map(collaboratorFields)).toEqual(
       seen.collaborators,
     );
-    expect(formationFields((await call(`/api/v1/audiences/${id}/formations/${f}`)).data)).toEqual(
+    expect(formationFields((await call(`/api/v1/audiences/${main}/formations/${formation}`)).data)).toEqual(
       seen.formation,
     );
   } finally {
@@ -100,20 +107,9 @@ it("captures a deployment's world through the API with a kit config, and serves 
     const m = replayed.manifest();
     // The owner's key is read first: its user is the document's first.
     const owner = m.users.user1?.apiKey as string;
-    const again = Object.values(m.audiences).map((a) => a.id);
-    const found = await Promise.all(
-      again.map(async (id) =>
-        (
-          await replayed.fetch(
-            new Request(`http://sim/api/v1/audiences/${id}`, {
-              headers: { authorization: `Bearer ${owner}` },
-            }),
-          )
-        ).json(),
-      ),
-    );
-    const same = found.find((r: Json) => r.data?.name === original.data.name);
-    expect(same && audienceFields(same.data)).toEqual(audienceFields(original.data));
+    // Read by the deployment's own ID: the capture keeps it.
+    const same = await get("http://sim", `/api/v1/audiences/${main}`, owner, replayed.fetch);
+    expect(audienceFields(same.data)).toEqual(audienceFields(original.data));
   } finally {
     await server.close();
   }

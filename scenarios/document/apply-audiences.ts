@@ -8,7 +8,7 @@ import type { PeoplePlacement } from "../../src/core/manifest.ts";
 import { memberCap, mindCap } from "../../src/core/plans.ts";
 import type { AudienceRecord, MindRecord, UserRecord } from "../../src/core/state.ts";
 import { populatedPrimaryBuckets } from "../../src/resources/formations/formation-classifier.ts";
-import { type Applying, entries, known, trainingOf } from "./applying.ts";
+import { type Applying, entries, known, statedIdFits, trainingOf } from "./applying.ts";
 import type { Audience, Formation, ScenarioDocument } from "./types.gen.ts";
 
 export function applyAudiences(w: Applying, doc: ScenarioDocument): void {
@@ -32,6 +32,10 @@ function applyAudience(w: Applying, h: string, a: Audience): void {
     w.markBroken("audiences", h);
     return;
   }
+  if (!statedIdFits(w, "audiences", path, a.id, existing?.id)) {
+    w.markBroken("audiences", h);
+    return;
+  }
   const members = a.members === undefined ? undefined : membersOf(w, h, a, owner, existing?.topic);
   const grounded = a.grounding !== undefined && a.grounding !== false;
   const uploaded = typeof a.grounding === "object" && a.grounding.uploadedFile === true;
@@ -47,6 +51,7 @@ function applyAudience(w: Applying, h: string, a: Audience): void {
       withGrounding: grounded,
       withUploadedFile: uploaded,
       scoredValidation: a.scoredValidation ?? false,
+      ...(a.id !== undefined ? { id: a.id } : {}),
     });
   if (existing) {
     existing.ownerId = owner.id;
@@ -154,6 +159,7 @@ function applyFormation(w: Applying, h: string, f: Formation): boolean {
     w.problem(path, "is already a Formation of the extended scenario; give a new one another handle");
     return false;
   }
+  if (!statedIdFits(w, "formations", path, f.id, undefined)) return false;
   const audience = w.audience(f.audience);
   if (!audience) {
     const message = `names no Audience of this scenario (${known(w.b.manifest.audiences)})`;
@@ -183,6 +189,7 @@ function applyFormation(w: Applying, h: string, f: Formation): boolean {
     hypothesis: f.hypothesis,
     visibility: f.visibility ?? "shared",
     ...(f.status !== undefined ? { status: f.status } : {}),
+    ...(f.id !== undefined ? { id: f.id } : {}),
   });
   if (made.status === "ready" && populatedPrimaryBuckets(made.subgroups) < 2)
     w.problem(

@@ -12,7 +12,7 @@ import type { ScenarioBuilder } from "../builder.ts";
 import { addPriceCatalogue } from "../catalogue.ts";
 import { applyAudiences, applyFormations, applyStudies, checkWorld } from "./apply-audiences.ts";
 import { checkSetup } from "./apply-setup.ts";
-import { Applying, entries, known, trainingOf } from "./applying.ts";
+import { Applying, entries, known, statedIdFits, trainingOf } from "./applying.ts";
 import type { Attributes, Mind, ScenarioDocument, User } from "./types.gen.ts";
 
 /** `broken`: handles (`users/dev`) left out of `doc` for a problem already reported; see Applying. */
@@ -140,10 +140,15 @@ function applyMind(w: Applying, h: string, m: Mind): void {
     return;
   }
   const existing = w.mind(h);
+  if (!statedIdFits(w, "minds", path, m.id, existing?.id)) {
+    w.markBroken("minds", h);
+    return;
+  }
   const mind =
     existing ??
     b.mind(h, owner, {
       fitTopic: true,
+      ...(m.id !== undefined ? { id: m.id } : {}),
       ...(m.public !== undefined ? { isPublic: m.public } : {}),
       ...(m.topic !== undefined ? { topic: m.topic } : {}),
     });

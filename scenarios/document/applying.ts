@@ -98,3 +98,27 @@ export function known(section: Record<string, unknown>): string {
   if (names.length === 0) return "there are none";
   return `known: ${names.slice(0, 20).join(", ")}${names.length > 20 ? ", …" : ""}`;
 }
+
+/**
+ * Whether the ID a document states for a record (`/audiences/x/id`) may be its ID: the record's own when it
+ * extends one of the extended scenario (which keeps its ID), and no other record's of its kind. Reported at
+ * `path/id` when not.
+ */
+export function statedIdFits(
+  w: Applying,
+  kind: "audiences" | "minds" | "formations",
+  path: string,
+  stated: string | undefined,
+  existing: string | undefined,
+): boolean {
+  if (stated === undefined || stated === existing) return true;
+  const table = w.b.state[kind] as ReadonlyMap<string, unknown>;
+  if (existing !== undefined)
+    w.problem(
+      `${path}/id`,
+      `is not the ID this record has in the extended scenario (${existing}); it keeps that one`,
+    );
+  else if (table.has(stated)) w.problem(`${path}/id`, `is already the ID of another record of /${kind}`);
+  else return true;
+  return false;
+}

@@ -159,6 +159,10 @@ export interface LooseMinds {
  * One Mind, generated from the deterministic persona generator, with the fields given here in place of the generated ones.
  */
 export interface Mind {
+  /**
+   * The Mind's ID, as a recording keeps it (so that URLs naming it still work); default: one generated from the seed. Unique among the scenario's Minds.
+   */
+  id?: string;
   owner: Handle;
   public?: boolean;
   /**
@@ -187,6 +191,10 @@ export interface Attributes {
   businessModel?: string | null;
 }
 export interface Audience {
+  /**
+   * The Audience's ID, as a recording keeps it (so that URLs naming it still work); default: one generated from the seed. Unique among the scenario's Audiences.
+   */
+  id?: string;
   /**
    * A name for a thing in this file: a letter, then up to 63 letters, digits, `_` or `-`.
    */
@@ -267,6 +275,10 @@ export interface Collaborator {
   accepted?: boolean;
 }
 export interface Formation {
+  /**
+   * The Formation's ID, as a recording keeps it (so that URLs naming it still work); default: one generated from the seed. Unique among the scenario's Formations.
+   */
+  id?: string;
   audience: Handle;
   /**
    * A name for a thing in this file: a letter, then up to 63 letters, digits, `_` or `-`.
