@@ -1,6 +1,19 @@
 /** Helpers shared by the scenario tests. */
+import { ScenarioError, type ScenarioProblem } from "../src/core/scenario.ts";
 import type { FormationRecord, MindRecord, State } from "../src/core/state.ts";
 import { OTHER_BUCKET, words } from "../src/resources/formations/formation-classifier.ts";
+import { loadScenario } from "./document/load.ts";
+
+/** The problems a scenario document is refused with (none: it loads). */
+export function problemsOf(document: unknown): readonly ScenarioProblem[] {
+  try {
+    loadScenario(document);
+    return [];
+  } catch (error) {
+    if (error instanceof ScenarioError) return error.problems;
+    throw error;
+  }
+}
 
 function mindWords(m: MindRecord): Set<string> {
   return words(`${m.headline} ${m.bio} ${Object.values(m.attributes).join(" ")}`);

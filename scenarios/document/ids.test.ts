@@ -4,24 +4,13 @@
  * like every other field, and stating one leaves every generated ID as it was.
  */
 import { describe, expect, it } from "vitest";
-import { ScenarioError, type ScenarioProblem } from "../../src/core/scenario.ts";
 import { harness } from "../../testing/harness.ts";
-import { BUYING_ROLES as HYPOTHESIS } from "../test-support.ts";
-import { loadScenario, type ScenarioDocument } from "./load.ts";
+import { BUYING_ROLES as HYPOTHESIS, problemsOf } from "../test-support.ts";
+import type { ScenarioDocument } from "./load.ts";
 
 const A = "3f6c1a52-8a0e-4c1b-9d7e-2b5a4c3d1e0f";
 const M = "7d2e9b14-5c3a-4f8e-a1b6-0c9d8e7f6a5b";
 const F = "c4b3a291-0e1f-4a2b-8c3d-5e6f7a8b9c0d";
-
-function problemsOf(document: unknown): readonly ScenarioProblem[] {
-  try {
-    loadScenario(document);
-    return [];
-  } catch (error) {
-    if (error instanceof ScenarioError) return error.problems;
-    throw error;
-  }
-}
 
 function world(ids: { audience?: string; mind?: string; formation?: string }): ScenarioDocument {
   return {

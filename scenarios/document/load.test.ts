@@ -1,21 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { memberCap } from "../../src/core/plans.ts";
-import { ScenarioError, type ScenarioProblem } from "../../src/core/scenario.ts";
 import { harness } from "../../testing/harness.ts";
 import { PRICE_CATALOGUE } from "../catalogue.ts";
-import { BUYING_ROLES as HYPOTHESIS } from "../test-support.ts";
+import { BUYING_ROLES as HYPOTHESIS, problemsOf } from "../test-support.ts";
 import { defineScenario, loadScenario, type ScenarioDocument } from "./load.ts";
-
-/** The problems a document is refused with (none: it loads). */
-function problemsOf(document: unknown): readonly ScenarioProblem[] {
-  try {
-    loadScenario(document);
-    return [];
-  } catch (error) {
-    if (error instanceof ScenarioError) return error.problems;
-    throw error;
-  }
-}
 
 const small = defineScenario({
   name: "small",
