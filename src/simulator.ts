@@ -4,12 +4,10 @@
  */
 import { loadScenario } from "../scenarios/document/load.ts";
 import { scenarios } from "../scenarios/index.ts";
-import { ownContract } from "./contract/contract.ts";
 import { tokenList } from "./core/control.ts";
 import { createEngine, type Simulator, type SimulatorOptions } from "./core/engine.ts";
 import { SandboxHost, type SandboxHostOptions, type SandboxSpec } from "./core/sandboxes.ts";
-import { resourceModules } from "./resources/index.ts";
-import { snapshotProblems } from "./resources/integrity.ts";
+import { served } from "./served.ts";
 
 export {
   defineScenario,
@@ -38,14 +36,7 @@ export { SnapshotError } from "./persistence/snapshot.ts";
  * document throws a ScenarioError listing every problem, before anything is built.
  */
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
-  return createEngine({
-    contract: ownContract,
-    resources: resourceModules,
-    scenarios,
-    loadScenario,
-    vetSnapshot: snapshotProblems,
-    ...options,
-  });
+  return createEngine({ ...served, ...options });
 }
 
 export interface SandboxesOptions

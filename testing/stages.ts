@@ -3,18 +3,13 @@
  * package's resources and default scenario, a call made as a host would hand it, and the stages before
  * the one under test run first (each must pass the call on), so a test looks at one stage's doing.
  */
-import { loadScenario } from "../scenarios/document/load.ts";
-import { scenarios } from "../scenarios/index.ts";
-import { ownContract } from "../src/contract/contract.ts";
+import { wireEngine } from "../src/core/engine.ts";
 import { ApiError } from "../src/core/errors.ts";
 import type { Outcome } from "../src/core/exchange.ts";
 import { Answer } from "../src/core/exchange.ts";
-import { Lifetime } from "../src/core/lifetime.ts";
-import { collectModules } from "../src/core/modules.ts";
-import { Router } from "../src/core/router.ts";
 import type { SimulatorOptions } from "../src/core/simulator-api.ts";
-import { ApiCall, apiStages, changeMaker, runStages, type Stage } from "../src/core/stages/index.ts";
-import { resourceModules } from "../src/resources/index.ts";
+import { ApiCall, runStages, type Stage } from "../src/core/stages/index.ts";
+import { served } from "../src/served.ts";
 
 export interface CallInit {
   /** A manifest user's handle whose key is sent, or a raw Authorization value; none: no key. */
@@ -25,29 +20,8 @@ export interface CallInit {
 }
 
 export async function stageWorld(options: SimulatorOptions = {}) {
-  const modules = collectModules(resourceModules);
-  const recording = options.changes !== undefined;
-  const life = new Lifetime(
-    {
-      contract: ownContract,
-      resources: resourceModules,
-      scenarios,
-      loadScenario,
-      clock: "manual",
-      ...options,
-    },
-    modules,
-  );
+  const { life, stages } = wireEngine({ ...served, clock: "manual", ...options });
   await life.start();
-  const stages = apiStages({
-    life,
-    router: new Router(ownContract.operations),
-    routes: modules.routes,
-    change: changeMaker(life, recording),
-    recording,
-    generateBody: undefined,
-    verifyKeptAnswers: false,
-  });
   const stage = (name: string): Stage => {
     const found = stages.find((s) => s.name === name);
     if (!found) throw new Error(`no stage ${name}`);

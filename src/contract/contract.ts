@@ -16,7 +16,7 @@ import {
 } from "./document.ts";
 import { LIMITS, type Limits, readLimits } from "./limits.ts";
 import { type Operation, operations, operationsById, readOperations } from "./operations.ts";
-import { type RequestSizes, requestSizes } from "./request-size.ts";
+import { ownSizes, type RequestSizes, requestSizes } from "./request-size.ts";
 import { type CheckResponse, checkResponse, responseChecker } from "./responses.ts";
 import { ownValidators, Validators } from "./validate.ts";
 
@@ -58,7 +58,7 @@ export const ownContract: Contract = {
   operations,
   operationsById,
   limits: LIMITS,
-  sizes: requestSizes(openapi, operations),
+  sizes: ownSizes,
   validators: ownValidators,
   checkResponse,
 };

@@ -69,9 +69,9 @@ export function requestSizes(document: object, ops: readonly Operation[]): Reque
   };
 }
 
-const own = requestSizes(openapi, operations);
 /** This package's own description's sizes (the simulator's host reads them). */
-export const LONGEST_VALID_TARGET_BYTES: number = own.longestValidTarget;
-export const MAX_REQUEST_TARGET_BYTES: number = own.maxTarget;
-export const MAX_HEADER_BYTES: number = own.maxHeaders;
-export const MAX_REQUEST_HEAD_BYTES: number = own.maxHead;
+export const ownSizes: RequestSizes = requestSizes(openapi, operations);
+export const LONGEST_VALID_TARGET_BYTES: number = ownSizes.longestValidTarget;
+export const MAX_REQUEST_TARGET_BYTES: number = ownSizes.maxTarget;
+export const MAX_HEADER_BYTES: number = ownSizes.maxHeaders;
+export const MAX_REQUEST_HEAD_BYTES: number = ownSizes.maxHead;

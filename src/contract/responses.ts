@@ -32,7 +32,8 @@ interface HeaderCheck {
   pointer: string;
 }
 
-type Found = { response: Json; at: string; headers: HeaderCheck[]; body: string } | null;
+/** A documented response, with its headers to check and the pointer to its JSON body's schema. */
+type Found = { response: Json; headers: HeaderCheck[]; body: string } | null;
 
 /** What a response check reads of one document: its operations, pointers and validators. */
 export interface ResponseSource {
@@ -70,7 +71,7 @@ function lookUp(source: ResponseSource, operationId: string, status: number): Fo
       pointer: `${ref}/schema`,
     };
   });
-  return { response, at: here, headers, body: `${here}/content/application~1json/schema` };
+  return { response, headers, body: `${here}/content/application~1json/schema` };
 }
 
 /** A response check over one document; what it finds of an operation and status is found once. */

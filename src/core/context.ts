@@ -13,23 +13,28 @@ import type { HeaderReader, SimRequest } from "./exchange.ts";
 import { checkParameters } from "./params.ts";
 import type { RequestContext, RouteSpec, Services } from "./route.ts";
 
-/** What a context is built from: the request as routed, its caller, and the contract's validators. */
-export interface ContextInput {
-  validators: Validators;
-  services: Services;
+/** A request as routed to its operation, and its caller: what the `authorize` stage and a replay both have. */
+export interface Routed {
   request: SimRequest;
   url: URL;
   op: Operation;
   params: Record<string, string>;
   prefix: string;
   caller: Caller | null;
-  spec: RouteSpec;
-  /** The headers as recorded for the change log, when changes are recorded. */
-  recorded: HeaderReader | null;
 }
 
-export function buildContext(input: ContextInput): RequestContext {
-  const { validators, services, request, url, op, params, prefix, caller, spec, recorded } = input;
+/**
+ * The context of `routed` in the world of `services`, its parameters checked with `validators`; `recorded`:
+ * the headers as recorded for the change log, when changes are recorded.
+ */
+export function buildContext(
+  world: { validators: Validators; services: Services },
+  routed: Routed,
+  spec: RouteSpec,
+  recorded: HeaderReader | null,
+): RequestContext {
+  const { validators, services } = world;
+  const { request, url, op, params, prefix, caller } = routed;
   const headers = recorded ?? request.headers;
   const queryValues = checkParameters(validators, op, params, url, headers, spec);
   return {

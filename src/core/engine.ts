@@ -21,24 +21,18 @@ import { worldView } from "./world-view.ts";
 export type { Served, Simulator, SimulatorOptions } from "./simulator-api.ts";
 export { DEFAULT_START };
 
-export function createEngine(options: SimulatorOptions & Served): Simulator {
+/** The engine's parts, wired: what `createEngine` serves with, and what a stage's tests run alone. */
+export function wireEngine(options: SimulatorOptions & Served) {
   const { routes, jobs, inits, outside, views } = collectModules(options.resources);
   const recording = options.changes !== undefined;
-  const life = new Lifetime(options, { jobs, inits });
+  // The lifetime makes a scenario's setup steps through the replay, which is made with the lifetime.
+  const life: Lifetime = new Lifetime(options, { jobs, inits }, (c) => replayer.request(c));
   const pages = new Pages(outside, life, recording);
   const change = changeMaker(life, recording);
   const router = new Router(options.contract.operations);
   const { validators } = options.contract;
-  const replayer = new Replayer({
-    life,
-    pages,
-    routes,
-    change,
-    router,
-    validators,
-    onError: options.onError,
-  });
-  life.makeStep = (c) => replayer.request(c);
+  const { onError } = options;
+  const replayer: Replayer = new Replayer({ life, pages, routes, change, router, validators, onError });
   const stages = apiStages({
     life,
     router,
@@ -48,6 +42,11 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     generateBody: options.generateBody,
     verifyKeptAnswers: options.verifyKeptAnswers === true,
   });
+  return { life, pages, stages, replayer, views };
+}
+
+export function createEngine(options: SimulatorOptions & Served): Simulator {
+  const { life, pages, stages, replayer, views } = wireEngine(options);
   const ready = life.start();
 
   const sim: Simulator = {

@@ -3,8 +3,9 @@
  * `sim.requests(filter)`, so that a test can say "the app asked for one export" in one line.
  *
  * Each entry is the request's summary (the one the request log prints) with an ID and the query; the
- * newest DETAIL_CAPACITY entries also keep headers and the head of each body, copied into an arena allocated
- * once (journal-detail.ts), so that the memory they take is bounded whatever the traffic. Reads of the
+ * newest DETAIL_CAPACITY entries also keep headers and the head of each body, copied into slots of a fixed
+ * size that are written over (journal-detail.ts), so that the memory they take is bounded whatever the
+ * traffic. Reads of the
  * control plane (the dashboard polling it) are not journaled: they are not the app's traffic.
  */
 

@@ -35,8 +35,6 @@ export class Lifetime {
   readonly resolve: ReturnType<typeof scenarioResolver>;
   readonly sleep: (ms: number) => Promise<void>;
   readonly wall: () => number;
-  /** Set once by the engine's wiring, before `start`: how a setup step is made. */
-  makeStep: StepMaker = async () => ({ status: 501, message: "no step maker" });
   world!: World;
   faults: Faults;
   /** While a scenario's setup runs: what every other request waits for. */
@@ -51,6 +49,8 @@ export class Lifetime {
   constructor(
     private readonly options: SimulatorOptions & Served,
     modules: Pick<Modules, "jobs" | "inits">,
+    /** How a setup step is made (the replay's request); asked only once `start` builds a world. */
+    private readonly makeStep: StepMaker,
   ) {
     this.contract = options.contract;
     this.limiter = new RateLimiter(options.contract.limits.rateLimitWindowSeconds * 1000);

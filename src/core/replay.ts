@@ -97,23 +97,11 @@ export class Replayer {
     const user = key ? life.world.state.users.get(key.userId) : undefined;
     const caller = key && user ? { key, user } : null;
     const { op, params, prefix } = match;
-    const { validators } = this.d;
-    const services = life.world.services;
-    const ctx = buildContext({
-      validators,
-      services,
-      request,
-      url,
-      op,
-      params,
-      prefix,
-      caller,
-      spec,
-      recorded: null,
-    });
+    const world = { validators: this.d.validators, services: life.world.services };
+    const ctx = buildContext(world, { request, url, op, params, prefix, caller }, spec, null);
     const raw: BodyResult = c.body === null ? { present: false } : { present: true, text: c.body };
     takeBody(ctx, op, raw);
-    checkBody(validators, ctx, op, spec);
+    checkBody(world.validators, ctx, op, spec);
     return await this.d.change(ctx, spec, raw, null, c.at);
   }
 }

@@ -19,23 +19,10 @@ export function authorize(life: Lifetime, routes: ReadonlyMap<string, RouteSpec>
       const spec = routes.get(call.op.operationId);
       if (!spec) throw new ApiError(501, `${call.op.operationId} is not simulated yet`);
       call.spec = spec;
-      const { request, url, op, params, prefix, caller } = call;
-      const recorded = recording && spec.pure !== true ? new RecordingHeaders(request.headers) : null;
+      const recorded = recording && spec.pure !== true ? new RecordingHeaders(call.request.headers) : null;
       call.recorded = recorded;
-      const { validators } = life.contract;
-      const services = life.world.services;
-      call.ctx = buildContext({
-        validators,
-        services,
-        request,
-        url,
-        op,
-        params,
-        prefix,
-        caller,
-        spec,
-        recorded,
-      });
+      const world = { validators: life.contract.validators, services: life.world.services };
+      call.ctx = buildContext(world, call, spec, recorded);
       spec.authorize?.(call.ctx);
       return undefined;
     },
