@@ -10,10 +10,10 @@ import {
   generateGrounding,
   generateSourceBundle,
   nthPersona,
-  type PersonaFixture,
   type PersonaOptions,
   uuidOf,
 } from "../generators/index.ts";
+import { DeferredMap } from "../src/core/deferred-map.ts";
 import type { Manifest } from "../src/core/manifest.ts";
 import { createRng, type Rng } from "../src/core/prng.ts";
 import type { BuiltScenario, PendingKey, Scenario } from "../src/core/scenario.ts";
@@ -31,7 +31,7 @@ import type {
 } from "../src/core/state.ts";
 import { emptyState, table } from "../src/core/state.ts";
 import { classify, populatedPrimaryBuckets } from "../src/resources/formations/formation-classifier.ts";
-import { COMPLETED_TRAINING, mindFromPersona } from "../src/resources/minds.ts";
+import { COMPLETED_TRAINING, frozenMind, mindFromPersona } from "../src/resources/minds.ts";
 
 /** A built-in scenario: code that fills a builder, which a scenario document may extend. */
 export interface CodeScenario extends Scenario {
@@ -57,6 +57,20 @@ export function codeScenario(def: {
 }
 
 export type PriceRecord = Manifest["prices"][string];
+
+/** How a series of generated Minds is made (ScenarioBuilder.minds and lazyMinds). */
+export interface MindSeriesOptions {
+  topic?: string;
+  isPublic?: boolean;
+  label: string;
+  missingRate?: number;
+  /** Personas of this seed rather than the world's: the same people whatever the world's seed. */
+  personaSeed?: number;
+  /** People of the field of work and country the topic names (scenario documents; generators/domains.ts). */
+  fitTopic?: boolean;
+  /** The first Mind's ID, stated (a recording's); the rest are generated. */
+  id?: string;
+}
 
 const KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const CUID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -171,22 +185,40 @@ export class ScenarioBuilder {
   }
 
   /** Minds generated from personas, owned by `owner`. */
-  minds(
+  minds(owner: UserRecord, count: number, opts: MindSeriesOptions): MindRecord[] {
+    const series = this.mindSeries(owner, count, opts);
+    // Each persona becomes a Mind at once: it is garbage as soon as it is copied, so it dies young instead
+    // of being copied through the young generation with thousands of others still alive.
+    const minds: MindRecord[] = new Array(count);
+    for (let i = 0; i < count; i++) {
+      const m = series.record(i);
+      this.state.minds.set(m.id, m);
+      minds[i] = m;
+    }
+    return minds;
+  }
+
+  /**
+   * The Minds `minds` would generate, each made when first read (src/core/deferred-map.ts), for a panel
+   * whose members the scenario only lists: the default scenario's 5,200 would otherwise be most of the
+   * work done before the server can answer. Made Minds are frozen, as every Mind of a template is.
+   */
+  lazyMinds(owner: UserRecord, count: number, opts: MindSeriesOptions): { id: string }[] {
+    const table = this.state.minds;
+    if (!(table instanceof DeferredMap)) throw new Error("lazyMinds needs a state made by emptyState()");
+    const series = this.mindSeries(owner, count, opts);
+    return series.ids.map((id, i) => {
+      table.defer(id, () => frozenMind(series.record(i)));
+      return { id };
+    });
+  }
+
+  /** The IDs of `count` generated Minds, drawn now, and the maker of each one's record. */
+  private mindSeries(
     owner: UserRecord,
     count: number,
-    opts: {
-      topic?: string;
-      isPublic?: boolean;
-      label: string;
-      missingRate?: number;
-      /** Personas of this seed rather than the world's: the same people whatever the world's seed. */
-      personaSeed?: number;
-      /** People of the field of work and country the topic names (scenario documents; generators/domains.ts). */
-      fitTopic?: boolean;
-      /** The first Mind's ID, stated (a recording's); the rest are generated. */
-      id?: string;
-    },
-  ): MindRecord[] {
+    opts: MindSeriesOptions,
+  ): { ids: string[]; record: (i: number) => MindRecord } {
     const personaRng =
       opts.personaSeed === undefined
         ? this.rng.fork(`personas:${opts.label}`)
@@ -197,25 +229,26 @@ export class ScenarioBuilder {
       ...(opts.fitTopic ? { fitTheme: true } : {}),
     };
     const idRng = this.rng.fork(`mind-ids:${opts.label}`);
-    const isPublic = opts.isPublic ?? false;
-    const createdAt = this.ago(20);
-    // The personas of `generatePersonas` and one ID each (independent streams), but each persona becomes a
-    // Mind at once: it is garbage as soon as it is copied, so it dies young instead of being copied through
-    // the young generation with thousands of others still alive.
-    const minds: MindRecord[] = new Array(count);
+    const ids: string[] = new Array(count);
     for (let i = 0; i < count; i++) {
-      const p = nthPersona(personaRng, i, options);
       // Drawn even when stated, so that a stated ID leaves every other one as it was.
       const drawn = uuidOf(idRng);
-      minds[i] = this.addMind(
-        owner,
-        p,
-        i === 0 && opts.id !== undefined ? opts.id : drawn,
+      ids[i] = i === 0 && opts.id !== undefined ? opts.id : drawn;
+    }
+    const ownerId = owner.id;
+    const isPublic = opts.isPublic ?? false;
+    const createdAt = this.ago(20);
+    // A persona depends on its index alone (nthPersona forks a stream per index), so a Mind made late is
+    // the Mind made at once.
+    const record = (i: number) =>
+      mindFromPersona(nthPersona(personaRng, i, options), {
+        id: ids[i] as string,
+        ownerId,
         isPublic,
         createdAt,
-      );
-    }
-    return minds;
+        training: COMPLETED_TRAINING,
+      });
+    return { ids, record };
   }
 
   /** One Mind registered in the manifest under `handle`. */
@@ -230,24 +263,6 @@ export class ScenarioBuilder {
     return mind;
   }
 
-  private addMind(
-    owner: UserRecord,
-    p: PersonaFixture,
-    id: string,
-    isPublic: boolean,
-    createdAt: number,
-  ): MindRecord {
-    const m = mindFromPersona(p, {
-      id,
-      ownerId: owner.id,
-      isPublic,
-      createdAt,
-      training: COMPLETED_TRAINING,
-    });
-    this.state.minds.set(m.id, m);
-    return m;
-  }
-
   /** An Audience registered in the manifest under `handle`, with generated sources and grounding. */
   audience(
     handle: string,
@@ -255,7 +270,7 @@ export class ScenarioBuilder {
     opts: {
       name?: string;
       topic?: string;
-      members?: MindRecord[];
+      members?: readonly { id: string }[];
       isPublic?: boolean;
       isSharedWithTeam?: boolean;
       linkSharing?: boolean;

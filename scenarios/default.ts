@@ -174,7 +174,8 @@ function build(b: ScenarioBuilder): void {
   b.audience("large", publisher, {
     name: "Small-business owners in Latin America (panel)",
     topic: "Small-business owners in Latin America",
-    members: b.minds(publisher, LARGE_MEMBERS, { isPublic: true, label: "large" }),
+    // Listed, not read, while the world is built: each Mind is made when a request first reaches it.
+    members: b.lazyMinds(publisher, LARGE_MEMBERS, { isPublic: true, label: "large" }),
     isPublic: true,
     withGrounding: true,
   });

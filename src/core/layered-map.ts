@@ -7,7 +7,9 @@
  * in their order (one set again keeps its place), then those added here in the order they were added (a
  * shared key deleted and set again moves to the end, as in a Map).
  */
-export class LayeredMap<K, V> extends Map<K, V> {
+import { type MadeOnDemand, madeEntries } from "./deferred-map.ts";
+
+export class LayeredMap<K, V> extends Map<K, V> implements MadeOnDemand<K, V> {
   /** Shared keys deleted here (and, if set again since, living among this map's own entries). */
   private readonly hidden = new Set<K>();
   /** Shared keys set here while still in their shared place. */
@@ -70,6 +72,14 @@ export class LayeredMap<K, V> extends Map<K, V> {
 
   override [Symbol.iterator](): MapIterator<[K, V]> {
     return this.entries();
+  }
+
+  /** The entries made so far (src/core/deferred-map.ts), when the base makes some on demand. */
+  *madeEntries(): IterableIterator<[K, V]> {
+    for (const entry of madeEntries(this.base))
+      if (!this.hidden.has(entry[0]) && !this.inPlace.has(entry[0])) yield entry;
+    // This map's own entries, those set in a shared entry's place included, were all made.
+    yield* super.entries();
   }
 
   override forEach(each: (value: V, key: K, map: Map<K, V>) => void, self?: unknown): void {

@@ -12,6 +12,7 @@ import type {
   GroundingSource,
   SourceBundle,
 } from "../../generators/index.ts";
+import { DeferredMap } from "./deferred-map.ts";
 
 export type Plan = "free" | "premium" | "team";
 export type CollaboratorRole = "admin" | "member";
@@ -215,7 +216,8 @@ export function emptyState(): State {
     apiKeys: new Map(),
     apiKeyByHash: new Map(),
     teams: new Map(),
-    minds: new Map(),
+    // A scenario's builder may defer Minds in it (ScenarioBuilder.lazyMinds); otherwise a plain Map.
+    minds: new DeferredMap(),
     audiences: new Map(),
     studies: new Map(),
     formations: new Map(),

@@ -10,6 +10,7 @@
  * the record (src/resources/progress/training.ts), and code that tried otherwise would throw in the first
  * test that ran it.
  */
+import { madeEntries } from "./deferred-map.ts";
 import { LayeredMap } from "./layered-map.ts";
 import type { Manifest } from "./manifest.ts";
 import { createRng } from "./prng.ts";
@@ -45,7 +46,8 @@ export function templateOf(scenario: Scenario, seed: number, startTime: number):
     return known;
   }
   const built = scenario.build({ rng: createRng(seed).fork("scenario"), seed, now: startTime });
-  for (const mind of built.state.minds.values()) deepFreeze(mind);
+  // Those made so far: a Mind made on demand is frozen as it is made (ScenarioBuilder.lazyMinds).
+  for (const [, mind] of madeEntries(built.state.minds)) deepFreeze(mind);
   const made: Template = { state: built.state, manifest: built.manifest, keys: built.keys };
   if (bySeed.size >= KEPT_PER_SCENARIO) bySeed.delete(bySeed.keys().next().value as string);
   bySeed.set(key, made);

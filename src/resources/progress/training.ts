@@ -19,6 +19,7 @@
  */
 
 import type { components } from "../../contract/types.gen.ts";
+import { madeEntries } from "../../core/deferred-map.ts";
 import type { JobHandler, ResourceModule, Services } from "../../core/route.ts";
 import type { AudienceRecord, MindRecord, MindTraining } from "../../core/state.ts";
 import { table } from "../../core/state.ts";
@@ -174,7 +175,8 @@ const complete = forCurrentRun((s, mind) => {
  * QUEUE_MS, running ones complete after RUN_MS, and a failed Mind that is not failed for good is repaired.
  */
 function init(s: Services): void {
-  for (const mind of s.state.minds.values()) {
+  // A Mind a scenario makes on demand is trained (ScenarioBuilder.lazyMinds): only those made can be in flight.
+  for (const [, mind] of madeEntries(s.state.minds)) {
     const t = mind.training;
     if (t.status === "running") {
       const payload: RunPayload = { mindId: mind.id, seq: newRun(s, mind.id) };

@@ -1,0 +1,143 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { DeferredMap, madeEntries } from "./deferred-map.ts";
+import { LayeredMap } from "./layered-map.ts";
+
+type Op =
+  | { op: "defer"; key: string; value: number }
+  | { op: "set"; key: string; value: number }
+  | { op: "get"; key: string }
+  | { op: "delete"; key: string }
+  | { op: "clear" };
+
+const KEYS = ["a", "b", "c", "d", "e"];
+const key = fc.constantFrom(...KEYS);
+const value = fc.integer();
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ op: fc.constant("defer" as const), key, value }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant("set" as const), key, value }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant("get" as const), key }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("delete" as const), key }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("clear" as const) }) },
+);
+
+/** A DeferredMap and the Map that holds what it would hold with every value made at once. */
+function apply(ops: Op[]): {
+  deferred: DeferredMap<string, number>;
+  model: Map<string, number>;
+  made: string[];
+} {
+  const deferred = new DeferredMap<string, number>();
+  const model = new Map<string, number>();
+  const made: string[] = [];
+  for (const o of ops) {
+    if (o.op === "defer") {
+      deferred.defer(o.key, () => {
+        made.push(o.key);
+        return o.value;
+      });
+      model.set(o.key, o.value);
+    } else if (o.op === "set") {
+      expect(deferred.set(o.key, o.value)).toBe(deferred);
+      model.set(o.key, o.value);
+    } else if (o.op === "get") {
+      expect(deferred.get(o.key)).toBe(model.get(o.key));
+    } else if (o.op === "delete") {
+      expect(deferred.delete(o.key)).toBe(model.delete(o.key));
+    } else {
+      deferred.clear();
+      model.clear();
+    }
+    expect(deferred.size).toBe(model.size);
+    for (const k of KEYS) expect(deferred.has(k)).toBe(model.has(k));
+  }
+  return { deferred, model, made };
+}
+
+describe("DeferredMap", () => {
+  it("behaves as a Map holding every value made at once would, order included", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 30 }), (ops) => {
+        const { deferred, model } = apply(ops);
+        expect([...deferred.keys()]).toEqual([...model.keys()]);
+        expect([...deferred]).toEqual([...model]);
+        expect([...deferred.values()]).toEqual([...model.values()]);
+        const seen: [string, number][] = [];
+        deferred.forEach((v, k, m) => {
+          expect(m).toBe(deferred);
+          seen.push([k, v]);
+        });
+        expect(seen).toEqual([...model]);
+        expect(deferred.deferred).toBe(0);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("makes a value when it is first read, once, and not when only its key is", () => {
+    const made: string[] = [];
+    const map = new DeferredMap<string, { n: number }>();
+    map.defer("x", () => {
+      made.push("x");
+      return { n: 1 };
+    });
+    map.set("y", { n: 2 });
+    expect([...map.keys()]).toEqual(["x", "y"]);
+    expect(map.has("x")).toBe(true);
+    expect(map.size).toBe(2);
+    expect(made).toEqual([]);
+    expect([...madeEntries(map)]).toEqual([["y", { n: 2 }]]);
+    const first = map.get("x");
+    expect(map.get("x")).toBe(first);
+    expect(made).toEqual(["x"]);
+    expect(map.deferred).toBe(0);
+    expect([...madeEntries(map)].map(([k]) => k)).toEqual(["x", "y"]);
+  });
+
+  it("keeps a deferred entry whose maker threw, to be tried again", () => {
+    let fail = true;
+    const map = new DeferredMap<string, number>();
+    map.defer("x", () => {
+      if (fail) throw new Error("not yet");
+      return 7;
+    });
+    expect(() => map.get("x")).toThrow("not yet");
+    fail = false;
+    expect(map.get("x")).toBe(7);
+  });
+
+  it("is a Map to whoever asks (the snapshot, the digest and the copy of a world check that)", () => {
+    expect(new DeferredMap() instanceof Map).toBe(true);
+  });
+
+  it("under a LayeredMap: reads make shared values, madeEntries lists only what was made or set here", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 20 }), fc.array(op, { maxLength: 20 }), (baseOps, ownOps) => {
+        const { deferred, model } = apply(baseOps.filter((o) => o.op !== "get"));
+        const pendingBefore = deferred.deferred;
+        const layered = new LayeredMap<string, number>(deferred);
+        const layeredModel = new Map(model);
+        for (const o of ownOps) {
+          if (o.op === "set" || o.op === "defer") {
+            layered.set(o.key, o.value);
+            layeredModel.set(o.key, o.value);
+          } else if (o.op === "delete") {
+            expect(layered.delete(o.key)).toBe(layeredModel.delete(o.key));
+          } else if (o.op === "clear") {
+            layered.clear();
+            layeredModel.clear();
+          }
+        }
+        // Nothing above read a shared value: madeEntries is the model's entries less those still deferred.
+        const made = new Map(layered.madeEntries());
+        for (const [k, v] of layeredModel)
+          if (made.has(k)) expect(made.get(k)).toBe(v);
+          else expect(deferred.deferred).toBeGreaterThan(0);
+        expect(deferred.deferred).toBe(pendingBefore);
+        expect([...layered]).toEqual([...layeredModel]);
+        expect(new Map(layered.madeEntries())).toEqual(layeredModel);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * A Map some of whose values are made only when first read. The default scenario's 5,200-member panel is
+ * the larger part of building its world (about 30 ms of generated personas, and the garbage collection
+ * they cause, before the server could answer anything); most sessions never read one of them. Its Minds
+ * are registered with their IDs and a maker, and made one by one as requests reach them.
+ *
+ * It behaves as a Map holding every value made would: `get`, `has`, `size`, iteration (order included:
+ * a deferred entry keeps the place it was registered in) and `forEach` are those of the full Map, and
+ * reading a deferred value makes it, once. A maker must give the same value whenever it runs, so that
+ * when it runs is never seen. Code that only needs the values made so far (what is already there to
+ * freeze, or to look at for work in flight, which a value not yet made cannot have) reads `madeEntries`,
+ * in no promised order.
+ */
+
+/** Stands in a deferred entry's place in the underlying Map until its value is made. */
+const PENDING: unique symbol = Symbol("pending");
+
+/** A Map whose values may be made on demand; `madeEntries` walks those made so far. */
+export interface MadeOnDemand<K, V> extends ReadonlyMap<K, V> {
+  madeEntries(): IterableIterator<[K, V]>;
+}
+
+export class DeferredMap<K, V> extends Map<K, V> implements MadeOnDemand<K, V> {
+  private readonly makers = new Map<K, () => V>();
+
+  /** `key` holds `make()`, made when first read. */
+  defer(key: K, make: () => V): this {
+    this.makers.set(key, make);
+    return super.set(key, PENDING as V);
+  }
+
+  /** Entries still waiting to be made. */
+  get deferred(): number {
+    return this.makers.size;
+  }
+
+  override get(key: K): V | undefined {
+    const value = super.get(key);
+    return value === PENDING ? this.make(key) : value;
+  }
+
+  override set(key: K, value: V): this {
+    this.makers.delete(key);
+    return super.set(key, value);
+  }
+
+  override delete(key: K): boolean {
+    this.makers.delete(key);
+    return super.delete(key);
+  }
+
+  override clear(): void {
+    this.makers.clear();
+    super.clear();
+  }
+
+  override *entries(): MapIterator<[K, V]> {
+    // Setting a key the iteration has reached neither moves it nor visits it again.
+    for (const [key, value] of super.entries()) yield [key, value === PENDING ? this.make(key) : value];
+  }
+
+  override keys(): MapIterator<K> {
+    return super.keys();
+  }
+
+  override *values(): MapIterator<V> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  override [Symbol.iterator](): MapIterator<[K, V]> {
+    return this.entries();
+  }
+
+  override forEach(each: (value: V, key: K, map: Map<K, V>) => void, self?: unknown): void {
+    for (const [key, value] of this.entries()) each.call(self, value, key, this);
+  }
+
+  *madeEntries(): IterableIterator<[K, V]> {
+    for (const entry of super.entries()) if (entry[1] !== PENDING) yield entry;
+  }
+
+  private make(key: K): V {
+    const value = (this.makers.get(key) as () => V)();
+    this.makers.delete(key);
+    super.set(key, value);
+    return value;
+  }
+}
+
+/** The entries of `map` made so far: all of them, unless it makes some on demand. */
+export function madeEntries<K, V>(map: ReadonlyMap<K, V>): Iterable<[K, V]> {
+  return "madeEntries" in map && typeof map.madeEntries === "function"
+    ? (map as MadeOnDemand<K, V>).madeEntries()
+    : map.entries();
+}
