@@ -7,6 +7,14 @@ import type { ApiKeyRecord, State, UserRecord } from "./state.ts";
 
 const KEY_PREFIX = "service_";
 
+/**
+ * SHA-256 of a text as lowercase hex. Every runtime has WebCrypto's (`sha256Hex`), but it only answers
+ * through a promise and is loaded on first use: a host with a synchronous one hands it to the engine
+ * (`SimulatorOptions.sha256`; the node host's is node:crypto's), which hashes the world's keys as it is
+ * built and a key on its first request without waiting.
+ */
+export type Sha256 = (text: string) => string | Promise<string>;
+
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   let hex = "";
@@ -22,8 +30,7 @@ export async function sha256Hex(text: string): Promise<string> {
 const HASH_CACHE_MAX = 1024;
 const hashCache = new Map<string, string>();
 
-async function hashOfKey(header: string, raw: string): Promise<string> {
-  const hash = await sha256Hex(raw);
+function remember(header: string, hash: string): string {
   if (hashCache.size >= HASH_CACHE_MAX) hashCache.clear();
   hashCache.set(header, hash);
   return hash;
@@ -52,15 +59,22 @@ export interface Caller {
 
 /**
  * The caller a header names, or null. Synchronous for a key seen before (its hash is cached): nearly every
- * request, and one await fewer on the path every request takes.
+ * request, and one await fewer on the path every request takes; and for a new key too when `sha256` is.
  */
-export function authenticate(state: State, header: string | null): Caller | null | Promise<Caller | null> {
+export function authenticate(
+  state: State,
+  header: string | null,
+  sha256: Sha256,
+): Caller | null | Promise<Caller | null> {
   if (header === null) return null;
   const cached = hashCache.get(header);
   if (cached !== undefined) return callerOf(state, cached);
   const raw = bearerKey(header);
   if (!raw) return null;
-  return hashOfKey(header, raw).then((hash) => callerOf(state, hash));
+  const hash = sha256(raw);
+  return typeof hash === "string"
+    ? callerOf(state, remember(header, hash))
+    : hash.then((h) => callerOf(state, remember(header, h)));
 }
 
 function callerOf(state: State, hash: string): Caller | null {
