@@ -12,6 +12,7 @@
  *
  * Usage: node scripts/build.ts [--if-stale]
  */
+import { createHash } from "node:crypto";
 import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -20,9 +21,14 @@ import type { Metafile, Plugin } from "esbuild";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const DIST = path.join(ROOT, "dist");
-/** What `npm start` runs (package.json "start"): turns on the compile cache, then imports the bundle. */
+/** What `npm start` and `audience-research-sim serve` run: scripts/serve-entry.mjs, naming the bundle it runs. */
 const ENTRY = path.join(DIST, "main.mjs");
-const BUNDLE = path.join(DIST, "cli.mjs");
+const ENTRY_SOURCE = path.join(ROOT, "scripts/serve-entry.mjs");
+/**
+ * The simulator's command line as one CommonJS script, not an ES module: the entry runs it with the code V8
+ * compiled for it at an earlier start, which Node offers for a script only (scripts/serve-entry.mjs says why).
+ */
+const BUNDLE = path.join(DIST, "cli.cjs");
 const META = path.join(DIST, "cli.meta.json");
 /** The conformance kit's command line, bundled the same way: it runs with no TypeScript loader and no test framework. */
 const KIT_BUNDLE = path.join(DIST, "conformance.mjs");
@@ -37,22 +43,6 @@ const SCALAR = path.join(DIST, "scalar.js");
 const PDF_LIB = path.join(DIST, "vendor/pdf-lib.mjs");
 const PDF_LIB_LICENSES = path.join(DIST, "vendor/pdf-lib.LICENSES.txt");
 const PDF_LIB_PACKAGES = ["pdf-lib", "@pdf-lib/standard-fonts", "@pdf-lib/upng", "pako", "tslib"];
-
-/**
- * V8 keeps the code it compiled for the bundle (and for the packages loaded later) in dist/.compile-cache
- * and reuses it on the next start instead of parsing and compiling again; a changed file is compiled anew.
- * Only modules loaded after the cache is on benefit, hence the entry of its own. Node writes the cache at
- * exit; it is also written a little after start-up, so a server that is killed rather than stopped still
- * leaves it for the next start.
- */
-const ENTRY_SOURCE = `// Written by scripts/build.ts.
-import { enableCompileCache, flushCompileCache } from "node:module";
-import { fileURLToPath } from "node:url";
-
-enableCompileCache(fileURLToPath(new URL("./.compile-cache/", import.meta.url)));
-await import("./cli.mjs");
-setTimeout(flushCompileCache, 2000).unref();
-`;
 
 /**
  * Packages left to node_modules rather than bundled: the ones only some requests need, loaded by a
@@ -72,7 +62,7 @@ const vendoredPdfLib: Plugin = {
 };
 
 /** Files whose change can change the bundle without being one of its inputs. */
-const BUILD_INPUTS = ["scripts/build.ts", "package-lock.json", "tsconfig.json"];
+const BUILD_INPUTS = ["scripts/build.ts", "scripts/serve-entry.mjs", "package-lock.json", "tsconfig.json"];
 
 /** True when both bundles exist and no input of their last build (nor the build itself) is newer. */
 function isFresh(): boolean {
@@ -138,21 +128,29 @@ const builtinsByRequire: Plugin = {
 export async function build(): Promise<void> {
   // Loaded only to build, so the freshness check before every start stays cheap.
   const { build: esbuild } = await import("esbuild");
-  const bundle = (entry: string, outfile: string, external: string[]) =>
+  const bundle = (entry: string, outfile: string, external: string[], format: "esm" | "cjs") =>
     esbuild({
       absWorkingDir: ROOT,
       entryPoints: [entry],
       outfile,
       bundle: true,
       platform: "node",
-      format: "esm",
+      format,
       target: "node22",
       external,
-      // For builtinsByRequire, and for CommonJS dependencies that require() Node built-ins.
-      banner: {
-        js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
-      },
-      // Stack traces name dist/*.mjs; with `node --enable-source-maps` they name the sources (it costs
+      ...(format === "esm"
+        ? {
+            // For builtinsByRequire, and for CommonJS dependencies that require() Node built-ins.
+            banner: {
+              js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
+            },
+          }
+        : {
+            // A script has no import.meta: the few modules that find files beside themselves get the bundle's URL.
+            banner: { js: 'const __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
+            define: { "import.meta.url": "__import_meta_url" },
+          }),
+      // Stack traces name dist/cli.cjs and dist/*.mjs; with `node --enable-source-maps` they name the sources (it costs
       // about 20 ms of start-up, so npm start goes without).
       sourcemap: true,
       plugins: [builtinsByRequire, vendoredPdfLib],
@@ -160,9 +158,9 @@ export async function build(): Promise<void> {
       logLevel: "warning",
     });
   const [sim, kit] = await Promise.all([
-    bundle("src/cli/main.ts", BUNDLE, EXTERNAL),
+    bundle("src/cli/main.ts", BUNDLE, EXTERNAL, "cjs"),
     // The kit checks HTTP answers; it never renders a document or starts Prism, so it keeps nothing out.
-    bundle("conformance/cli.ts", KIT_BUNDLE, []),
+    bundle("conformance/cli.ts", KIT_BUNDLE, [], "esm"),
     esbuild({
       absWorkingDir: ROOT,
       entryPoints: ["pdf-lib"],
@@ -191,7 +189,8 @@ export async function build(): Promise<void> {
   copyFileSync(createRequire(import.meta.url).resolve("@scalar/api-reference/browser/standalone.js"), SCALAR);
   writeFileSync(META, JSON.stringify(sim.metafile));
   writeFileSync(KIT_META, JSON.stringify(kit.metafile));
-  writeFileSync(ENTRY, ENTRY_SOURCE);
+  const bundleId = createHash("sha256").update(readFileSync(BUNDLE)).digest("hex").slice(0, 16);
+  writeFileSync(ENTRY, readFileSync(ENTRY_SOURCE, "utf8").replace("__BUNDLE_ID__", bundleId));
 }
 
 /**

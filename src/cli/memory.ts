@@ -6,8 +6,9 @@
  * simulator pile up to about 125 MB of resident memory; its memory saver mode kept about 100 MB but cost
  * about 6% more CPU a mixed request than this (`npm run bench`). The factor only takes hold at a full
  * collection: until one, the limit V8 set while the world was built stands, and a burst of large answers
- * filled it for good (130 MB). So one is made a quarter second after the server listens (10 ms for the
- * default world), past the first requests a client sends as it starts, which would otherwise wait for it.
+ * filled it for good (130 MB). So one is made when this is called, a quarter second after the server listens
+ * (src/cli/main.ts; 10 ms for the default world), past the first requests a client sends as it starts,
+ * which would otherwise wait for it.
  * Not a command-line flag because there it also applies while the world is built: start-up took 20 ms
  * longer.
  * A node flag naming either setting (`node --heap-growing-percent=50 dist/main.mjs`) is left to rule.
@@ -15,7 +16,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
-/** Called once the server listens; does nothing when a node flag names either setting. */
+/** Called once, after the server listens; does nothing when a node flag names either setting. */
 export function tightenHeap(): void {
   const asked = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`;
   if (asked.includes("heap-growing-percent") || asked.includes("memory-saver-mode")) return;
@@ -24,5 +25,5 @@ export function tightenHeap(): void {
   setFlagsFromString("--expose-gc");
   const gc = runInNewContext("gc") as () => void;
   setFlagsFromString("--no-expose-gc");
-  setTimeout(gc, 250).unref();
+  gc();
 }

@@ -1,0 +1,70 @@
+// What `npm start` and `audience-research-sim serve` run: dist/main.mjs, written by scripts/build.ts from this
+// file. It runs the simulator's bundle (dist/cli.cjs) with V8's code for it, saved by an earlier start.
+//
+// Why not Node's compile cache alone: it keeps the code V8 makes when it compiles a module, before the module
+// runs, and V8 compiles a function only when it is first called. So every function start-up calls (the world's
+// build, the server's, the first request's) was compiled again at every start. Here the code is taken from the
+// script once start-up has run (`createCachedData`), functions included, which made the first answer about
+// 11 ms sooner. Node can do that for a script, not for an ES module, hence a CommonJS bundle.
+//
+// The first start without a cache (or with one this Node refuses) offers `saveCodeCache` (src/cli/code-cache.ts
+// calls it); a cache that cannot be written is no error, only a slower next start.
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire, enableCompileCache, flushCompileCache } from "node:module";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { constants, Script } from "node:vm";
+
+const BUNDLE = fileURLToPath(new URL("./cli.cjs", import.meta.url));
+/** The bundle's content hash, written in by the build: a rebuilt bundle never meets the code of another. */
+const BUNDLE_ID = "__BUNDLE_ID__";
+const CACHE_DIR = fileURLToPath(new URL("./.compile-cache/", import.meta.url));
+
+/** FNV-1a, hex: a short, stable name for what V8 checks a cache against besides the source. */
+function fingerprint(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16);
+}
+
+// V8 refuses code made by another version or under other flags: one file per Node and set of flags, so that
+// `npm start` (with its flags) and the command (without) do not overwrite each other's.
+const runtime = `${process.version} ${process.arch} ${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`;
+const PREFIX = `cli-${BUNDLE_ID}-`;
+const CACHE = `${CACHE_DIR}${PREFIX}${fingerprint(runtime)}.v8`;
+
+let cachedData;
+try {
+  cachedData = readFileSync(CACHE);
+} catch {}
+
+// Packages loaded later (documents, Prism) are ES modules of node_modules: Node's own cache serves them.
+enableCompileCache(CACHE_DIR);
+setTimeout(flushCompileCache, 2000).unref();
+
+// A CommonJS module's wrapper, strict as the ES modules it was bundled from.
+const script = new Script(
+  `(function (exports, require, module, __filename, __dirname) {"use strict";${readFileSync(BUNDLE, "utf8")}\n})`,
+  { filename: BUNDLE, cachedData, importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER },
+);
+
+if (cachedData === undefined || script.cachedDataRejected) {
+  let saved = false;
+  globalThis[Symbol.for("audience-research-sim.saveCodeCache")] = () => {
+    if (saved) return;
+    saved = true;
+    try {
+      mkdirSync(CACHE_DIR, { recursive: true });
+      const temporary = `${CACHE}.${process.pid}.tmp`;
+      writeFileSync(temporary, script.createCachedData());
+      renameSync(temporary, CACHE);
+      // The code of bundles built before this one is of no more use.
+      for (const name of readdirSync(CACHE_DIR))
+        if (name.startsWith("cli-") && !name.startsWith(PREFIX))
+          rmSync(`${CACHE_DIR}${name}`, { force: true });
+    } catch {}
+  };
+}
+
+const module = { exports: {} };
+script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));
