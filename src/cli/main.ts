@@ -155,13 +155,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  // Past the first requests a client sends as it starts: the code V8 compiled for start-up and for them is
-  // kept for the next start (src/cli/code-cache.ts), then the old generation is kept close to what survives
-  // (src/cli/memory.ts). In that order: V8 refuses code kept after a flag of its changed.
-  setTimeout(() => {
-    saveCodeCache();
-    tightenHeap();
-  }, 250).unref();
+  settleAfterStart();
   const fromState = saved?.snapshot != null;
   process.stdout.write(banner(server, options, sim.manifest(), sim.config, fromState, sandboxes.size));
   const unwatch =
@@ -176,6 +170,18 @@ async function main(): Promise<void> {
       : null;
 
   stopOnSignals(server, sim, changeLog, store, unwatch);
+}
+
+/**
+ * Past the first requests a client sends as it starts: the code V8 compiled for start-up and for them is kept
+ * for the next start (src/cli/code-cache.ts), then the old generation is kept close to what survives
+ * (src/cli/memory.ts). In that order: V8 refuses code kept after a flag of its changed.
+ */
+function settleAfterStart(): void {
+  setTimeout(() => {
+    saveCodeCache();
+    tightenHeap();
+  }, 250).unref();
 }
 
 /**
