@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   if (generateBody.unavailable)
     process.stderr.write(`note: Prefer: dynamic=true: ${generateBody.unavailable}\n`);
   // What the default world and every sandbox share.
-  const shared = { ...sharedOptions(options, start.scenario, log, generateBody), sha256: host.nodeSha256 };
+  const shared = sharedOptions(options, start.scenario, log, generateBody);
   const sim = createSimulator({
     ...shared,
     ...(loaded ? { snapshot: loaded, snapshotIsOwn: saved?.snapshot != null } : {}),

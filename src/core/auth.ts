@@ -3,23 +3,19 @@
  * the stored hash is compared in constant time, so neither the map lookup's timing nor an early-exit
  * comparison tells an attacker how much of a guess was right.
  */
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import type { ApiKeyRecord, State, UserRecord } from "./state.ts";
 
 const KEY_PREFIX = "service_";
 
 /**
- * SHA-256 of a text as lowercase hex. Every runtime has WebCrypto's (`sha256Hex`), but it only answers
- * through a promise and is loaded on first use: a host with a synchronous one hands it to the engine
- * (`SimulatorOptions.sha256`; the node host's is node:crypto's), which hashes the world's keys as it is
- * built and a key on its first request without waiting.
+ * SHA-256 of a text as lowercase hex, the same synchronous function in every runtime (@noble/hashes,
+ * bundled): WebCrypto's answers through a promise and, in Node, loads its modules on first use, while the
+ * world's keys are hashed as it is built, before the first answer. A key is hashed once per header (below).
  */
-export type Sha256 = (text: string) => string | Promise<string>;
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  let hex = "";
-  for (const b of new Uint8Array(digest)) hex += b.toString(16).padStart(2, "0");
-  return hex;
+export function sha256Hex(text: string): string {
+  return bytesToHex(sha256(utf8ToBytes(text)));
 }
 
 /**
@@ -57,24 +53,13 @@ export interface Caller {
   key: ApiKeyRecord;
 }
 
-/**
- * The caller a header names, or null. Synchronous for a key seen before (its hash is cached): nearly every
- * request, and one await fewer on the path every request takes; and for a new key too when `sha256` is.
- */
-export function authenticate(
-  state: State,
-  header: string | null,
-  sha256: Sha256,
-): Caller | null | Promise<Caller | null> {
+/** The caller a header names, or null. A key seen before is not hashed again (its hash is cached). */
+export function authenticate(state: State, header: string | null): Caller | null {
   if (header === null) return null;
   const cached = hashCache.get(header);
   if (cached !== undefined) return callerOf(state, cached);
   const raw = bearerKey(header);
-  if (!raw) return null;
-  const hash = sha256(raw);
-  return typeof hash === "string"
-    ? callerOf(state, remember(header, hash))
-    : hash.then((h) => callerOf(state, remember(header, h)));
+  return raw ? callerOf(state, remember(header, sha256Hex(raw))) : null;
 }
 
 function callerOf(state: State, hash: string): Caller | null {

@@ -8,7 +8,7 @@ import type { Contract } from "../contract/contract.ts";
 import type { Change, RequestChange } from "../persistence/changes.ts";
 import { Recorder } from "../persistence/recorder.ts";
 import { checkSnapshot, encodeSnapshot, type Snapshot } from "../persistence/snapshot.ts";
-import { authenticate, type Sha256, sha256Hex } from "./auth.ts";
+import { authenticate } from "./auth.ts";
 import { Faults } from "./faults.ts";
 import { Journal } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
@@ -35,8 +35,6 @@ export class Lifetime {
   readonly resolve: ReturnType<typeof scenarioResolver>;
   readonly sleep: (ms: number) => Promise<void>;
   readonly wall: () => number;
-  /** The host's SHA-256, or WebCrypto's. */
-  readonly sha256: Sha256;
   world!: World;
   faults: Faults;
   /** While a scenario's setup runs: what every other request waits for. */
@@ -57,7 +55,6 @@ export class Lifetime {
     this.contract = options.contract;
     this.limiter = new RateLimiter(options.contract.limits.rateLimitWindowSeconds * 1000);
     this.wall = options.wallClock ?? (() => performance.timeOrigin + performance.now());
-    this.sha256 = options.sha256 ?? sha256Hex;
     this.sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     this.config = {
       rateLimitPerMinute: options.rateLimitPerMinute ?? options.contract.limits.rateLimitPerMinute,
@@ -78,7 +75,6 @@ export class Lifetime {
       vet: options.vetSnapshot,
       keyPrefix: options.keyPrefix ?? "service_",
       pageBase: options.pageBase ?? "",
-      sha256: this.sha256,
     };
     if (!options.snapshot) this.ownScenario();
   }
@@ -228,8 +224,7 @@ export class Lifetime {
     this.world = next;
     this.recorder.replaying = true;
     const keyIdOf = async (apiKey: string) =>
-      ((await authenticate(next.state, `Bearer ${apiKey}`, this.sha256))?.key.id as string | undefined) ??
-      null;
+      (authenticate(next.state, `Bearer ${apiKey}`)?.key.id as string | undefined) ?? null;
     const made = runSetup(steps, next, keyIdOf, this.makeStep);
     this.setupDone = made.then(
       () => {},

@@ -4,7 +4,6 @@
  */
 
 import type { ValidationIssue } from "../contract/validate.ts";
-import type { Sha256 } from "./auth.ts";
 import type { VirtualClock } from "./clock.ts";
 import type { ApiError } from "./errors.ts";
 import type { HeaderReader, Outcome, SimRequest } from "./exchange.ts";
@@ -38,8 +37,8 @@ export interface Services {
    * sandbox's `/sandboxes/{id}` (src/core/sandboxes.ts), so a buyer's link reaches the right world.
    */
   pageBase: string;
-  /** Hex SHA-256 of a string, as stored for API keys (a promise or not, as the host's is). */
-  sha256: Sha256;
+  /** Hex SHA-256 of a string, as stored for API keys. */
+  sha256(text: string): string;
   /**
    * Data derived from the state (an index, a rendered view) under `key`, derived again only after the
    * state may have changed (src/core/memo.ts). `derive` must read the state only, never change it.

@@ -5,7 +5,6 @@
 import type { Contract } from "../contract/contract.ts";
 import type { Change, ChangeSink } from "../persistence/changes.ts";
 import type { Snapshot, SnapshotVet } from "../persistence/snapshot.ts";
-import type { Sha256 } from "./auth.ts";
 import type { ClockMode, VirtualClock } from "./clock.ts";
 import type { Outcome, SimRequest } from "./exchange.ts";
 import type { Faults } from "./faults.ts";
@@ -72,11 +71,6 @@ export interface SimulatorOptions {
    * so that a request finds its world, and a proxy its process, by the key alone.
    */
   keyPrefix?: string;
-  /**
-   * SHA-256 as lowercase hex, for API keys: a host's synchronous one (the node host's is node:crypto's)
-   * spares the wait on WebCrypto's, the default, while a world is built and on a new key's first request.
-   */
-  sha256?: Sha256;
   /** Where this world's pages outside the contract are served below the origin (default ``). */
   pageBase?: string;
   /** Start from a saved world (src/persistence/snapshot.ts) instead of building a scenario. */

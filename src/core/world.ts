@@ -15,7 +15,7 @@ import {
   type SnapshotVet,
   serializeState,
 } from "../persistence/snapshot.ts";
-import type { Sha256 } from "./auth.ts";
+import { sha256Hex } from "./auth.ts";
 import { type ClockMode, type Job, VirtualClock, type WallClock } from "./clock.ts";
 import type { Manifest } from "./manifest.ts";
 import type { StateMemo } from "./memo.ts";
@@ -53,8 +53,6 @@ export interface WorldDeps {
   /** How every API key of these worlds begins (`service_`; a sandbox's says which sandbox). */
   keyPrefix: string;
   pageBase: string;
-  /** The host's SHA-256 (src/core/auth.ts), for the keys of every world. */
-  sha256: Sha256;
 }
 
 /** A new world of `scenario` (a ScenarioError from its build, when a document cannot make it at this seed). */
@@ -70,7 +68,7 @@ export async function buildWorld(deps: WorldDeps, scenario: Scenario, seed: numb
   const manifest = structuredClone(template.manifest);
   for (const user of Object.values(manifest.users)) user.apiKey = own(user.apiKey);
   // Hashed together, stored in order: the order keys are listed in must not depend on which hash finished first.
-  const hashes = await Promise.all(template.keys.map(({ raw }) => deps.sha256(own(raw))));
+  const hashes = template.keys.map(({ raw }) => sha256Hex(own(raw)));
   template.keys.forEach(({ record }, i) => {
     const hash = hashes[i] as string;
     state.apiKeys.set(record.id, { ...record, hash });
@@ -167,7 +165,7 @@ function wireServices(
       apiKeySecret: () => `${deps.keyPrefix}${runtime.chars(40, KEY_ALPHABET)}`,
     },
     pageBase: deps.pageBase,
-    sha256: deps.sha256,
+    sha256: sha256Hex,
     memo: (key, derive) => deps.memo.get(key, derive),
   } satisfies Services);
 }

@@ -8,7 +8,6 @@ import { withDocs } from "./docs.ts";
 import type { Handler } from "./server.ts";
 
 export { prismBodyGenerator } from "./prefer-dynamic.ts";
-export { nodeSha256 } from "./sha256.ts";
 
 export interface NodeHostOptions {
   /** `--cors-origin` values; default `*`. */

@@ -25,9 +25,7 @@ export function authenticate(life: Lifetime): Stage {
     name: "authenticate",
     run(call) {
       if (!call.op.authenticated) return undefined;
-      // A key seen before is found at once; a new one is hashed first (a promise).
-      const found = findCaller(life.world.state, call.request.headers.get("authorization"), life.sha256);
-      return found instanceof Promise ? found.then((c) => admit(call, c)) : admit(call, found);
+      return admit(call, findCaller(life.world.state, call.request.headers.get("authorization")));
     },
   };
 }

@@ -52,7 +52,7 @@ export const apiKeys: ResourceModule = {
         if (ctx.caller.sso) throw forbidden("API keys are disabled for this SSO-linked account");
       },
       invalidBody: invalidName,
-      handler: async (ctx) => {
+      handler: (ctx) => {
         const raw = (ctx.body as { name?: string | null } | undefined)?.name;
         const name = typeof raw === "string" && raw.trim() !== "" ? raw.trim() : null;
         const key = ctx.ids.apiKeySecret();
@@ -62,7 +62,7 @@ export const apiKeys: ResourceModule = {
           name,
           createdAt: ctx.clock.now(),
           lastUsedAt: null,
-          hash: await ctx.sha256(key),
+          hash: ctx.sha256(key),
         };
         ctx.state.apiKeys.set(record.id, record);
         ctx.state.apiKeyByHash.set(record.hash, record.id);
