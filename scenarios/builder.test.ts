@@ -50,20 +50,25 @@ describe("ScenarioBuilder.lazyMinds", () => {
     expect(Object.isFrozen(m?.training)).toBe(true);
   });
 
-  it("leaves the default scenario's large panel unmade by its build", () => {
+  it("leaves the default scenario's panels (large, atCap) unmade by its build", () => {
     const built = buildScenario(defaultScenario, 1);
-    expect((built.state.minds as DeferredMap<string, unknown>).deferred).toBe(LARGE_MEMBERS);
+    const atCap = built.state.audiences.get(built.manifest.audiences.atCap?.id as string);
+    expect((built.state.minds as DeferredMap<string, unknown>).deferred).toBe(
+      LARGE_MEMBERS + (atCap?.memberIds.length ?? 0),
+    );
   });
 });
 
-describe("the default world's large panel", () => {
-  it("is made as requests reach it: none of it to build the world and answer auth/me", async () => {
+describe("the default world's panels", () => {
+  it("are made as requests reach them: none to build the world and answer auth/me", async () => {
     // A start time of its own: templates are shared by every world of a scenario, seed and start time.
     const startTime = SCENARIO_START + 1234;
     const sim = createSimulator({ clock: "manual", startTime, seed: 1 });
     await sim.ready;
-    const panel = templateOf(defaultScenario, 1, startTime).state.minds as DeferredMap<string, unknown>;
+    const template = templateOf(defaultScenario, 1, startTime).state;
+    const panel = template.minds as DeferredMap<string, unknown>;
     const { users, audiences } = sim.manifest();
+    const atCap = template.audiences.get(audiences.atCap?.id as string)?.memberIds.length ?? 0;
     const get = async (path: string, user: string) => {
       const res = await sim.fetch(
         new Request(`http://sim.test/api/v1${path}`, {
@@ -73,14 +78,16 @@ describe("the default world's large panel", () => {
       expect(res.status).toBe(200);
       return res.json();
     };
+    const unmade = LARGE_MEMBERS + atCap;
+    expect(panel.deferred).toBe(unmade);
     await get("/auth/me", "owner");
-    expect(panel.deferred).toBe(LARGE_MEMBERS);
+    expect(panel.deferred).toBe(unmade);
     const large = (await get(`/audiences/${audiences.large?.id}`, "publisher")) as {
       data: { mindCount: number; minds: { id: string }[] };
     };
     expect(large.data.mindCount).toBe(LARGE_MEMBERS);
     expect(large.data.minds.length).toBe(LARGE_MEMBERS);
     await get(`/audiences/${audiences.large?.id}/filter-attributes`, "publisher");
-    expect(panel.deferred).toBe(0);
+    expect(panel.deferred).toBe(unmade - LARGE_MEMBERS);
   });
 });

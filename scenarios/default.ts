@@ -145,7 +145,7 @@ function build(b: ScenarioBuilder): void {
 
   // atCap: exactly at the owner's plan member cap, filled with the publisher's public Minds so that the
   // owner's own Mind count stays well under the premium sparks cap.
-  const atCapMinds = b.minds(publisher, 100, {
+  const atCapMinds = b.lazyMinds(publisher, 100, {
     isPublic: true,
     label: "atCap",
     topic: "Remote-first engineering managers",

@@ -41,21 +41,19 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
-  // Loaded only now, so that bad usage and --help answer without compiling the contract.
-  const [simulator, { startServer }, stateFiles, changeLogs, host, { SandboxStore, restoredWhenUsed }] =
-    await Promise.all([
-      import("../simulator.ts"),
-      import("../node/server.ts"),
-      import("../persistence/state-file.ts"),
-      import("../persistence/change-log.ts"),
-      import("../node/host.ts"),
-      import("../persistence/sandbox-store.ts"),
-    ]);
+  // Loaded only now, so that bad usage and --help answer without compiling the contract; what keeps a state
+  // file (and node:zlib, for its checksums) only with --state-file.
+  const [simulator, { startServer }, host, persistence] = await Promise.all([
+    import("../simulator.ts"),
+    import("../node/server.ts"),
+    import("../node/host.ts"),
+    options.stateFile === null ? null : loadPersistence(),
+  ]);
   const { createSimulator, createSandboxes } = simulator;
   const stateFile = options.stateFile;
   // The change log compacts the default world when full: it is made before the world, and told of it here.
   const world: { sim?: Checkpointer } = {};
-  const { saved, changeLog } = await openStateFile(options, changeLogs, stateFiles, world);
+  const { saved, changeLog } = await openStateFile(options, persistence, world);
   // What the world starts from when no saved state says otherwise: a snapshot, or a scenario document.
   const start = await startingWorld(options, simulator);
   const loaded = keepSavedClock(saved?.snapshot ?? start.snapshot, options);
@@ -104,9 +102,9 @@ async function main(): Promise<void> {
 
   // Sandboxes, each saved beside the state file as the default world is (src/persistence/sandbox-store.ts).
   const store =
-    stateFile === null
+    stateFile === null || persistence === null
       ? null
-      : new SandboxStore(stateFile, {
+      : new persistence.sandboxStores.SandboxStore(stateFile, {
           onFatal: (error) => {
             process.stderr.write(`error: cannot write a sandbox's change log: ${describeShort(error)}\n`);
             process.exit(1);
@@ -132,8 +130,8 @@ async function main(): Promise<void> {
     },
     sim,
   );
-  if (store)
-    await adoptSavedSandboxes(store, sandboxes, shared, stateFile as string, simulator, restoredWhenUsed);
+  if (store && persistence)
+    await adoptSavedSandboxes(store, sandboxes, shared, stateFile as string, simulator, persistence);
   // Idle sandboxes go even when no request comes to notice them.
   if (options.sandboxTtlMs !== null)
     setInterval(() => void sandboxes.sweep(), Math.max(100, Math.min(10_000, options.sandboxTtlMs))).unref();
@@ -386,10 +384,18 @@ function describe(error: unknown): string {
 // Not awaited at the top level: the bundle is a script (scripts/build.ts). A failure still ends the process.
 void main();
 
-type ChangeLogs = typeof import("../persistence/change-log.ts");
-type StateFiles = typeof import("../persistence/state-file.ts");
 type SimulatorModule = typeof import("../simulator.ts");
-type SandboxStores = typeof import("../persistence/sandbox-store.ts");
+
+/** The modules that keep a state file, loaded only with --state-file. */
+async function loadPersistence() {
+  const [stateFiles, changeLogs, sandboxStores] = await Promise.all([
+    import("../persistence/state-file.ts"),
+    import("../persistence/change-log.ts"),
+    import("../persistence/sandbox-store.ts"),
+  ]);
+  return { stateFiles, changeLogs, sandboxStores };
+}
+type Persistence = Awaited<ReturnType<typeof loadPersistence>>;
 
 /**
  * `--state-file`: what it saved (notices printed; stale temporaries removed) and the change log every
@@ -397,12 +403,12 @@ type SandboxStores = typeof import("../persistence/sandbox-store.ts");
  */
 async function openStateFile(
   options: CliOptions,
-  changeLogs: ChangeLogs,
-  stateFiles: StateFiles,
+  persistence: Persistence | null,
   world: { sim?: Checkpointer },
 ): Promise<{ saved: SavedState | null; changeLog: ChangeLog | null }> {
   const stateFile = options.stateFile;
-  if (stateFile === null) return { saved: null, changeLog: null };
+  if (stateFile === null || persistence === null) return { saved: null, changeLog: null };
+  const { changeLogs, stateFiles } = persistence;
   let saved: SavedState;
   try {
     saved = await changeLogs.readSavedState(stateFile);
@@ -463,12 +469,12 @@ function buildFailed(
 
 /** The sandboxes saved beside the state file, each restored on its first request. Exits 2 on a bad registry. */
 async function adoptSavedSandboxes(
-  store: InstanceType<SandboxStores["SandboxStore"]>,
+  store: InstanceType<Persistence["sandboxStores"]["SandboxStore"]>,
   sandboxes: ReturnType<SimulatorModule["createSandboxes"]>,
   shared: SimulatorOptions,
   stateFile: string,
   { createSandboxEngine, sandboxSpec }: SimulatorModule,
-  restoredWhenUsed: SandboxStores["restoredWhenUsed"],
+  { sandboxStores: { restoredWhenUsed } }: Persistence,
 ): Promise<void> {
   try {
     for (const record of await store.load()) {
