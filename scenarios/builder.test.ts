@@ -33,10 +33,10 @@ describe("ScenarioBuilder.lazyMinds", () => {
       40,
       opts,
     );
-    expect(handles.map((h) => h.id)).toEqual(made.map((m) => m.id));
-    const table = lazy.state.minds as DeferredMap<string, unknown>;
+    expect(handles).toEqual(made.map((m) => m.id));
+    const table = lazy.state.minds as DeferredMap<string, object>;
     expect(table.deferred).toBe(40);
-    expect(lazy.state.minds.get(handles[7]?.id as string)).toEqual(made[7]);
+    expect(lazy.state.minds.get(handles[7] as string)).toEqual(made[7]);
     expect(table.deferred).toBe(39);
     expect([...lazy.state.minds.values()]).toEqual(made);
     expect(lazy.rng.uuid()).toBe(eager.rng.uuid());
@@ -44,8 +44,8 @@ describe("ScenarioBuilder.lazyMinds", () => {
 
   it("freezes each Mind it makes, as a template's Minds are", () => {
     const b = builder();
-    const [h] = b.lazyMinds(b.user("o", { name: "O", plan: "free", subscriptionActive: false }), 1, opts);
-    const m = b.state.minds.get(h?.id as string);
+    const [id] = b.lazyMinds(b.user("o", { name: "O", plan: "free", subscriptionActive: false }), 1, opts);
+    const m = b.state.minds.get(id as string);
     expect(Object.isFrozen(m)).toBe(true);
     expect(Object.isFrozen(m?.training)).toBe(true);
   });
@@ -53,7 +53,7 @@ describe("ScenarioBuilder.lazyMinds", () => {
   it("leaves the default scenario's panels (large, atCap) unmade by its build", () => {
     const built = buildScenario(defaultScenario, 1);
     const atCap = built.state.audiences.get(built.manifest.audiences.atCap?.id as string);
-    expect((built.state.minds as DeferredMap<string, unknown>).deferred).toBe(
+    expect((built.state.minds as DeferredMap<string, object>).deferred).toBe(
       LARGE_MEMBERS + (atCap?.memberIds.length ?? 0),
     );
   });
@@ -66,7 +66,7 @@ describe("the default world's panels", () => {
     const sim = createSimulator({ clock: "manual", startTime, seed: 1 });
     await sim.ready;
     const template = templateOf(defaultScenario, 1, startTime).state;
-    const panel = template.minds as DeferredMap<string, unknown>;
+    const panel = template.minds as DeferredMap<string, object>;
     const { users, audiences } = sim.manifest();
     const atCap = template.audiences.get(audiences.atCap?.id as string)?.memberIds.length ?? 0;
     const get = async (path: string, user: string) => {

@@ -11,7 +11,6 @@ import {
   generateSourceBundle,
   nthPersona,
   type PersonaOptions,
-  uuidOf,
 } from "../generators/index.ts";
 import { DeferredMap } from "../src/core/deferred-map.ts";
 import type { Manifest } from "../src/core/manifest.ts";
@@ -201,16 +200,16 @@ export class ScenarioBuilder {
   /**
    * The Minds `minds` would generate, each made when first read (src/core/deferred-map.ts), for a panel
    * whose members the scenario only lists: the default scenario's 5,200 would otherwise be most of the
-   * work done before the server can answer. Made Minds are frozen, as every Mind of a template is.
+   * work done before the server can answer. Made Minds are frozen, as every Mind of a template is. Their
+   * IDs, for an Audience's `memberIds`.
    */
-  lazyMinds(owner: UserRecord, count: number, opts: MindSeriesOptions): { id: string }[] {
+  lazyMinds(owner: UserRecord, count: number, opts: MindSeriesOptions): string[] {
     const table = this.state.minds;
     if (!(table instanceof DeferredMap)) throw new Error("lazyMinds needs a state made by emptyState()");
     const series = this.mindSeries(owner, count, opts);
-    return series.ids.map((id, i) => {
-      table.defer(id, () => frozenMind(series.record(i)));
-      return { id };
-    });
+    table.deferAll(series.ids, (i) => frozenMind(series.record(i)));
+    // A copy: whoever holds the list may change it, the makers' must stay as drawn.
+    return [...series.ids];
   }
 
   /** The IDs of `count` generated Minds, drawn now, and the maker of each one's record. */
@@ -232,7 +231,7 @@ export class ScenarioBuilder {
     const ids: string[] = new Array(count);
     for (let i = 0; i < count; i++) {
       // Drawn even when stated, so that a stated ID leaves every other one as it was.
-      const drawn = uuidOf(idRng);
+      const drawn = idRng.uuid();
       ids[i] = i === 0 && opts.id !== undefined ? opts.id : drawn;
     }
     const ownerId = owner.id;
@@ -270,7 +269,9 @@ export class ScenarioBuilder {
     opts: {
       name?: string;
       topic?: string;
-      members?: readonly { id: string }[];
+      members?: readonly MindRecord[];
+      /** Members by ID (those of `lazyMinds`), after `members`. */
+      memberIds?: readonly string[];
       isPublic?: boolean;
       isSharedWithTeam?: boolean;
       linkSharing?: boolean;
@@ -295,7 +296,7 @@ export class ScenarioBuilder {
       isSharedWithTeam: opts.isSharedWithTeam ?? false,
       isLinkSharingEnabled: opts.linkSharing ?? false,
       publicShareId: opts.linkSharing ? shareId(rng) : null,
-      memberIds: (opts.members ?? []).map((m) => m.id),
+      memberIds: [...(opts.members ?? []).map((m) => m.id), ...(opts.memberIds ?? [])],
       collaborators: [],
       grounding: null,
       sources: generateSourceBundle(rng.fork("sources"), topic, {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { DeferredMap, madeEntries } from "./deferred-map.ts";
 import { LayeredMap } from "./layered-map.ts";
 
+type Box = { n: number };
 type Op =
   | { op: "defer"; key: string; value: number }
   | { op: "set"; key: string; value: number }
@@ -23,23 +24,25 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 /** A DeferredMap and the Map that holds what it would hold with every value made at once. */
 function apply(ops: Op[]): {
-  deferred: DeferredMap<string, number>;
-  model: Map<string, number>;
+  deferred: DeferredMap<string, Box>;
+  model: Map<string, Box>;
   made: string[];
 } {
-  const deferred = new DeferredMap<string, number>();
-  const model = new Map<string, number>();
+  const deferred = new DeferredMap<string, Box>();
+  const model = new Map<string, Box>();
   const made: string[] = [];
   for (const o of ops) {
     if (o.op === "defer") {
+      const box = { n: o.value };
       deferred.defer(o.key, () => {
         made.push(o.key);
-        return o.value;
+        return box;
       });
-      model.set(o.key, o.value);
+      model.set(o.key, box);
     } else if (o.op === "set") {
-      expect(deferred.set(o.key, o.value)).toBe(deferred);
-      model.set(o.key, o.value);
+      const box = { n: o.value };
+      expect(deferred.set(o.key, box)).toBe(deferred);
+      model.set(o.key, box);
     } else if (o.op === "get") {
       expect(deferred.get(o.key)).toBe(model.get(o.key));
     } else if (o.op === "delete") {
@@ -62,7 +65,7 @@ describe("DeferredMap", () => {
         expect([...deferred.keys()]).toEqual([...model.keys()]);
         expect([...deferred]).toEqual([...model]);
         expect([...deferred.values()]).toEqual([...model.values()]);
-        const seen: [string, number][] = [];
+        const seen: [string, Box][] = [];
         deferred.forEach((v, k, m) => {
           expect(m).toBe(deferred);
           seen.push([k, v]);
@@ -96,14 +99,31 @@ describe("DeferredMap", () => {
 
   it("keeps a deferred entry whose maker threw, to be tried again", () => {
     let fail = true;
-    const map = new DeferredMap<string, number>();
+    const map = new DeferredMap<string, Box>();
     map.defer("x", () => {
       if (fail) throw new Error("not yet");
-      return 7;
+      return { n: 7 };
     });
     expect(() => map.get("x")).toThrow("not yet");
+    expect(map.deferred).toBe(1);
     fail = false;
-    expect(map.get("x")).toBe(7);
+    expect(map.get("x")).toEqual({ n: 7 });
+    expect(map.deferred).toBe(0);
+  });
+
+  it("defers a batch with one maker, called with each key's index", () => {
+    const map = new DeferredMap<string, { i: number }>();
+    map.set("z", { i: -1 });
+    map.deferAll(["a", "b", "c"], (i) => ({ i }));
+    expect(map.deferred).toBe(3);
+    expect(map.get("c")).toEqual({ i: 2 });
+    expect([...map]).toEqual([
+      ["z", { i: -1 }],
+      ["a", { i: 0 }],
+      ["b", { i: 1 }],
+      ["c", { i: 2 }],
+    ]);
+    expect(map.deferred).toBe(0);
   });
 
   it("is a Map to whoever asks (the snapshot, the digest and the copy of a world check that)", () => {
@@ -115,12 +135,13 @@ describe("DeferredMap", () => {
       fc.property(fc.array(op, { maxLength: 20 }), fc.array(op, { maxLength: 20 }), (baseOps, ownOps) => {
         const { deferred, model } = apply(baseOps.filter((o) => o.op !== "get"));
         const pendingBefore = deferred.deferred;
-        const layered = new LayeredMap<string, number>(deferred);
+        const layered = new LayeredMap<string, Box>(deferred);
         const layeredModel = new Map(model);
         for (const o of ownOps) {
           if (o.op === "set" || o.op === "defer") {
-            layered.set(o.key, o.value);
-            layeredModel.set(o.key, o.value);
+            const box = { n: o.value };
+            layered.set(o.key, box);
+            layeredModel.set(o.key, box);
           } else if (o.op === "delete") {
             expect(layered.delete(o.key)).toBe(layeredModel.delete(o.key));
           } else if (o.op === "clear") {

@@ -12,51 +12,69 @@
  * in no promised order.
  */
 
-/** Stands in a deferred entry's place in the underlying Map until its value is made. */
-const PENDING: unique symbol = Symbol("pending");
-
 /** A Map whose values may be made on demand; `madeEntries` walks those made so far. */
 export interface MadeOnDemand<K, V> extends ReadonlyMap<K, V> {
   madeEntries(): IterableIterator<[K, V]>;
 }
 
-export class DeferredMap<K, V> extends Map<K, V> implements MadeOnDemand<K, V> {
-  private readonly makers = new Map<K, () => V>();
+/**
+ * In the underlying Map a deferred entry holds, in place of its value, a number: its slot, which names its
+ * maker and the index the maker is called with. Values are objects, so a number is never one; and a batch
+ * of entries costs one Map entry and two array slots each, not a closure and a second Map.
+ */
+export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeOnDemand<K, V> {
+  private makers: ((index: number) => V)[] = [];
+  private indexes: number[] = [];
+  private waiting = 0;
+
+  /** `keys[i]` holds `make(i)`, made when first read. */
+  deferAll(keys: readonly K[], make: (index: number) => V): this {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as K;
+      if (typeof super.get(key) !== "number") this.waiting++;
+      super.set(key, this.makers.length as unknown as V);
+      this.makers.push(make);
+      this.indexes.push(i);
+    }
+    return this;
+  }
 
   /** `key` holds `make()`, made when first read. */
   defer(key: K, make: () => V): this {
-    this.makers.set(key, make);
-    return super.set(key, PENDING as V);
+    return this.deferAll([key], make);
   }
 
   /** Entries still waiting to be made. */
   get deferred(): number {
-    return this.makers.size;
+    return this.waiting;
   }
 
   override get(key: K): V | undefined {
     const value = super.get(key);
-    return value === PENDING ? this.make(key) : value;
+    return typeof value === "number" ? this.make(key, value) : value;
   }
 
   override set(key: K, value: V): this {
-    this.makers.delete(key);
+    if (typeof super.get(key) === "number") this.waiting--;
     return super.set(key, value);
   }
 
   override delete(key: K): boolean {
-    this.makers.delete(key);
+    if (typeof super.get(key) === "number") this.waiting--;
     return super.delete(key);
   }
 
   override clear(): void {
-    this.makers.clear();
+    this.makers = [];
+    this.indexes = [];
+    this.waiting = 0;
     super.clear();
   }
 
   override *entries(): MapIterator<[K, V]> {
     // Setting a key the iteration has reached neither moves it nor visits it again.
-    for (const [key, value] of super.entries()) yield [key, value === PENDING ? this.make(key) : value];
+    for (const [key, value] of super.entries())
+      yield [key, typeof value === "number" ? this.make(key, value) : value];
   }
 
   override keys(): MapIterator<K> {
@@ -76,12 +94,12 @@ export class DeferredMap<K, V> extends Map<K, V> implements MadeOnDemand<K, V> {
   }
 
   *madeEntries(): IterableIterator<[K, V]> {
-    for (const entry of super.entries()) if (entry[1] !== PENDING) yield entry;
+    for (const entry of super.entries()) if (typeof entry[1] !== "number") yield entry;
   }
 
-  private make(key: K): V {
-    const value = (this.makers.get(key) as () => V)();
-    this.makers.delete(key);
+  private make(key: K, slot: number): V {
+    const value = (this.makers[slot] as (index: number) => V)(this.indexes[slot] as number);
+    this.waiting--;
     super.set(key, value);
     return value;
   }

@@ -19,6 +19,23 @@ describe("createRng", () => {
     }
   });
 
+  it("draws a UUID as 32 hex digits of chars() with the version and variant set, and leaves the stream alike", () => {
+    // The definition, written the slow way: a UUID is what these draws make, whatever the code that makes it.
+    const reference = (rng: ReturnType<typeof createRng>): string => {
+      const h = rng.chars(32, "0123456789abcdef").split("");
+      h[12] = "4";
+      h[16] = "0123456789abcdef"[(Number.parseInt(h[16] as string, 16) & 0x3) | 0x8] as string;
+      const s = h.join("");
+      return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
+    };
+    for (const seed of [0, 1, 42, 0xffffffff]) {
+      const a = createRng(seed);
+      const b = createRng(seed);
+      for (let i = 0; i < 2000; i++) expect(a.uuid()).toBe(reference(b));
+      expect(a.next()).toBe(b.next());
+    }
+  });
+
   it("forks stable streams that do not depend on draws made by the parent", () => {
     const a = createRng(3);
     const b = createRng(3);
