@@ -111,6 +111,25 @@ describe("the installed package", () => {
     ).toEqual([]);
   });
 
+  it("keeps V8's code for the simulator after a first start, as the Dockerfile's warm-up step does", async () => {
+    const cache = join(dir, "node_modules/audience-research-sim/dist/.compile-cache");
+    rmSync(cache, { recursive: true, force: true });
+    // The Dockerfile's step: `timeout -s TERM 3 node …/audience-research-sim serve --port 4099 --quiet`.
+    const warm = await run("timeout", [
+      "-s",
+      "TERM",
+      "3",
+      process.execPath,
+      bin,
+      "serve",
+      "--port",
+      "0",
+      "--quiet",
+    ]);
+    expect(warm.code, warm.out).toBe(124);
+    expect(readdirSync(cache).filter((f) => /^cli-[0-9a-f]+-[0-9a-f]+\.v8$/.test(f))).toHaveLength(1);
+  });
+
   it.each(
     RUNTIMES,
   )("on %s: npx finds the program, which answers --help and --version", async (_, runtime) => {
