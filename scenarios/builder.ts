@@ -57,6 +57,12 @@ export function codeScenario(def: {
 
 export type PriceRecord = Manifest["prices"][string];
 
+/** What checks over a world read of a Mind (ScenarioBuilder.mindFacts). */
+export interface MindFacts {
+  ownerId: string;
+  isPublic: boolean;
+}
+
 /** How a series of generated Minds is made (ScenarioBuilder.minds and lazyMinds). */
 export interface MindSeriesOptions {
   topic?: string;
@@ -208,8 +214,25 @@ export class ScenarioBuilder {
     if (!(table instanceof DeferredMap)) throw new Error("lazyMinds needs a state made by emptyState()");
     const series = this.mindSeries(owner, count, opts);
     table.deferAll(series.ids, (i) => frozenMind(series.record(i)));
+    this.lazySeries.push({ ids: series.ids, facts: { ownerId: owner.id, isPublic: series.isPublic } });
+    this.lazyFacts = null;
     // A copy: whoever holds the list may change it, the makers' must stay as drawn.
     return [...series.ids];
+  }
+
+  /** Each lazyMinds series: its IDs, and whose its Minds are. */
+  private readonly lazySeries: { ids: readonly string[]; facts: MindFacts }[] = [];
+  private lazyFacts: Map<string, MindFacts> | null = null;
+
+  /**
+   * Whose Mind `id` is and whether it is public, without making it: a check over every Mind of a world (a
+   * scenario document's plan caps) must not make the Minds lazyMinds deferred. Undefined for no Mind.
+   */
+  mindFacts(id: string): MindFacts | undefined {
+    const table = this.state.minds;
+    if (!(table instanceof DeferredMap) || !table.isDeferred(id)) return table.get(id);
+    this.lazyFacts ??= new Map(this.lazySeries.flatMap((s) => s.ids.map((i) => [i, s.facts] as const)));
+    return this.lazyFacts.get(id);
   }
 
   /** The IDs of `count` generated Minds, drawn now, and the maker of each one's record. */
@@ -217,7 +240,7 @@ export class ScenarioBuilder {
     owner: UserRecord,
     count: number,
     opts: MindSeriesOptions,
-  ): { ids: string[]; record: (i: number) => MindRecord } {
+  ): { ids: string[]; isPublic: boolean; record: (i: number) => MindRecord } {
     const personaRng =
       opts.personaSeed === undefined
         ? this.rng.fork(`personas:${opts.label}`)
@@ -247,7 +270,7 @@ export class ScenarioBuilder {
         createdAt,
         training: COMPLETED_TRAINING,
       });
-    return { ids, record };
+    return { ids, isPublic, record };
   }
 
   /** One Mind registered in the manifest under `handle`. */

@@ -6,9 +6,9 @@ import { countryOf, domainOf } from "../../generators/domains.ts";
 import { LIMITS } from "../../src/contract/limits.ts";
 import type { PeoplePlacement } from "../../src/core/manifest.ts";
 import { memberCap, mindCap } from "../../src/core/plans.ts";
-import type { AudienceRecord, MindRecord, UserRecord } from "../../src/core/state.ts";
+import type { AudienceRecord, UserRecord } from "../../src/core/state.ts";
 import { populatedPrimaryBuckets } from "../../src/resources/formations/formation-classifier.ts";
-import { type Applying, entries, known, statedIdFits, trainingOf } from "./applying.ts";
+import { type Applying, entries, generated, known, statedIdFits } from "./applying.ts";
 import type { Audience, Formation, ScenarioDocument } from "./types.gen.ts";
 
 export function applyAudiences(w: Applying, doc: ScenarioDocument): void {
@@ -44,7 +44,7 @@ function applyAudience(w: Applying, h: string, a: Audience): void {
     b.audience(h, owner, {
       ...(a.name !== undefined ? { name: a.name } : {}),
       ...(a.topic !== undefined ? { topic: a.topic } : {}),
-      ...(members ? { members } : {}),
+      ...(members ? { memberIds: members } : {}),
       isPublic: a.public ?? false,
       isSharedWithTeam: a.sharedWithTeam ?? false,
       linkSharing: a.linkSharing ?? false,
@@ -59,7 +59,7 @@ function applyAudience(w: Applying, h: string, a: Audience): void {
     if (a.public !== undefined) existing.isPublic = a.public;
     if (a.sharedWithTeam !== undefined) existing.isSharedWithTeam = a.sharedWithTeam;
     if (a.linkSharing !== undefined) b.linkSharing(existing, h, a.linkSharing);
-    if (members) existing.memberIds = members.map((m) => m.id);
+    if (members) existing.memberIds = members;
     if (a.grounding === false) {
       existing.grounding = null;
       existing.coverage = null;
@@ -107,20 +107,23 @@ function placements(a: Audience, existingTopic: string | undefined): PeoplePlace
   });
 }
 
-/** The member list: Mind handles, and Minds generated in place, in the order written. */
+/**
+ * The member list, as IDs: Mind handles, and Minds generated in place, in the order written. Generated ones
+ * are made when first read (ScenarioBuilder.lazyMinds), unless their training is stated.
+ */
 function membersOf(
   w: Applying,
   h: string,
   a: Audience,
   owner: UserRecord,
   existingTopic: string | undefined,
-): MindRecord[] {
-  const out: MindRecord[] = [];
+): string[] {
+  const out: string[] = [];
   a.members?.forEach((m, i) => {
     const path = `/audiences/${h}/members/${i}`;
     if (typeof m === "string") {
       const mind = w.mind(m);
-      if (mind) out.push(mind);
+      if (mind) out.push(mind.id);
       else w.dangling("minds", m, path, `names no Mind of this scenario (${known(w.b.manifest.minds)})`);
       return;
     }
@@ -128,22 +131,21 @@ function membersOf(
       const other = w.audience(m.membersOf);
       if (!other)
         w.dangling("audiences", m.membersOf, `${path}/membersOf`, "names no Audience made before this one");
-      else out.push(...other.memberIds.slice(0, m.count).flatMap((id) => w.b.state.minds.get(id) ?? []));
+      else out.push(...other.memberIds.slice(0, m.count).filter((id) => w.b.state.minds.has(id)));
       return;
     }
     const by = m.owner === undefined ? owner : w.needUser(m.owner, `${path}/owner`);
     if (!by) return;
     const topic = m.topic ?? a.topic ?? existingTopic;
-    const made = w.b.minds(by, m.generate, {
+    const series = {
       label: `${h}:${i}`,
       fitTopic: true,
       ...(topic !== undefined ? { topic } : {}),
       ...(m.public !== undefined ? { isPublic: m.public } : {}),
       ...(m.missingRate !== undefined ? { missingRate: m.missingRate } : {}),
       ...(m.seed !== undefined ? { personaSeed: m.seed } : {}),
-    });
-    if (m.training !== undefined) for (const mind of made) mind.training = trainingOf(m.training);
-    out.push(...made);
+    };
+    out.push(...generated(w, by, m.generate, series, m.training));
   });
   return out;
 }
@@ -230,7 +232,11 @@ export function checkWorld(w: Applying): void {
   const { state, manifest } = w.b;
   const handleOf = new Map(Object.entries(manifest.audiences).map(([h, a]) => [a.id, h]));
   const owned = new Map<string, number>();
-  for (const m of state.minds.values()) owned.set(m.ownerId, (owned.get(m.ownerId) ?? 0) + 1);
+  // What is known of each Mind without making it: generated ones are made when first read.
+  for (const id of state.minds.keys()) {
+    const ownerId = w.b.mindFacts(id)?.ownerId;
+    if (ownerId !== undefined) owned.set(ownerId, (owned.get(ownerId) ?? 0) + 1);
+  }
   for (const u of state.users.values()) {
     const n = owned.get(u.id) ?? 0;
     if (n > mindCap(u))
@@ -251,7 +257,7 @@ export function checkWorld(w: Applying): void {
         `holds ${distinct.size} members, over the owner's ${owner.plan} plan cap of ${memberCap(owner)}`,
       );
     const foreign = a.memberIds.findIndex((id) => {
-      const m = state.minds.get(id);
+      const m = w.b.mindFacts(id);
       return m !== undefined && m.ownerId !== a.ownerId && !m.isPublic;
     });
     if (foreign >= 0)

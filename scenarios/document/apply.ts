@@ -12,7 +12,7 @@ import type { ScenarioBuilder } from "../builder.ts";
 import { addPriceCatalogue } from "../catalogue.ts";
 import { applyAudiences, applyFormations, applyStudies, checkWorld } from "./apply-audiences.ts";
 import { checkSetup } from "./apply-setup.ts";
-import { Applying, entries, known, statedIdFits, trainingOf } from "./applying.ts";
+import { Applying, entries, generated, known, statedIdFits, trainingOf } from "./applying.ts";
 import type { Attributes, Mind, ScenarioDocument, User } from "./types.gen.ts";
 
 /** `broken`: handles (`users/dev`) left out of `doc` for a problem already reported; see Applying. */
@@ -119,15 +119,15 @@ function applyLooseMinds(w: Applying, h: string, u: User): void {
   const owner = w.user(h);
   if (!owner) return;
   u.looseMinds?.forEach((g, i) => {
-    const made = w.b.minds(owner, g.generate, {
+    const series = {
       label: `${h}:loose:${i}`,
       fitTopic: true,
       ...(g.topic !== undefined ? { topic: g.topic } : {}),
       ...(g.public !== undefined ? { isPublic: g.public } : {}),
       ...(g.missingRate !== undefined ? { missingRate: g.missingRate } : {}),
       ...(g.seed !== undefined ? { personaSeed: g.seed } : {}),
-    });
-    if (g.training !== undefined) for (const mind of made) mind.training = trainingOf(g.training);
+    };
+    generated(w, owner, g.generate, series, g.training);
   });
 }
 

@@ -2,7 +2,7 @@
 import type { ScenarioProblem } from "../../src/core/scenario.ts";
 import type { AudienceRecord, MindRecord, MindTraining, UserRecord } from "../../src/core/state.ts";
 import { COMPLETED_TRAINING } from "../../src/resources/minds.ts";
-import type { ScenarioBuilder } from "../builder.ts";
+import type { MindSeriesOptions, ScenarioBuilder } from "../builder.ts";
 import { TRAINING_STATES } from "../training.ts";
 import type { Training } from "./types.gen.ts";
 
@@ -85,6 +85,23 @@ export type HandleKind = (typeof HANDLE_KINDS)[number];
 
 export function trainingOf(t: Training): MindTraining {
   return { ...(t === "completed" ? COMPLETED_TRAINING : TRAINING_STATES[t]) };
+}
+
+/**
+ * `count` generated Minds of `owner`, as IDs: made when first read (ScenarioBuilder.lazyMinds), as the
+ * built-in panels are, or at once when the document states their training (it is set on each record).
+ */
+export function generated(
+  w: Applying,
+  owner: UserRecord,
+  count: number,
+  series: MindSeriesOptions,
+  training: Training | undefined,
+): string[] {
+  if (training === undefined) return w.b.lazyMinds(owner, count, series);
+  const made = w.b.minds(owner, count, series);
+  for (const mind of made) mind.training = trainingOf(training);
+  return made.map((m) => m.id);
 }
 
 /** A document's map of handles, in the order written. */

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
+import type { DeferredMap } from "../../src/core/deferred-map.ts";
 import { memberCap } from "../../src/core/plans.ts";
 import { harness } from "../../testing/harness.ts";
 import { PRICE_CATALOGUE } from "../catalogue.ts";
 import { BUYING_ROLES as HYPOTHESIS, problemsOf } from "../test-support.ts";
+import { buildScenario } from "../testing.ts";
 import { defineScenario, loadScenario, type ScenarioDocument } from "./load.ts";
 
 const small = defineScenario({
@@ -270,6 +272,41 @@ describe("scenario documents", () => {
         message: expect.stringMatching(/owns 101 Minds, over the premium plan's cap of 100/),
       },
     ]);
+  });
+
+  it("generate Minds made when first read, which the plan checks know without making them", () => {
+    const doc = defineScenario({
+      users: { a: { plan: "premium" }, b: { plan: "premium" } },
+      audiences: {
+        hers: { owner: "a", members: [{ generate: 30 }] },
+        trained: { owner: "a", members: [{ generate: 2, training: "running" }] },
+      },
+    });
+    const built = buildScenario(loadScenario(doc), 1);
+    // The 30 wait to be made; those whose training the document states are made at once.
+    expect((built.state.minds as DeferredMap<string, object>).deferred).toBe(30);
+    // Another user's private Minds, reached through the list that holds them: found without making them.
+    expect(
+      problemsOf({
+        ...doc,
+        audiences: { ...doc.audiences, his: { owner: "b", members: [{ membersOf: "hers", count: 2 }] } },
+      }),
+    ).toEqual([
+      { path: "/audiences/his/members/0", message: expect.stringMatching(/private Mind of another user/) },
+    ]);
+    expect(
+      problemsOf({
+        users: { u: { plan: "premium" } },
+        audiences: { x: { owner: "u", members: [{ generate: 101 }] } },
+      }),
+    ).toEqual(
+      expect.arrayContaining([
+        {
+          path: "/users/u",
+          message: expect.stringMatching(/owns 101 Minds, over the premium plan's cap of 100/),
+        },
+      ]),
+    );
   });
 
   it("generate members who fit the Audience's topic, and say in the manifest whom they were drawn from", async () => {

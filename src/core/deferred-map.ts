@@ -49,6 +49,11 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
     return this.waiting;
   }
 
+  /** Whether `key` holds a value not made yet (reading it would make it). */
+  isDeferred(key: K): boolean {
+    return typeof super.get(key) === "number";
+  }
+
   override get(key: K): V | undefined {
     const value = super.get(key);
     return typeof value === "number" ? this.make(key, value) : value;
