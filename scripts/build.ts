@@ -150,8 +150,8 @@ export async function build(): Promise<void> {
             banner: { js: 'const __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
             define: { "import.meta.url": "__import_meta_url" },
           }),
-      // Stack traces name dist/cli.cjs and dist/*.mjs; with `node --enable-source-maps` they name the sources (it costs
-      // about 20 ms of start-up, so npm start goes without).
+      // Stack traces name dist/cli.cjs and dist/*.mjs; the maps beside them lead to the sources (with
+      // `node --enable-source-maps`, which costs about 20 ms of start-up, so npm start goes without).
       sourcemap: true,
       plugins: [builtinsByRequire, vendoredPdfLib],
       metafile: true,

@@ -67,13 +67,11 @@ export async function buildWorld(deps: WorldDeps, scenario: Scenario, seed: numb
   const own = (raw: string) => `${deps.keyPrefix}${raw.slice(TEMPLATE_KEY_PREFIX.length)}`;
   const manifest = structuredClone(template.manifest);
   for (const user of Object.values(manifest.users)) user.apiKey = own(user.apiKey);
-  // Hashed together, stored in order: the order keys are listed in must not depend on which hash finished first.
-  const hashes = template.keys.map(({ raw }) => sha256Hex(own(raw)));
-  template.keys.forEach(({ record }, i) => {
-    const hash = hashes[i] as string;
+  for (const { record, raw } of template.keys) {
+    const hash = sha256Hex(own(raw));
     state.apiKeys.set(record.id, { ...record, hash });
     state.apiKeyByHash.set(hash, record.id);
-  });
+  }
   wireServices(deps, services, state, clock, rng.fork("runtime"));
   for (const init of deps.inits) init(services);
   return { state, clock, rng, manifest, services };
