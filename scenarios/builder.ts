@@ -29,8 +29,9 @@ import type {
   UserRecord,
 } from "../src/core/state.ts";
 import { emptyState, table } from "../src/core/state.ts";
+import { deepFreeze } from "../src/core/template.ts";
 import { classify, populatedPrimaryBuckets } from "../src/resources/formations/formation-classifier.ts";
-import { COMPLETED_TRAINING, frozenMind, mindFromPersona } from "../src/resources/minds.ts";
+import { COMPLETED_TRAINING, mindFromPersona } from "../src/resources/minds.ts";
 
 /** A built-in scenario: code that fills a builder, which a scenario document may extend. */
 export interface CodeScenario extends Scenario {
@@ -213,7 +214,7 @@ export class ScenarioBuilder {
     const table = this.state.minds;
     if (!(table instanceof DeferredMap)) throw new Error("lazyMinds needs a state made by emptyState()");
     const series = this.mindSeries(owner, count, opts);
-    table.deferAll(series.ids, (i) => frozenMind(series.record(i)));
+    table.deferAll(series.ids, (i) => deepFreeze(series.record(i)));
     this.lazySeries.push({ ids: series.ids, facts: { ownerId: owner.id, isPublic: series.isPublic } });
     this.lazyFacts = null;
     // A copy: whoever holds the list may change it, the makers' must stay as drawn.
@@ -292,9 +293,8 @@ export class ScenarioBuilder {
     opts: {
       name?: string;
       topic?: string;
-      members?: readonly MindRecord[];
-      /** Members by ID (those of `lazyMinds`), after `members`. */
-      memberIds?: readonly string[];
+      /** Minds, or their IDs (those `lazyMinds` hands back). */
+      members?: readonly (MindRecord | string)[];
       isPublic?: boolean;
       isSharedWithTeam?: boolean;
       linkSharing?: boolean;
@@ -319,7 +319,7 @@ export class ScenarioBuilder {
       isSharedWithTeam: opts.isSharedWithTeam ?? false,
       isLinkSharingEnabled: opts.linkSharing ?? false,
       publicShareId: opts.linkSharing ? shareId(rng) : null,
-      memberIds: [...(opts.members ?? []).map((m) => m.id), ...(opts.memberIds ?? [])],
+      memberIds: (opts.members ?? []).map((m) => (typeof m === "string" ? m : m.id)),
       collaborators: [],
       grounding: null,
       sources: generateSourceBundle(rng.fork("sources"), topic, {

@@ -153,7 +153,7 @@ function build(b: ScenarioBuilder): void {
   b.audience("atCap", owner, {
     name: "Remote engineering managers (full)",
     topic: "Remote-first engineering managers",
-    memberIds: atCapMinds,
+    members: atCapMinds,
     withGrounding: true,
   });
 
@@ -175,7 +175,7 @@ function build(b: ScenarioBuilder): void {
     name: "Small-business owners in Latin America (panel)",
     topic: "Small-business owners in Latin America",
     // Listed, not read, while the world is built: each Mind is made when a request first reaches it.
-    memberIds: b.lazyMinds(publisher, LARGE_MEMBERS, { isPublic: true, label: "large" }),
+    members: b.lazyMinds(publisher, LARGE_MEMBERS, { isPublic: true, label: "large" }),
     isPublic: true,
     withGrounding: true,
   });

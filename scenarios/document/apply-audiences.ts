@@ -44,7 +44,7 @@ function applyAudience(w: Applying, h: string, a: Audience): void {
     b.audience(h, owner, {
       ...(a.name !== undefined ? { name: a.name } : {}),
       ...(a.topic !== undefined ? { topic: a.topic } : {}),
-      ...(members ? { memberIds: members } : {}),
+      ...(members ? { members } : {}),
       isPublic: a.public ?? false,
       isSharedWithTeam: a.sharedWithTeam ?? false,
       linkSharing: a.linkSharing ?? false,

@@ -34,7 +34,7 @@ function apply(ops: Op[]): {
   for (const o of ops) {
     if (o.op === "defer") {
       const box = { n: o.value };
-      deferred.defer(o.key, () => {
+      deferred.deferAll([o.key], () => {
         made.push(o.key);
         return box;
       });
@@ -80,7 +80,7 @@ describe("DeferredMap", () => {
   it("makes a value when it is first read, once, and not when only its key is", () => {
     const made: string[] = [];
     const map = new DeferredMap<string, { n: number }>();
-    map.defer("x", () => {
+    map.deferAll(["x"], () => {
       made.push("x");
       return { n: 1 };
     });
@@ -100,7 +100,7 @@ describe("DeferredMap", () => {
   it("keeps a deferred entry whose maker threw, to be tried again", () => {
     let fail = true;
     const map = new DeferredMap<string, Box>();
-    map.defer("x", () => {
+    map.deferAll(["x"], () => {
       if (fail) throw new Error("not yet");
       return { n: 7 };
     });

@@ -39,11 +39,6 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
     return this;
   }
 
-  /** `key` holds `make()`, made when first read. */
-  defer(key: K, make: () => V): this {
-    return this.deferAll([key], make);
-  }
-
   /** Entries still waiting to be made. */
   get deferred(): number {
     return this.waiting;
@@ -80,10 +75,6 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
     // Setting a key the iteration has reached neither moves it nor visits it again.
     for (const [key, value] of super.entries())
       yield [key, typeof value === "number" ? this.make(key, value) : value];
-  }
-
-  override keys(): MapIterator<K> {
-    return super.keys();
   }
 
   override *values(): MapIterator<V> {

@@ -39,7 +39,8 @@ export interface RngState {
   d: number;
 }
 
-const HEX_CODES: readonly number[] = [..."0123456789abcdef"].map((c) => c.charCodeAt(0));
+/** The character codes of the hex digits, by value (generators/ids.ts writes identifiers with them too). */
+export const HEX_CODES: readonly number[] = [..."0123456789abcdef"].map((c) => c.charCodeAt(0));
 const DASH = 45;
 /** One UUID's character codes, written in place: a scenario draws thousands of UUIDs as it is built. */
 const uuidCodes: number[] = new Array(36).fill(0);

@@ -46,7 +46,7 @@ export function templateOf(scenario: Scenario, seed: number, startTime: number):
     return known;
   }
   const built = scenario.build({ rng: createRng(seed).fork("scenario"), seed, now: startTime });
-  // Those made so far: a Mind made on demand is frozen as it is made (ScenarioBuilder.lazyMinds).
+  // Those made so far: a Mind made on demand is frozen with this as it is made (ScenarioBuilder.lazyMinds).
   for (const [, mind] of madeEntries(built.state.minds)) deepFreeze(mind);
   const made: Template = { state: built.state, manifest: built.manifest, keys: built.keys };
   if (bySeed.size >= KEPT_PER_SCENARIO) bySeed.delete(bySeed.keys().next().value as string);
@@ -83,8 +83,10 @@ function copy(value: unknown): unknown {
   return out;
 }
 
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
+/** `value` frozen all the way down (what is frozen already is left as it is); `value` itself. */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
   Object.freeze(value);
   for (const v of Object.values(value)) deepFreeze(v);
+  return value;
 }

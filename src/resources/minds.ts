@@ -49,12 +49,6 @@ export function mindFromPersona(
   };
 }
 
-/** `mind`, frozen as a template's Minds are (its persona's parts are frozen already). */
-export function frozenMind(mind: MindRecord): MindRecord {
-  Object.freeze(mind.training);
-  return Object.freeze(mind);
-}
-
 /** A URL- and ID-safe form of a label. */
 export function slug(text: string, fallback = "group"): string {
   return (
