@@ -18,10 +18,13 @@ COPY --from=pack /pkg/ /tmp/pkg/
 RUN echo '{"name":"app","private":true}' > package.json \
   && npm install --omit=dev --no-audit --no-fund /tmp/pkg/*.tgz \
   && rm -rf /tmp/pkg && npm cache clean --force
-# A first start, stopped after three seconds, keeps V8's code for the simulator in the package's
-# dist/.compile-cache (a quarter second after it listens): made here, since the node user cannot write
-# there, every container starts with it. Same node, same flags as the ENTRYPOINT, or V8 would refuse it.
-RUN (timeout -s TERM 3 node node_modules/.bin/audience-research-sim serve --port 4099 --quiet; true) \
+# A first start, which answers one request and is stopped after three seconds, keeps V8's code for the
+# simulator (start-up's and the request path's) in the package's dist/.compile-cache: made here, since the
+# node user cannot write there, every container starts with it. Same node, same flags as the ENTRYPOINT, or
+# V8 would refuse it.
+RUN (timeout -s TERM 3 node node_modules/.bin/audience-research-sim serve --port 4099 --quiet & \
+     node -e "const ask = () => fetch('http://127.0.0.1:4099/api/v1/auth/me').then((r) => r.arrayBuffer(), () => setTimeout(ask, 50)); ask()"; \
+     wait; true) \
   && ls node_modules/audience-research-sim/dist/.compile-cache/cli-*.v8
 USER node
 EXPOSE 4010

@@ -3,16 +3,20 @@
 // validating proxy (`proxy`) and `capture` (a deployment's world as a scenario document).
 // Plain JavaScript on purpose: it only picks the bundle to run (dist/, built by scripts/build.ts), so it
 // needs no TypeScript loader and no test framework.
-import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 // Before any bundle is imported: on an older Node the bundles fail to link (a SyntaxError about a missing
-// export of node:module) long before they could say why. These two imports exist on every Node since 12.
+// export of node:module) long before they could say why. This import exists on every Node since 12.
 const MAJOR = Number(process.versions.node.split(".")[0]);
 if (MAJOR < 22) {
   process.stderr.write(`audience-research-sim needs Node 22 or newer; this is v${process.versions.node}\n`);
   process.exit(2);
 }
+// node:fs without an ES module namespace: building one reads every export, and the lazy ones (fs.promises,
+// the streams) load some 20 of Node's modules the server has no use for before its first answer.
+const { existsSync, readFileSync } =
+  process.getBuiltinModule?.("node:fs") ??
+  (await import("node:module")).createRequire(import.meta.url)("node:fs");
 
 const COMMANDS = {
   serve: { bundle: "../dist/main.mjs", about: "serve the simulator over HTTP (the options of npm start)" },

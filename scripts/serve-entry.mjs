@@ -9,11 +9,16 @@
 //
 // The first start without a cache (or with one this Node refuses) offers `saveCodeCache` (src/cli/code-cache.ts
 // calls it); a cache that cannot be written is no error, only a slower next start.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire, enableCompileCache, flushCompileCache } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { constants, Script } from "node:vm";
+
+// node:fs without an ES module namespace: building one reads every export, and the lazy ones (fs.promises,
+// the streams) load some 20 of Node's modules the server has no use for before its first answer.
+const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } = createRequire(
+  import.meta.url,
+)("node:fs");
 
 const BUNDLE = fileURLToPath(new URL("./cli.cjs", import.meta.url));
 /** The bundle's content hash, written in by the build: a rebuilt bundle never meets the code of another. */
@@ -49,10 +54,8 @@ const script = new Script(
 );
 
 if (cachedData === undefined || script.cachedDataRejected) {
-  let saved = false;
+  // Each call writes what V8 has compiled so far (src/cli/code-cache.ts decides when).
   globalThis[Symbol.for("audience-research-sim.saveCodeCache")] = () => {
-    if (saved) return;
-    saved = true;
     try {
       mkdirSync(CACHE_DIR, { recursive: true });
       const temporary = `${CACHE}.${process.pid}.tmp`;

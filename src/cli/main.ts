@@ -6,7 +6,7 @@
  * SIGINT/SIGTERM the world is written as a fresh snapshot. Exit codes: 0 stopped by a signal, 1 could not start (port taken, scenario failed to build, state file not writable), 2 bad
  * usage (including a state file that is corrupt or of an unknown version).
  */
-import { readFile } from "node:fs/promises";
+import type { ServerResponse } from "node:http";
 import type { SimulatorOptions } from "../core/engine.ts";
 import type { JournalEntry } from "../core/journal.ts";
 import type { Manifest } from "../core/manifest.ts";
@@ -17,11 +17,13 @@ import type { RunningServer } from "../node/server.ts";
 import type { ChangeLog, Checkpointer, SavedState } from "../persistence/change-log.ts";
 import { parseSnapshot, type Snapshot } from "../persistence/snapshot.ts";
 import { type CliOptions, type LogFormat, parseCli, USAGE, UsageError } from "./args.ts";
-import { saveCodeCache } from "./code-cache.ts";
+import { codeCacheOffered, codeCacheSaved, saveCodeCache } from "./code-cache.ts";
 import { tightenHeap } from "./memory.ts";
-import { watchScenarioFile } from "./watch.ts";
 
 const CONTROL_TOKEN_HEADER = "x-sim-control-token";
+/** After listening: past the first requests a client sends as it starts (src/cli/memory.ts). */
+const SETTLE_MS = 250;
+const NO_REQUEST_SETTLE_MS = 5_000;
 
 async function main(): Promise<void> {
   // A closed stdout (say `npm start | head`) must not take the server down with EPIPE.
@@ -153,12 +155,12 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  settleAfterStart();
+  settleAfterStart(server);
   const fromState = saved?.snapshot != null;
   process.stdout.write(banner(server, options, sim.manifest(), sim.config, fromState, sandboxes.size));
   const unwatch =
     options.watch && options.scenarioFile !== null
-      ? watchScenarioFile(options.scenarioFile, {
+      ? (await import("./watch.ts")).watchScenarioFile(options.scenarioFile, {
           reset: (to) => sim.reset(to),
           say: (line) => process.stdout.write(`${line}\n`),
           warn: (line) => process.stderr.write(`${line}\n`),
@@ -171,15 +173,30 @@ async function main(): Promise<void> {
 }
 
 /**
- * Past the first requests a client sends as it starts: the code V8 compiled for start-up and for them is kept
- * for the next start (src/cli/code-cache.ts), then the old generation is kept close to what survives
- * (src/cli/memory.ts). In that order: V8 refuses code kept after a flag of its changed.
+ * Work that waits until the server answers: the heap tightened (src/cli/memory.ts) and, on a start without a
+ * code cache, the code saved (src/cli/code-cache.ts). The code is saved a quarter second after listening, so
+ * that a process stopped before any request still leaves it, and again once the first request has been
+ * answered, so that the next start finds the request path compiled too. V8 refuses code kept under other
+ * flags than its own, and tightenHeap sets one: once it has, nothing is saved any more.
  */
-function settleAfterStart(): void {
-  setTimeout(() => {
+function settleAfterStart(running: RunningServer): void {
+  if (!codeCacheOffered()) {
+    setTimeout(() => void tightenHeap(), SETTLE_MS).unref();
+    return;
+  }
+  let settled = false;
+  const settle = (): void => {
+    if (settled) return;
+    settled = true;
     saveCodeCache();
-    tightenHeap();
-  }, 250).unref();
+    void tightenHeap();
+  };
+  setTimeout(() => settled || saveCodeCache(), SETTLE_MS).unref();
+  // A first start no request reaches tightens its heap all the same, without the request path's code.
+  setTimeout(settle, NO_REQUEST_SETTLE_MS).unref();
+  running.server.once("request", (_request, response: ServerResponse) =>
+    response.once("close", () => setTimeout(settle, 50).unref()),
+  );
 }
 
 /**
@@ -215,6 +232,8 @@ async function startingWorld(
   };
   let text = "";
   try {
+    // Loaded only here: node:fs/promises brings readline and the file watchers with it.
+    const { readFile } = await import("node:fs/promises");
     text = await readFile(file, "utf8");
   } catch (error) {
     fail(`cannot be read (${describeShort(error)})`);
@@ -553,7 +572,7 @@ function stopOnSignals(
     }
     stopping = true;
     // Stopped within a quarter second of listening (a script, a test): the next start still finds the code.
-    saveCodeCache();
+    if (!codeCacheSaved()) saveCodeCache();
     unwatch?.();
     process.stderr.write(`${signal}: shutting down\n`);
     server

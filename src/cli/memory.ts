@@ -13,13 +13,18 @@
  * longer.
  * A node flag naming either setting (`node --heap-growing-percent=50 dist/main.mjs`) is left to rule.
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 
-/** Called once, after the server listens; does nothing when a node flag names either setting. */
-export function tightenHeap(): void {
+/**
+ * Called once, after the server listens; does nothing when a node flag names either setting. node:v8 is
+ * loaded here, not before the first answer: it brings Node's heap snapshot streams with it.
+ */
+export async function tightenHeap(): Promise<void> {
   const asked = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`;
   if (asked.includes("heap-growing-percent") || asked.includes("memory-saver-mode")) return;
+  const [{ setFlagsFromString }, { runInNewContext }] = await Promise.all([
+    import("node:v8"),
+    import("node:vm"),
+  ]);
   setFlagsFromString("--heap-growing-percent=10");
   // `gc` exists only in a context made while --expose-gc is set; the flag is taken back at once.
   setFlagsFromString("--expose-gc");

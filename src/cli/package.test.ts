@@ -11,13 +11,14 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../../testing/cli.ts";
+import { freePort, ROOT } from "../../testing/cli.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "ars-consumer-"));
 const children: ChildProcess[] = [];
@@ -39,6 +40,19 @@ function run(
 }
 
 const node = (args: string[], runtime = process.execPath) => run(runtime, args);
+
+/** Asks `url` until something answers (a server still starting refuses the connection). */
+async function answered(url: string): Promise<void> {
+  for (let tries = 0; tries < 200; tries++) {
+    try {
+      await (await fetch(url)).arrayBuffer();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+  throw new Error(`nothing answered at ${url}`);
+}
 const bin = join(dir, "node_modules/.bin/audience-research-sim");
 
 /**
@@ -114,20 +128,33 @@ describe("the installed package", () => {
   it("keeps V8's code for the simulator after a first start, as the Dockerfile's warm-up step does", async () => {
     const cache = join(dir, "node_modules/audience-research-sim/dist/.compile-cache");
     rmSync(cache, { recursive: true, force: true });
-    // The Dockerfile's step: `timeout -s TERM 3 node …/audience-research-sim serve --port 4099 --quiet`.
-    const warm = await run("timeout", [
-      "-s",
-      "TERM",
-      "3",
-      process.execPath,
-      bin,
-      "serve",
-      "--port",
-      "0",
-      "--quiet",
-    ]);
-    expect(warm.code, warm.out).toBe(124);
-    expect(readdirSync(cache).filter((f) => /^cli-[0-9a-f]+-[0-9a-f]+\.v8$/.test(f))).toHaveLength(1);
+    // The Dockerfile's step: `timeout -s TERM 3 node …/audience-research-sim serve --port 4099 --quiet`, and
+    // one request while it runs.
+    const port = await freePort();
+    const serve = (seconds: string) =>
+      run("timeout", [
+        "-s",
+        "TERM",
+        seconds,
+        process.execPath,
+        bin,
+        "serve",
+        "--port",
+        String(port),
+        "--quiet",
+      ]);
+    const warm = serve("3");
+    await answered(`http://127.0.0.1:${port}/api/v1/auth/me`);
+    expect((await warm).code).toBe(124);
+    const kept = readdirSync(cache).filter((f) => /^cli-[0-9a-f]+-[0-9a-f]+\.v8$/.test(f));
+    expect(kept).toHaveLength(1);
+    // The next start takes the code: V8 accepted it, so nothing is saved again.
+    const file = join(cache, kept[0] as string);
+    const before = statSync(file).mtimeMs;
+    const next = serve("1");
+    await answered(`http://127.0.0.1:${port}/api/v1/auth/me`);
+    await next;
+    expect(statSync(file).mtimeMs).toBe(before);
   });
 
   it.each(

@@ -10,7 +10,6 @@
  */
 
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { ApiError } from "../core/errors.ts";
@@ -48,10 +47,13 @@ export function scalarBundleFile(): string {
 }
 
 function loadBundle(): Promise<Uint8Array> {
-  bundle ??= readFile(scalarBundleFile()).catch((error: unknown) => {
-    bundle = null;
-    throw error;
-  });
+  // node:fs/promises on the first page only: it brings readline and the file watchers, before any answer.
+  bundle ??= import("node:fs/promises")
+    .then(({ readFile }) => readFile(scalarBundleFile()))
+    .catch((error: unknown) => {
+      bundle = null;
+      throw error;
+    });
   return bundle;
 }
 
