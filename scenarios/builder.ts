@@ -12,7 +12,7 @@ import {
   nthPersona,
   type PersonaOptions,
 } from "../generators/index.ts";
-import { DeferredMap } from "../src/core/deferred-map.ts";
+import { DeferredMap, type MakerOf } from "../src/core/deferred-map.ts";
 import type { Manifest } from "../src/core/manifest.ts";
 import { createRng, type Rng } from "../src/core/prng.ts";
 import type { BuiltScenario, PendingKey, Scenario } from "../src/core/scenario.ts";
@@ -77,6 +77,42 @@ export interface MindSeriesOptions {
   /** The first Mind's ID, stated (a recording's); the rest are generated. */
   id?: string;
 }
+
+/** What a series of generated Minds is made from: data, so that a template can ship it (src/core/template.ts). */
+export interface MindSeriesRecipe {
+  kind: "mind-series";
+  /** The seed of the personas' stream: a persona depends on it and its index alone (nthPersona). */
+  personaSeed: number;
+  options: PersonaOptions;
+  ownerId: string;
+  isPublic: boolean;
+  createdAt: number;
+}
+
+/** The maker of a series' Minds: the `i`th is the Mind of `ids[i]`, made from the `i`th persona. */
+export function mindSeriesMaker(recipe: MindSeriesRecipe, ids: readonly string[]): (i: number) => MindRecord {
+  const personaRng = createRng(recipe.personaSeed);
+  const { ownerId, isPublic, createdAt, options } = recipe;
+  return (i) =>
+    mindFromPersona(nthPersona(personaRng, i, options), {
+      id: ids[i] as string,
+      ownerId,
+      isPublic,
+      createdAt,
+      training: COMPLETED_TRAINING,
+    });
+}
+
+/**
+ * The makers of a template's deferred Minds (ScenarioBuilder.lazyMinds), from the recipes a template shipped
+ * as data keeps (src/core/template.ts, templateFromData); frozen as every Mind of a template is.
+ */
+export const deferredMindMaker: MakerOf<string, MindRecord> = (recipe, keys) => {
+  if ((recipe as { kind?: unknown } | null)?.kind !== "mind-series")
+    throw new TypeError("a deferred batch that is not a series of Minds");
+  const make = mindSeriesMaker(recipe as MindSeriesRecipe, keys);
+  return (i) => deepFreeze(make(i));
+};
 
 const KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const CUID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -214,7 +250,7 @@ export class ScenarioBuilder {
     const table = this.state.minds;
     if (!(table instanceof DeferredMap)) throw new Error("lazyMinds needs a state made by emptyState()");
     const series = this.mindSeries(owner, count, opts);
-    table.deferAll(series.ids, (i) => deepFreeze(series.record(i)));
+    table.deferAll(series.ids, (i) => deepFreeze(series.record(i)), series.recipe);
     this.lazySeries.push({ ids: series.ids, facts: { ownerId: owner.id, isPublic: series.isPublic } });
     this.lazyFacts = null;
     // A copy: whoever holds the list may change it, the makers' must stay as drawn.
@@ -236,12 +272,12 @@ export class ScenarioBuilder {
     return this.lazyFacts.get(id);
   }
 
-  /** The IDs of `count` generated Minds, drawn now, and the maker of each one's record. */
+  /** The IDs of `count` generated Minds, drawn now, and how each one's record is made. */
   private mindSeries(
     owner: UserRecord,
     count: number,
     opts: MindSeriesOptions,
-  ): { ids: string[]; isPublic: boolean; record: (i: number) => MindRecord } {
+  ): { ids: string[]; isPublic: boolean; recipe: MindSeriesRecipe; record: (i: number) => MindRecord } {
     const personaRng =
       opts.personaSeed === undefined
         ? this.rng.fork(`personas:${opts.label}`)
@@ -258,20 +294,15 @@ export class ScenarioBuilder {
       const drawn = idRng.uuid();
       ids[i] = i === 0 && opts.id !== undefined ? opts.id : drawn;
     }
-    const ownerId = owner.id;
-    const isPublic = opts.isPublic ?? false;
-    const createdAt = this.ago(20);
-    // A persona depends on its index alone (nthPersona forks a stream per index), so a Mind made late is
-    // the Mind made at once.
-    const record = (i: number) =>
-      mindFromPersona(nthPersona(personaRng, i, options), {
-        id: ids[i] as string,
-        ownerId,
-        isPublic,
-        createdAt,
-        training: COMPLETED_TRAINING,
-      });
-    return { ids, isPublic, record };
+    const recipe: MindSeriesRecipe = {
+      kind: "mind-series",
+      personaSeed: personaRng.seed,
+      options,
+      ownerId: owner.id,
+      isPublic: opts.isPublic ?? false,
+      createdAt: this.ago(20),
+    };
+    return { ids, isPublic: recipe.isPublic, recipe, record: mindSeriesMaker(recipe, ids) };
   }
 
   /** One Mind registered in the manifest under `handle`. */

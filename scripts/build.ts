@@ -13,10 +13,20 @@
  * Usage: node scripts/build.ts [--if-stale]
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Metafile, Plugin } from "esbuild";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -30,6 +40,8 @@ const ENTRY_SOURCE = path.join(ROOT, "scripts/serve-entry.mjs");
  */
 const BUNDLE = path.join(DIST, "cli.cjs");
 const META = path.join(DIST, "cli.meta.json");
+/** The worlds made at build time (src/cli/prebuilt.ts), beside the bundle that reads them. */
+const TEMPLATES = path.join(DIST, "templates");
 /** The conformance kit's command line, bundled the same way: it runs with no TypeScript loader and no test framework. */
 const KIT_BUNDLE = path.join(DIST, "conformance.mjs");
 const KIT_META = path.join(DIST, "conformance.meta.json");
@@ -83,7 +95,11 @@ const BUILD_INPUTS = ["scripts/build.ts", "scripts/serve-entry.mjs", "package-lo
 
 /** True when both bundles exist and no input of their last build (nor the build itself) is newer. */
 function isFresh(): boolean {
-  return isFreshBundle(BUNDLE, META, [ENTRY, SCALAR, PDF_LIB]) && isFreshBundle(KIT_BUNDLE, KIT_META, []);
+  const templates = path.join(TEMPLATES, "default-1.json");
+  return (
+    isFreshBundle(BUNDLE, META, [ENTRY, SCALAR, PDF_LIB, templates]) &&
+    isFreshBundle(KIT_BUNDLE, KIT_META, [])
+  );
 }
 
 function isFreshBundle(bundle: string, metaFile: string, also: string[]): boolean {
@@ -206,8 +222,41 @@ export async function build(): Promise<void> {
   copyFileSync(createRequire(import.meta.url).resolve("@scalar/api-reference/browser/standalone.js"), SCALAR);
   writeFileSync(META, JSON.stringify(sim.metafile));
   writeFileSync(KIT_META, JSON.stringify(kit.metafile));
+  await writePrebuiltTemplates(esbuild);
   const bundleId = createHash("sha256").update(readFileSync(BUNDLE)).digest("hex").slice(0, 16);
   writeFileSync(ENTRY, readFileSync(ENTRY_SOURCE, "utf8").replace("__BUNDLE_ID__", bundleId));
+}
+
+/**
+ * The worlds `serve` starts from without options, made now rather than at every start (src/cli/prebuilt.ts):
+ * src/cli/prebuilt.ts is bundled from the same sources as the simulator's bundle, run once here, and what it
+ * makes is written where the bundle looks for it (dist/templates/).
+ */
+async function writePrebuiltTemplates(esbuild: typeof import("esbuild").build): Promise<void> {
+  const scratch = mkdtempSync(path.join(tmpdir(), "ars-build-"));
+  try {
+    const maker = path.join(scratch, "prebuilt.mjs");
+    await esbuild({
+      absWorkingDir: ROOT,
+      entryPoints: ["src/cli/prebuilt.ts"],
+      outfile: maker,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node22",
+      external: EXTERNAL,
+      logLevel: "warning",
+    });
+    const { PREBUILT, prebuiltText } = (await import(
+      pathToFileURL(maker).href
+    )) as typeof import("../src/cli/prebuilt.ts");
+    rmSync(TEMPLATES, { recursive: true, force: true });
+    mkdirSync(TEMPLATES, { recursive: true });
+    for (const { scenario, seed } of PREBUILT)
+      writeFileSync(path.join(TEMPLATES, `${scenario}-${seed}.json`), prebuiltText(scenario, seed));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 /**

@@ -1,8 +1,12 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildIfStale, startArgs } from "../../scripts/build.ts";
 import { ROOT } from "../../testing/cli.ts";
 import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "../resources/exports/routes.ts";
+import { createSimulator } from "../simulator.ts";
+import { prebuiltText } from "./prebuilt.ts";
 
 /**
  * What `npm start` runs: the esbuild bundle in dist/, with the flags of package.json. The packages it leaves
@@ -48,6 +52,17 @@ describe("npm start (the bundle in dist/)", () => {
 
   const get = (path: string, headers: Record<string, string> = {}) =>
     fetch(`${origin}${path}`, { headers: { authorization: `Bearer ${key}`, ...headers } });
+
+  // First, while the world is as it started (the requests below change it).
+  it("starts from the world the build made ahead, which is the world the sources build", async () => {
+    const file = join(ROOT, "dist/templates/default-1.json");
+    expect(readFileSync(file, "latin1")).toBe(prebuiltText("default", 1));
+    const built = createSimulator({ clock: "manual" });
+    await built.ready;
+    const served = await (await fetch(`${origin}/__sim/snapshot`)).text();
+    expect(served).toBe(JSON.stringify(built.snapshot()));
+    expect(stderr).not.toMatch(/passed over/);
+  });
 
   it("answers the API", async () => {
     const r = await get("/api/v1/auth/me");

@@ -19,6 +19,7 @@ import { parseSnapshot, type Snapshot } from "../persistence/snapshot.ts";
 import { type CliOptions, type LogFormat, parseCli, USAGE, UsageError } from "./args.ts";
 import { codeCacheOffered, codeCacheSaved, saveCodeCache } from "./code-cache.ts";
 import { tightenHeap } from "./memory.ts";
+import { keepPrebuilt } from "./prebuilt.ts";
 
 const CONTROL_TOKEN_HEADER = "x-sim-control-token";
 /** After listening: past the first requests a client sends as it starts (src/cli/memory.ts). */
@@ -65,6 +66,8 @@ async function main(): Promise<void> {
   const generateBody = host.prismBodyGenerator();
   if (generateBody.unavailable)
     process.stderr.write(`note: Prefer: dynamic=true: ${generateBody.unavailable}\n`);
+  // A built-in scenario's world made when the package was built, if it was (src/cli/prebuilt.ts).
+  if (loaded === null && typeof start.scenario === "string") keepPrebuilt(start.scenario, options.seed);
   // What the default world and every sandbox share.
   const shared = sharedOptions(options, start.scenario, log, generateBody);
   const sim = createSimulator({

@@ -146,6 +146,10 @@ describe("the installed package", () => {
     const warm = serve("3");
     await answered(`http://127.0.0.1:${port}/api/v1/auth/me`);
     expect((await warm).code).toBe(124);
+    // And the world the build made ahead is in the package (src/cli/prebuilt.ts).
+    expect(existsSync(join(dir, "node_modules/audience-research-sim/dist/templates/default-1.json"))).toBe(
+      true,
+    );
     const kept = readdirSync(cache).filter((f) => /^cli-[0-9a-f]+-[0-9a-f]+\.v8$/.test(f));
     expect(kept).toHaveLength(1);
     // The next start takes the code: V8 accepted it, so nothing is saved again.

@@ -62,6 +62,12 @@ describe("DeferredMap", () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 30 }), (ops) => {
         const { deferred, model } = apply(ops);
+        // Before anything below makes them: madeEntries holds exactly the values not deferred.
+        const made = new Map(deferred.madeEntries());
+        for (const [k, v] of model)
+          if (deferred.isDeferred(k)) expect(made.has(k)).toBe(false);
+          else expect(made.get(k)).toBe(v);
+        expect(made.size).toBe(model.size - deferred.deferred);
         expect([...deferred.keys()]).toEqual([...model.keys()]);
         expect([...deferred]).toEqual([...model]);
         expect([...deferred.values()]).toEqual([...model.values()]);
@@ -94,7 +100,7 @@ describe("DeferredMap", () => {
     expect(map.get("x")).toBe(first);
     expect(made).toEqual(["x"]);
     expect(map.deferred).toBe(0);
-    expect([...madeEntries(map)].map(([k]) => k)).toEqual(["x", "y"]);
+    expect([...madeEntries(map)].map(([k]) => k).sort()).toEqual(["x", "y"]);
   });
 
   it("keeps a deferred entry whose maker threw, to be tried again", () => {
@@ -160,5 +166,51 @@ describe("DeferredMap", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("as its layout (JSON), comes back with the same entries, in order, and the same ones still deferred", () => {
+    type LayoutOp =
+      | { op: "defer"; keys: string[]; base: number }
+      | { op: "set"; key: string; value: number }
+      | { op: "get"; key: string }
+      | { op: "delete"; key: string };
+    const layoutOp: fc.Arbitrary<LayoutOp> = fc.oneof(
+      fc.record({
+        op: fc.constant("defer" as const),
+        keys: fc.uniqueArray(key, { maxLength: 4 }),
+        base: value,
+      }),
+      fc.record({ op: fc.constant("set" as const), key, value }),
+      fc.record({ op: fc.constant("get" as const), key }),
+      fc.record({ op: fc.constant("delete" as const), key }),
+    );
+    // A batch's recipe is its base; its maker makes base + index, as the original's did.
+    const makerOf = (recipe: unknown) => (i: number) => ({ n: (recipe as { base: number }).base + i });
+    fc.assert(
+      fc.property(fc.array(layoutOp, { maxLength: 30 }), (ops) => {
+        const map = new DeferredMap<string, Box>();
+        for (const o of ops) {
+          if (o.op === "defer") map.deferAll(o.keys, makerOf({ base: o.base }), { base: o.base });
+          else if (o.op === "set") map.set(o.key, { n: o.value });
+          else if (o.op === "get") map.get(o.key);
+          else map.delete(o.key);
+        }
+        const layout = map.layout();
+        if (layout === null) throw new Error("every batch had a recipe");
+        const back = DeferredMap.fromLayout<string, Box>(JSON.parse(JSON.stringify(layout)), makerOf);
+        expect(back.deferred).toBe(map.deferred);
+        expect([...madeEntries(back)].sort()).toEqual([...madeEntries(map)].sort());
+        for (const k of KEYS) expect(back.isDeferred(k)).toBe(map.isDeferred(k));
+        expect([...back]).toEqual([...map]);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("has no layout when a batch was deferred without a recipe, and refuses a run outside its batch", () => {
+    const map = new DeferredMap<string, Box>().deferAll(["a"], () => ({ n: 1 }));
+    expect(map.layout()).toBeNull();
+    const runaway = { batches: [{ keys: ["a"], recipe: 1 }], entries: [{ batch: 0, from: 0, to: 2 }] };
+    expect(() => DeferredMap.fromLayout(runaway, () => () => ({ n: 1 }))).toThrow(RangeError);
   });
 });

@@ -10,12 +10,12 @@
  * the record (src/resources/progress/training.ts), and code that tried otherwise would throw in the first
  * test that ran it.
  */
-import { madeEntries } from "./deferred-map.ts";
+import { type DeferredLayout, DeferredMap, type MakerOf, madeEntries } from "./deferred-map.ts";
 import { LayeredMap } from "./layered-map.ts";
 import type { Manifest } from "./manifest.ts";
 import { createRng } from "./prng.ts";
 import type { PendingKey, Scenario } from "./scenario.ts";
-import type { State } from "./state.ts";
+import { emptyState, type State } from "./state.ts";
 
 /** The prefix a template's keys are made with; a world swaps in its own. */
 export const TEMPLATE_KEY_PREFIX = "service_";
@@ -32,26 +32,134 @@ const templates = new WeakMap<Scenario, Map<string, Template>>();
 const KEPT_PER_SCENARIO = 4;
 
 export function templateOf(scenario: Scenario, seed: number, startTime: number): Template {
-  let bySeed = templates.get(scenario);
-  if (!bySeed) {
-    bySeed = new Map();
-    templates.set(scenario, bySeed);
-  }
+  const bySeed = templates.get(scenario);
   const key = `${seed}:${startTime}`;
-  const known = bySeed.get(key);
-  if (known) {
+  const known = bySeed?.get(key);
+  if (bySeed && known) {
     // Most recently used last, so the oldest goes first.
     bySeed.delete(key);
     bySeed.set(key, known);
     return known;
   }
   const built = scenario.build({ rng: createRng(seed).fork("scenario"), seed, now: startTime });
+  return keepTemplate(scenario, seed, startTime, {
+    state: built.state,
+    manifest: built.manifest,
+    keys: built.keys,
+  });
+}
+
+/**
+ * Keeps `template` as the one of `scenario` at `seed` and `startTime` (the next `templateOf` of them returns
+ * it), its Minds made so far frozen; `template` itself. A template made ahead (templateFromData) is kept so.
+ */
+export function keepTemplate(
+  scenario: Scenario,
+  seed: number,
+  startTime: number,
+  template: Template,
+): Template {
+  let bySeed = templates.get(scenario);
+  if (!bySeed) {
+    bySeed = new Map();
+    templates.set(scenario, bySeed);
+  }
   // Those made so far: a Mind made on demand is frozen with this as it is made (ScenarioBuilder.lazyMinds).
-  for (const [, mind] of madeEntries(built.state.minds)) deepFreeze(mind);
-  const made: Template = { state: built.state, manifest: built.manifest, keys: built.keys };
+  for (const [, mind] of madeEntries(template.state.minds)) deepFreeze(mind);
+  const key = `${seed}:${startTime}`;
+  bySeed.delete(key);
   if (bySeed.size >= KEPT_PER_SCENARIO) bySeed.delete(bySeed.keys().next().value as string);
-  bySeed.set(key, made);
-  return made;
+  bySeed.set(key, template);
+  return template;
+}
+
+/**
+ * A template as data (JSON): what a build ships so that a start need not build the world it starts from
+ * (scripts/build.ts writes the default scenario's; src/cli/prebuilt.ts hands it back). Its tables in the
+ * order of the State, a table whose values are made on demand as its layout (src/core/deferred-map.ts).
+ */
+export interface TemplateData {
+  format: typeof TEMPLATE_FORMAT;
+  scenario: string;
+  seed: number;
+  startTime: number;
+  tables: Record<string, { entries: [string, unknown][] } | { layout: StoredLayout }>;
+  extra: Record<string, [string, unknown][]>;
+  manifest: Manifest;
+  keys: PendingKey[];
+}
+
+export const TEMPLATE_FORMAT = "audience-research-sim/template@1";
+
+/**
+ * A layout whose batches' keys are one string, a line each, when they can be: JSON.parse
+ * reads one long string about twice as fast as the default world's 5,300 short ones.
+ */
+type StoredLayout = Omit<DeferredLayout<string, object>, "batches"> & {
+  batches: { keys: string | string[]; recipe: unknown }[];
+};
+
+const storedLayout = (layout: DeferredLayout<string, object>): StoredLayout => ({
+  entries: layout.entries,
+  batches: layout.batches.map(({ keys, recipe }) => ({
+    // A line each, when that can be read back: no key empty or holding a line break, and at least one.
+    keys: keys.length > 0 && keys.every((k) => k !== "" && !k.includes("\n")) ? keys.join("\n") : keys,
+    recipe,
+  })),
+});
+
+const layoutOf = (stored: StoredLayout): DeferredLayout<string, object> => ({
+  entries: stored.entries,
+  batches: stored.batches.map(({ keys, recipe }) => ({
+    keys: typeof keys === "string" ? keys.split("\n") : keys,
+    recipe,
+  })),
+});
+
+/** `template` as data; null when a table of it defers values it cannot describe (a batch without a recipe). */
+export function templateData(template: Template, seed: number, startTime: number): TemplateData | null {
+  const tables: TemplateData["tables"] = {};
+  const extra: TemplateData["extra"] = {};
+  for (const [name, table] of Object.entries(template.state) as [string, Map<string, unknown>][]) {
+    if (name === "extra") {
+      for (const [sub, t] of table as Map<string, Map<string, unknown>>) extra[sub] = [...t];
+    } else if (table instanceof DeferredMap) {
+      const layout = table.layout();
+      if (layout === null) return null;
+      tables[name] = { layout: storedLayout(layout) };
+    } else {
+      tables[name] = { entries: [...table] };
+    }
+  }
+  const { manifest, keys } = template;
+  return {
+    format: TEMPLATE_FORMAT,
+    scenario: manifest.scenario,
+    seed,
+    startTime,
+    tables,
+    extra,
+    manifest,
+    keys: [...keys],
+  };
+}
+
+/**
+ * The template `data` describes, its deferred values' makers got back by `makerOf`. The data is taken over,
+ * not copied. A TypeError when it is not a template's data of this version.
+ */
+export function templateFromData(data: TemplateData, makerOf: MakerOf<string, object>): Template {
+  if (data?.format !== TEMPLATE_FORMAT) throw new TypeError("not a template's data of this version");
+  const state = emptyState();
+  const tables = state as unknown as Record<string, Map<string, unknown>>;
+  for (const [name, table] of Object.entries(data.tables)) {
+    if (!Object.hasOwn(tables, name) || name === "extra")
+      throw new TypeError(`unknown state table "${name}"`);
+    tables[name] =
+      "layout" in table ? DeferredMap.fromLayout(layoutOf(table.layout), makerOf) : new Map(table.entries);
+  }
+  for (const [name, entries] of Object.entries(data.extra)) state.extra.set(name, new Map(entries));
+  return { state, manifest: data.manifest, keys: data.keys };
 }
 
 /**

@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { deferredMindMaker } from "../../scenarios/builder.ts";
+import { findScenario, scenarios } from "../../scenarios/index.ts";
+import { DeferredMap } from "../core/deferred-map.ts";
+import { DEFAULT_START, type Scenario } from "../core/scenario.ts";
+import { keepTemplate, type Template, templateFromData, templateOf } from "../core/template.ts";
+import { serializeState } from "../persistence/snapshot.ts";
+import { createSimulator } from "../simulator.ts";
+import { keepPrebuilt, PREBUILT, prebuiltData, prebuiltText } from "./prebuilt.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "ars-prebuilt-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A scenario the template cache has never seen: the same build under another identity. */
+const twin = (scenario: Scenario): Scenario => ({ ...scenario });
+
+const stillDeferred = (t: Template): number => (t.state.minds as DeferredMap<string, object>).deferred;
+
+describe("worlds made when the package is built (src/cli/prebuilt.ts)", () => {
+  it.each([
+    ...scenarios.map((s) => [s.name, 1] as const),
+    ["default", 7] as const,
+  ])("%s at seed %i: the data, through JSON, makes the template a build makes", (name, seed) => {
+    const code = findScenario(name) as Scenario;
+    // Kept as serve keeps it: the Minds made so far are frozen then (deferred ones as they are made).
+    const data = JSON.parse(JSON.stringify(prebuiltData(name, seed)));
+    const back = keepTemplate(twin(code), seed, DEFAULT_START, templateFromData(data, deferredMindMaker));
+    const fresh = templateOf(twin(code), seed, DEFAULT_START);
+    expect(back.state.minds).toBeInstanceOf(DeferredMap);
+    expect(stillDeferred(back)).toBe(stillDeferred(fresh));
+    expect(back.manifest).toEqual(fresh.manifest);
+    expect(back.keys).toEqual(fresh.keys);
+    // Every table, every deferred Mind made (reading them all makes them), in the same order.
+    expect(JSON.stringify(serializeState(back.state))).toBe(JSON.stringify(serializeState(fresh.state)));
+    expect(
+      [...back.state.minds.values()].every((m) => Object.isFrozen(m) && Object.isFrozen(m.training)),
+    ).toBe(true);
+  });
+
+  it("makes ahead what serve builds with no options: the default scenario at its default seed", () => {
+    expect(PREBUILT).toEqual([{ scenario: "default", seed: 1 }]);
+  });
+
+  it("hands serve the file a build wrote, and the world served is the world built", async () => {
+    const text = prebuiltText("default", 1);
+    expect(text).toMatch(/^[\x20-\x7e]*$/);
+    expect(text).toContain("Krak\\u00f3w");
+    writeFileSync(join(dir, "default-1.json"), text);
+    const code = findScenario("default") as Scenario;
+    expect(keepPrebuilt("default", null, pathToFileURL(`${dir}/`))).toBe(true);
+    const kept = templateOf(code, 1, DEFAULT_START);
+    expect(stillDeferred(kept)).toBe(5300);
+    const served = createSimulator({ clock: "manual" });
+    const built = createSimulator({ clock: "manual", scenario: twin(code) });
+    await Promise.all([served.ready, built.ready]);
+    expect(templateOf(code, 1, DEFAULT_START)).toBe(kept);
+    expect(JSON.stringify(served.snapshot())).toBe(JSON.stringify(built.snapshot()));
+  });
+
+  it("passes over another seed or scenario, a missing file, and a file that is not such a template", () => {
+    const here = pathToFileURL(`${dir}/`);
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      expect(keepPrebuilt("default", 2, here)).toBe(false);
+      expect(keepPrebuilt("at-limits", null, here)).toBe(false);
+      expect(keepPrebuilt("default", 1, pathToFileURL(`${dir}/nowhere/`))).toBe(false);
+      expect(stderr).not.toHaveBeenCalled();
+      writeFileSync(join(dir, "default-1.json"), '{"format":"something else"}');
+      expect(keepPrebuilt("default", 1, here)).toBe(false);
+      writeFileSync(join(dir, "default-1.json"), "{not json");
+      expect(keepPrebuilt("default", 1, here)).toBe(false);
+      expect(stderr).toHaveBeenCalledTimes(2);
+      expect(String(stderr.mock.calls[0]?.[0])).toMatch(/passed over .*building the world/);
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * The default world, built when the package is (scripts/build.ts writes it beside the bundle as
+ * dist/templates/default-1.json) rather than at every start: building it was the larger part of the time
+ * from `serve` to its first answer (about 15 ms of 65). The data is the template the build would make
+ * (src/core/template.ts, templateData), its 5,300 deferred Minds as the recipes they are made from; a start
+ * hands it to the core, which copies worlds from it as from one it built. Run from the sources there is no
+ * such file, and the world is built.
+ */
+import { readFileSync } from "node:fs";
+import { deferredMindMaker } from "../../scenarios/builder.ts";
+import { findScenario } from "../../scenarios/index.ts";
+import { DEFAULT_START } from "../core/scenario.ts";
+import {
+  keepTemplate,
+  type TemplateData,
+  templateData,
+  templateFromData,
+  templateOf,
+} from "../core/template.ts";
+
+/** The worlds made ahead: what `serve` builds with no options. */
+export const PREBUILT = [{ scenario: "default", seed: 1 }] as const;
+
+/** Where a build keeps the templates: beside the module (dist/ once bundled). */
+const BESIDE = new URL("./templates/", import.meta.url);
+
+/** The data of a built-in scenario's template at `seed`, as a build writes it. */
+export function prebuiltData(scenario: string, seed: number): TemplateData {
+  const code = findScenario(scenario);
+  if (!code) throw new Error(`no built-in scenario ${scenario}`);
+  const data = templateData(templateOf(code, seed, DEFAULT_START), seed, DEFAULT_START);
+  if (!data) throw new Error(`scenario ${scenario} defers values it cannot describe`);
+  return data;
+}
+
+/**
+ * The file a build writes for a built-in scenario's template at `seed`: its data as JSON in ASCII, what is
+ * not escaped as JSON allows, so that serve reads it without decoding UTF-8 (which took longer than parsing).
+ */
+export function prebuiltText(scenario: string, seed: number): string {
+  return JSON.stringify(prebuiltData(scenario, seed)).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/**
+ * Hands the core the template of the built-in `scenario` at `seed` (null: the default seed) when a build
+ * made it ahead; true when it did. A file that cannot be read or is not such a template is passed over
+ * with a note: the world is then built, as from the sources.
+ */
+export function keepPrebuilt(scenario: string, seed: number | null, dir: URL = BESIDE): boolean {
+  const wanted = PREBUILT.find((p) => p.scenario === scenario && p.seed === (seed ?? p.seed));
+  const code = findScenario(scenario);
+  if (!wanted || !code) return false;
+  const file = new URL(`${wanted.scenario}-${wanted.seed}.json`, dir);
+  let text: string;
+  try {
+    // In ASCII (prebuiltText): a byte is a character.
+    text = readFileSync(file, "latin1");
+  } catch {
+    return false;
+  }
+  try {
+    const data = JSON.parse(text) as TemplateData;
+    if (data.scenario !== code.name || data.seed !== wanted.seed || data.startTime !== DEFAULT_START)
+      throw new TypeError("it is another world's");
+    keepTemplate(code, data.seed, data.startTime, templateFromData(data, deferredMindMaker));
+    return true;
+  } catch (error) {
+    process.stderr.write(
+      `note: ${file.pathname} passed over (${(error as Error).message}); building the world\n`,
+    );
+    return false;
+  }
+}
