@@ -13,7 +13,7 @@ import type { Manifest } from "../core/manifest.ts";
 import type { SimConfig } from "../core/route.ts";
 import type { SandboxRecord, SandboxSpec } from "../core/sandboxes.ts";
 import type { Scenario } from "../core/scenario.ts";
-import type { RunningServer } from "../node/server.ts";
+import type { Handler, RunningServer } from "../node/server.ts";
 import type { ChangeLog, Checkpointer, SavedState } from "../persistence/change-log.ts";
 import { parseSnapshot, type Snapshot } from "../persistence/snapshot.ts";
 import { type CliOptions, type LogFormat, parseCli, USAGE, UsageError } from "./args.ts";
@@ -59,6 +59,7 @@ async function main(): Promise<void> {
   const { saved, changeLog } = await openStateFile(options, persistence, world);
   // What the world starts from when no saved state says otherwise: a snapshot, or a scenario document.
   const start = await startingWorld(options, simulator);
+  const front = await listenFirst(startServer, options);
   const loaded = keepSavedClock(saved?.snapshot ?? start.snapshot, options);
   const log = options.log === null ? undefined : requestLogger(options.log);
   // Prism (Prefer: dynamic=true) is an optional peer: without it such requests get the contract's example and
@@ -141,22 +142,10 @@ async function main(): Promise<void> {
   if (options.sandboxTtlMs !== null)
     setInterval(() => void sandboxes.sweep(), Math.max(100, Math.min(10_000, options.sandboxTtlMs))).unref();
 
-  let server: RunningServer;
-  try {
-    // A page anyone can open shows keys only when anyone may read them from the control plane too.
-    const showKeys = options.control && options.controlToken === null;
-    server = await startServer(host.nodeHandler(sandboxes, { corsOrigins: options.corsOrigins, showKeys }), {
-      port: options.port,
-      host: options.host,
-      onError: (error, where) => {
-        if (isAbort(error)) return;
-        process.stderr.write(`[server] ${where.method} ${where.path}: ${describe(error)}\n`);
-      },
-    });
-  } catch (error) {
-    process.stderr.write(`error: ${listenFailure(error, options)}\n`);
-    process.exit(1);
-  }
+  // A page anyone can open shows keys only when anyone may read them from the control plane too.
+  const showKeys = options.control && options.controlToken === null;
+  front.serve(host.nodeHandler(sandboxes, { corsOrigins: options.corsOrigins, showKeys }));
+  const server = front.running;
 
   settleAfterStart(server);
   const fromState = saved?.snapshot != null;
@@ -173,6 +162,39 @@ async function main(): Promise<void> {
       : null;
 
   stopOnSignals(server, sim, changeLog, store, unwatch);
+}
+
+/**
+ * The server listens before the world is made, once what the command was given has been read and checked:
+ * a client that connects meanwhile (a test or a script waiting for the port) is answered as soon as the
+ * world stands, rather than finding the port closed and trying again later. Requests wait for `serve`,
+ * which hands them the simulator. A port that cannot be had ends the process here (exit 1).
+ */
+async function listenFirst(
+  startServer: typeof import("../node/server.ts").startServer,
+  options: CliOptions,
+): Promise<{ running: RunningServer; serve(handler: Handler): void }> {
+  let serve: (handler: Handler) => void = () => {};
+  const ready = new Promise<Handler>((resolve) => {
+    serve = resolve;
+  });
+  try {
+    const running = await startServer(
+      { handle: async (request) => (await ready).handle(request) },
+      {
+        port: options.port,
+        host: options.host,
+        onError: (error, where) => {
+          if (isAbort(error)) return;
+          process.stderr.write(`[server] ${where.method} ${where.path}: ${describe(error)}\n`);
+        },
+      },
+    );
+    return { running, serve };
+  } catch (error) {
+    process.stderr.write(`error: ${listenFailure(error, options)}\n`);
+    process.exit(1);
+  }
 }
 
 /**
