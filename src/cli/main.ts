@@ -6,25 +6,21 @@
  * SIGINT/SIGTERM the world is written as a fresh snapshot. Exit codes: 0 stopped by a signal, 1 could not start (port taken, scenario failed to build, state file not writable), 2 bad
  * usage (including a state file that is corrupt or of an unknown version).
  */
-import type { ServerResponse } from "node:http";
 import type { SimulatorOptions } from "../core/engine.ts";
 import type { JournalEntry } from "../core/journal.ts";
 import type { Manifest } from "../core/manifest.ts";
 import type { SimConfig } from "../core/route.ts";
 import type { SandboxRecord, SandboxSpec } from "../core/sandboxes.ts";
 import type { Scenario } from "../core/scenario.ts";
-import type { Handler, RunningServer } from "../node/server.ts";
+import type { RunningServer } from "../node/server.ts";
 import type { ChangeLog, Checkpointer, SavedState } from "../persistence/change-log.ts";
 import { parseSnapshot, type Snapshot } from "../persistence/snapshot.ts";
 import { type CliOptions, type LogFormat, parseCli, USAGE, UsageError } from "./args.ts";
-import { codeCacheOffered, codeCacheSaved, saveCodeCache } from "./code-cache.ts";
-import { tightenHeap } from "./memory.ts";
+import { codeCacheSaved, saveCodeCache } from "./code-cache.ts";
+import { listenFirst, settleAfterStart } from "./listen.ts";
 import { keepPrebuilt } from "./prebuilt.ts";
 
 const CONTROL_TOKEN_HEADER = "x-sim-control-token";
-/** After listening: past the first requests a client sends as it starts (src/cli/memory.ts). */
-const SETTLE_MS = 250;
-const NO_REQUEST_SETTLE_MS = 5_000;
 
 async function main(): Promise<void> {
   // A closed stdout (say `npm start | head`) must not take the server down with EPIPE.
@@ -59,7 +55,10 @@ async function main(): Promise<void> {
   const { saved, changeLog } = await openStateFile(options, persistence, world);
   // What the world starts from when no saved state says otherwise: a snapshot, or a scenario document.
   const start = await startingWorld(options, simulator);
-  const front = await listenFirst(startServer, options);
+  const front = await listenFirst(startServer, options, (error, where) => {
+    if (isAbort(error)) return;
+    process.stderr.write(`[server] ${where.method} ${where.path}: ${describe(error)}\n`);
+  });
   const loaded = keepSavedClock(saved?.snapshot ?? start.snapshot, options);
   const log = options.log === null ? undefined : requestLogger(options.log);
   // Prism (Prefer: dynamic=true) is an optional peer: without it such requests get the contract's example and
@@ -162,66 +161,6 @@ async function main(): Promise<void> {
       : null;
 
   stopOnSignals(server, sim, changeLog, store, unwatch);
-}
-
-/**
- * The server listens before the world is made, once what the command was given has been read and checked:
- * a client that connects meanwhile (a test or a script waiting for the port) is answered as soon as the
- * world stands, rather than finding the port closed and trying again later. Requests wait for `serve`,
- * which hands them the simulator. A port that cannot be had ends the process here (exit 1).
- */
-async function listenFirst(
-  startServer: typeof import("../node/server.ts").startServer,
-  options: CliOptions,
-): Promise<{ running: RunningServer; serve(handler: Handler): void }> {
-  let serve: (handler: Handler) => void = () => {};
-  const ready = new Promise<Handler>((resolve) => {
-    serve = resolve;
-  });
-  try {
-    const running = await startServer(
-      { handle: async (request) => (await ready).handle(request) },
-      {
-        port: options.port,
-        host: options.host,
-        onError: (error, where) => {
-          if (isAbort(error)) return;
-          process.stderr.write(`[server] ${where.method} ${where.path}: ${describe(error)}\n`);
-        },
-      },
-    );
-    return { running, serve };
-  } catch (error) {
-    process.stderr.write(`error: ${listenFailure(error, options)}\n`);
-    process.exit(1);
-  }
-}
-
-/**
- * Work that waits until the server answers: the heap tightened (src/cli/memory.ts) and, on a start without a
- * code cache, the code saved (src/cli/code-cache.ts). The code is saved a quarter second after listening, so
- * that a process stopped before any request still leaves it, and again once the first request has been
- * answered, so that the next start finds the request path compiled too. V8 refuses code kept under other
- * flags than its own, and tightenHeap sets one: once it has, nothing is saved any more.
- */
-function settleAfterStart(running: RunningServer): void {
-  if (!codeCacheOffered()) {
-    setTimeout(() => void tightenHeap(), SETTLE_MS).unref();
-    return;
-  }
-  let settled = false;
-  const settle = (): void => {
-    if (settled) return;
-    settled = true;
-    saveCodeCache();
-    void tightenHeap();
-  };
-  setTimeout(() => settled || saveCodeCache(), SETTLE_MS).unref();
-  // A first start no request reaches tightens its heap all the same, without the request path's code.
-  setTimeout(settle, NO_REQUEST_SETTLE_MS).unref();
-  running.server.once("request", (_request, response: ServerResponse) =>
-    response.once("close", () => setTimeout(settle, 50).unref()),
-  );
 }
 
 /**
@@ -394,23 +333,6 @@ function displayOrigin(host: string, port: number): string {
   if (host === "::" || host === "[::]") return `http://[::1]:${port}`;
   const h = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   return `http://${h}:${port}`;
-}
-
-function listenFailure(error: unknown, options: CliOptions): string {
-  const code = (error as { code?: string } | null)?.code;
-  const where = `${options.host}:${options.port}`;
-  switch (code) {
-    case "EADDRINUSE":
-      return `port ${options.port} on ${options.host} is already in use. Pick another with --port N (or PORT=N), or --port 0 for any free port.`;
-    case "EACCES":
-      return `not allowed to listen on ${where}; ports below 1024 need privileges. Try --port ${4010}.`;
-    case "EADDRNOTAVAIL":
-    case "ENOTFOUND":
-    case "EAI_AGAIN":
-      return `cannot listen on host "${options.host}": no such local address. Try --host 127.0.0.1 or --host 0.0.0.0.`;
-    default:
-      return `could not listen on ${where}: ${describe(error)}`;
-  }
 }
 
 function isAbort(error: unknown): boolean {
