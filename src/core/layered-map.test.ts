@@ -53,4 +53,62 @@ describe("LayeredMap", () => {
   it("is a Map to whoever asks (the snapshot and the copy of a world check that)", () => {
     expect(new LayeredMap(new Map()) instanceof Map).toBe(true);
   });
+
+  it("with adopt: hands out copies of shared values, kept on first read, and never changes its base", () => {
+    type Box = { n: number };
+    type AdoptOp = Op | { op: "mutate"; key: string; value: number } | { op: "read"; key: string };
+    const adoptOp: fc.Arbitrary<AdoptOp> = fc.oneof(
+      op,
+      fc.record({ op: fc.constant("mutate" as const), key, value: fc.integer() }),
+      fc.record({ op: fc.constant("read" as const), key }),
+    );
+    fc.assert(
+      fc.property(fc.uniqueArray(key), fc.array(adoptOp, { maxLength: 40 }), (baseKeys, ops) => {
+        const base = new Map<string, Box>(baseKeys.map((k, i) => [k, { n: i }]));
+        const before = JSON.stringify([...base]);
+        // The model holds its own copies from the start; the layered map makes them as they are read.
+        const model = new Map([...base].map(([k, v]) => [k, { ...v }]));
+        const copies: Box[] = [];
+        const layered = new LayeredMap(base, (v) => {
+          const c = { ...v };
+          copies.push(c);
+          return c;
+        });
+        for (const o of ops) {
+          if (o.op === "set") {
+            model.set(o.key, { n: o.value });
+            layered.set(o.key, { n: o.value });
+          } else if (o.op === "delete") {
+            expect(layered.delete(o.key)).toBe(model.delete(o.key));
+          } else if (o.op === "clear") {
+            model.clear();
+            layered.clear();
+          } else if (o.op === "mutate") {
+            const mine = layered.get(o.key);
+            const theirs = model.get(o.key);
+            expect(mine).toEqual(theirs);
+            if (mine && theirs) {
+              mine.n = o.value;
+              theirs.n = o.value;
+            }
+          } else {
+            const first = layered.get(o.key);
+            expect(layered.get(o.key)).toBe(first);
+          }
+          expect(layered.size).toBe(model.size);
+          for (const k of ["a", "b", "c", "d", "e", "f"]) expect(layered.has(k)).toBe(model.has(k));
+        }
+        expect([...layered]).toEqual([...model]);
+        // What iteration hands out is what get hands out, and none of it is a shared value.
+        for (const [k, v] of layered) {
+          expect(layered.get(k)).toBe(v);
+          expect([...base.values()]).not.toContain(v);
+        }
+        expect([...layered.madeEntries()]).toEqual([...model]);
+        expect(JSON.stringify([...base])).toBe(before);
+        expect(copies.length).toBeLessThanOrEqual(base.size);
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
