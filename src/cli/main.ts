@@ -62,10 +62,8 @@ async function main(): Promise<void> {
   const loaded = keepSavedClock(saved?.snapshot ?? start.snapshot, options);
   const log = options.log === null ? undefined : requestLogger(options.log);
   // Prism (Prefer: dynamic=true) is an optional peer: without it such requests get the contract's example and
-  // say why in a header; the operator hears it once, here.
+  // say why in a header; the operator hears it once, after the banner.
   const generateBody = host.prismBodyGenerator();
-  if (generateBody.unavailable)
-    process.stderr.write(`note: Prefer: dynamic=true: ${generateBody.unavailable}\n`);
   // A built-in scenario's world made when the package was built, if it was (src/cli/prebuilt.ts).
   if (loaded === null && typeof start.scenario === "string") keepPrebuilt(start.scenario, options.seed);
   // What the default world and every sandbox share.
@@ -149,6 +147,8 @@ async function main(): Promise<void> {
   settleAfterStart(server);
   const fromState = saved?.snapshot != null;
   process.stdout.write(banner(server, options, sim.manifest(), sim.config, fromState, sandboxes.size));
+  if (generateBody.unavailable)
+    process.stderr.write(`note: Prefer: dynamic=true: ${generateBody.unavailable}\n`);
   const unwatch =
     options.watch && options.scenarioFile !== null
       ? (await import("./watch.ts")).watchScenarioFile(options.scenarioFile, {

@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { deferredMindMaker } from "../../scenarios/builder.ts";
 import { findScenario, scenarios } from "../../scenarios/index.ts";
+import { sha256Hex } from "../core/auth.ts";
 import { DeferredMap } from "../core/deferred-map.ts";
 import { DEFAULT_START, type Scenario } from "../core/scenario.ts";
 import { keepTemplate, type Template, templateFromData, templateOf } from "../core/template.ts";
@@ -34,6 +35,8 @@ describe("worlds made when the package is built (src/cli/prebuilt.ts)", () => {
     expect(stillDeferred(back)).toBe(stillDeferred(fresh));
     expect(back.manifest).toEqual(fresh.manifest);
     expect(back.keys).toEqual(fresh.keys);
+    // Shipped hashes are the keys' own: a world made from them authenticates its users.
+    expect([...(back.hashes ?? [])]).toEqual(back.keys.map(({ raw }) => [raw, sha256Hex(raw)]));
     // Every table, every deferred Mind made (reading them all makes them), in the same order.
     expect(JSON.stringify(serializeState(back.state))).toBe(JSON.stringify(serializeState(fresh.state)));
     expect(

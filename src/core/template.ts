@@ -10,6 +10,7 @@
  * its state machine replaces the record (src/resources/progress/training.ts), and code that tried otherwise
  * would throw in the first test that ran it.
  */
+import { sha256Hex } from "./auth.ts";
 import { type DeferredLayout, DeferredMap, type MakerOf, madeEntries } from "./deferred-map.ts";
 import { LayeredMap } from "./layered-map.ts";
 import type { Manifest } from "./manifest.ts";
@@ -25,6 +26,12 @@ export interface Template {
   state: State;
   manifest: Manifest;
   keys: readonly PendingKey[];
+  /**
+   * The SHA-256 of each key as worlds with the template's own prefix hold it, filled by the first such
+   * world (src/core/world.ts) and shipped with a template made ahead: a reset of the default world, and
+   * its first build, hash nothing.
+   */
+  hashes?: Map<string, string>;
 }
 
 /** Per scenario, the templates of the seeds last used; bounded so many seeds cannot grow memory. */
@@ -87,6 +94,8 @@ export interface TemplateData {
   extra: Record<string, [string, unknown][]>;
   manifest: Manifest;
   keys: PendingKey[];
+  /** Each key with the template's own prefix, and its SHA-256 (Template.hashes). */
+  hashes: [string, string][];
 }
 
 export const TEMPLATE_FORMAT = "audience-research-sim/template@1";
@@ -132,6 +141,7 @@ export function templateData(template: Template, seed: number, startTime: number
     }
   }
   const { manifest, keys } = template;
+  const hashes = keys.map(({ raw }): [string, string] => [raw, sha256Hex(raw)]);
   return {
     format: TEMPLATE_FORMAT,
     scenario: manifest.scenario,
@@ -141,6 +151,7 @@ export function templateData(template: Template, seed: number, startTime: number
     extra,
     manifest,
     keys: [...keys],
+    hashes,
   };
 }
 
@@ -159,7 +170,7 @@ export function templateFromData(data: TemplateData, makerOf: MakerOf<string, ob
       "layout" in table ? DeferredMap.fromLayout(layoutOf(table.layout), makerOf) : new Map(table.entries);
   }
   for (const [name, entries] of Object.entries(data.extra)) state.extra.set(name, new Map(entries));
-  return { state, manifest: data.manifest, keys: data.keys };
+  return { state, manifest: data.manifest, keys: data.keys, hashes: new Map(data.hashes) };
 }
 
 /**

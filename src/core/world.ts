@@ -67,8 +67,16 @@ export async function buildWorld(deps: WorldDeps, scenario: Scenario, seed: numb
   const own = (raw: string) => `${deps.keyPrefix}${raw.slice(TEMPLATE_KEY_PREFIX.length)}`;
   const manifest = structuredClone(template.manifest);
   for (const user of Object.values(manifest.users)) user.apiKey = own(user.apiKey);
+  // Hashed once for the template's own prefix (a reset of the default world hashes nothing); a sandbox's
+  // prefix is its own, so its keys are hashed for it alone.
+  const hashes = deps.keyPrefix === TEMPLATE_KEY_PREFIX ? (template.hashes ??= new Map()) : null;
   for (const { record, raw } of template.keys) {
-    const hash = sha256Hex(own(raw));
+    const key = own(raw);
+    let hash = hashes?.get(key);
+    if (hash === undefined) {
+      hash = sha256Hex(key);
+      hashes?.set(key, hash);
+    }
     state.apiKeys.set(record.id, { ...record, hash });
     state.apiKeyByHash.set(hash, record.id);
   }

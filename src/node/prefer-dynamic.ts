@@ -62,19 +62,27 @@ function prismMissing(): string | null {
   }
 }
 
-/** A `generateBody` for `createSimulator` that serves only bodies the contract accepts. */
+/**
+ * A `generateBody` for `createSimulator` that serves only bodies the contract accepts. Whether Prism can be
+ * loaded is found out when first asked (`unavailable`, or the first Prefer: dynamic=true), not before the
+ * server's first answer.
+ */
 export function prismBodyGenerator(): GenerateBody {
-  const missing = prismMissing();
-  if (missing) return Object.assign(async () => undefined, { unavailable: missing });
-  return async (input: GenerateBodyInput) => {
-    if (input.mediaType !== "application/json") return undefined;
-    const generate = await loadPrism();
+  let missing: string | null | undefined;
+  const why = (): string | null => {
+    missing ??= prismMissing();
+    return missing;
+  };
+  const generate = async (input: GenerateBodyInput) => {
+    if (why() !== null || input.mediaType !== "application/json") return undefined;
+    const prism = await loadPrism();
     const schema = inlineSchema(input.schemaRef);
     for (let i = 0; i < ATTEMPTS; i++) {
-      const result = generate({}, undefined, schema, `${input.seed}:${i}`);
+      const result = prism({}, undefined, schema, `${input.seed}:${i}`);
       if (result._tag === "Left") continue;
       if (validate(input.schemaRef, result.right).length === 0) return result.right;
     }
     return undefined;
   };
+  return Object.defineProperty(generate, "unavailable", { get: () => why() ?? undefined, enumerable: true });
 }
