@@ -207,10 +207,15 @@ describe("DeferredMap", () => {
     );
   });
 
-  it("has no layout when a batch was deferred without a recipe, and refuses a run outside its batch", () => {
+  it("has no layout when a batch was deferred without a recipe; refuses a run outside its batch, a key twice", () => {
     const map = new DeferredMap<string, Box>().deferAll(["a"], () => ({ n: 1 }));
     expect(map.layout()).toBeNull();
     const runaway = { batches: [{ keys: ["a"], recipe: 1 }], entries: [{ batch: 0, from: 0, to: 2 }] };
     expect(() => DeferredMap.fromLayout(runaway, () => () => ({ n: 1 }))).toThrow(RangeError);
+    const twice = {
+      batches: [{ keys: ["a"], recipe: 1 }],
+      entries: [["a", { n: 0 }], { batch: 0, from: 0, to: 1 }],
+    };
+    expect(() => DeferredMap.fromLayout(twice as never, () => () => ({ n: 1 }))).toThrow("twice");
   });
 });

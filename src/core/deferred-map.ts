@@ -97,18 +97,32 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
     makerOf: MakerOf<K, V>,
   ): DeferredMap<K, V> {
     const map = new DeferredMap<K, V>();
+    map.fill(layout, makerOf);
+    return map;
+  }
+
+  /** An empty map filled as `layout` says: each key once, so without the checks `set` and `deferAll` make. */
+  private fill(layout: DeferredLayout<K, V>, makerOf: MakerOf<K, V>): void {
     for (const { keys, recipe } of layout.batches)
-      map.batches.push({ keys, make: makerOf(recipe, keys), recipe });
+      this.batches.push({ keys, make: makerOf(recipe, keys), recipe });
+    const made = new Set<K>();
     for (const entry of layout.entries) {
       if (Array.isArray(entry)) {
-        map.set(entry[0], entry[1]);
+        made.add(entry[0]);
+        super.set(entry[0], entry[1]);
         continue;
       }
-      const keys = map.batches[entry.batch]?.keys;
+      const keys = this.batches[entry.batch]?.keys;
       if (!keys || entry.from < 0 || entry.to > keys.length) throw new RangeError("a run outside its batch");
-      for (let i = entry.from; i < entry.to; i++) map.deferAt(keys[i] as K, entry.batch, i);
+      for (let i = entry.from; i < entry.to; i++) {
+        super.set(keys[i] as K, this.slotBatch.length as unknown as V);
+        this.slotBatch.push(entry.batch);
+        this.slotIndex.push(i);
+      }
+      this.waiting += entry.to - entry.from;
     }
-    return map;
+    this.made = made;
+    if (super.size !== made.size + this.waiting) throw new RangeError("a key in the layout twice");
   }
 
   /** Entries still waiting to be made. */
