@@ -2,7 +2,7 @@
  * The default world, built when the package is (scripts/build.ts writes it beside the bundle as
  * dist/templates/default-1.json) rather than at every start: building it was the larger part of the time
  * from `serve` to its first answer (about 15 ms of 65). The data is the template the build would make
- * (src/core/template.ts, templateData), its 5,300 deferred Minds as the recipes they are made from; a start
+ * (src/core/template-data.ts), its 5,300 deferred Minds as the recipes they are made from; a start
  * hands it to the core, which copies worlds from it as from one it built. Run from the sources there is no
  * such file, and the world is built.
  */
@@ -10,13 +10,8 @@ import { readFileSync } from "node:fs";
 import { deferredMindMaker } from "../../scenarios/builder.ts";
 import { findScenario } from "../../scenarios/index.ts";
 import { DEFAULT_START } from "../core/scenario.ts";
-import {
-  keepTemplate,
-  type TemplateData,
-  templateData,
-  templateFromData,
-  templateOf,
-} from "../core/template.ts";
+import { keepTemplate, templateOf } from "../core/template.ts";
+import { type TemplateData, templateData, templateFromData } from "../core/template-data.ts";
 
 /** The worlds made ahead: what `serve` builds with no options. */
 export const PREBUILT = [{ scenario: "default", seed: 1 }] as const;
