@@ -6,11 +6,6 @@
  * It behaves as a Map holding the same entries would, iteration order included: the shared entries first
  * in their order (one set again keeps its place), then those added here in the order they were added (a
  * shared key deleted and set again moves to the end, as in a Map).
- *
- * Shared values are handed out as they are (a world's Minds are frozen), unless the map is given `adopt`:
- * then a shared value is read only through a copy that `adopt` makes of it, kept here in the shared entry's
- * place the first time it is read, so that changes to it stay in this map too. A world's other tables are
- * such maps: a world copies the records its requests read, not every record of its scenario when made.
  */
 import { type MadeOnDemand, madeEntries } from "./deferred-map.ts";
 
@@ -20,10 +15,7 @@ export class LayeredMap<K, V> extends Map<K, V> implements MadeOnDemand<K, V> {
   /** Shared keys set here while still in their shared place. */
   private readonly inPlace = new Set<K>();
 
-  constructor(
-    private base: ReadonlyMap<K, V>,
-    private readonly adopt?: (shared: V) => V,
-  ) {
+  constructor(private base: ReadonlyMap<K, V>) {
     super();
   }
 
@@ -31,17 +23,7 @@ export class LayeredMap<K, V> extends Map<K, V> implements MadeOnDemand<K, V> {
     // Most reads are of shared entries: one lookup here, one in the base.
     const own = super.get(key);
     if (own !== undefined || (super.size > 0 && super.has(key))) return own;
-    if (this.hidden.size > 0 && this.hidden.has(key)) return undefined;
-    const shared = this.base.get(key);
-    return this.adopt === undefined || shared === undefined ? shared : this.adopted(key, shared);
-  }
-
-  /** `shared`, copied and kept in its shared entry's place. */
-  private adopted(key: K, shared: V): V {
-    const own = (this.adopt as (shared: V) => V)(shared);
-    this.inPlace.add(key);
-    super.set(key, own);
-    return own;
+    return this.hidden.size > 0 && this.hidden.has(key) ? undefined : this.base.get(key);
   }
 
   override has(key: K): boolean {
@@ -75,8 +57,7 @@ export class LayeredMap<K, V> extends Map<K, V> implements MadeOnDemand<K, V> {
   override *entries(): MapIterator<[K, V]> {
     for (const [key, value] of this.base) {
       if (this.hidden.has(key)) continue;
-      if (this.inPlace.has(key)) yield [key, super.get(key) as V];
-      else yield [key, this.adopt === undefined ? value : this.adopted(key, value)];
+      yield [key, this.inPlace.has(key) ? (super.get(key) as V) : value];
     }
     for (const entry of super.entries()) if (!this.inPlace.has(entry[0])) yield entry;
   }
@@ -95,11 +76,6 @@ export class LayeredMap<K, V> extends Map<K, V> implements MadeOnDemand<K, V> {
 
   /** The entries made so far (src/core/deferred-map.ts), when the base makes some on demand. */
   *madeEntries(): IterableIterator<[K, V]> {
-    // Shared values leave only as copies: every entry is read, and so adopted.
-    if (this.adopt !== undefined) {
-      yield* this.entries();
-      return;
-    }
     for (const entry of madeEntries(this.base))
       if (!this.hidden.has(entry[0]) && !this.inPlace.has(entry[0])) yield entry;
     // This map's own entries, those set in a shared entry's place included, were all made.

@@ -5,10 +5,10 @@
  *
  * What is shared and what is copied is decided by freezing: the template's Mind records (the bulk of a
  * world: 5,000 of them in the default scenario) are frozen and shared by reference, and every other
- * record is copied, strings included by reference (they are immutable anyway), when the world first reads
- * it; every table of a world is a LayeredMap over the template's. A Mind therefore never changes in place;
- * its state machine replaces the record (src/resources/progress/training.ts), and code that tried otherwise
- * would throw in the first test that ran it.
+ * record is copied, strings included by reference (they are immutable anyway); the Minds table is a
+ * LayeredMap over the template's. A Mind therefore never changes in place; its state machine replaces
+ * the record (src/resources/progress/training.ts), and code that tried otherwise would throw in the first
+ * test that ran it.
  */
 import { madeEntries } from "./deferred-map.ts";
 import { LayeredMap } from "./layered-map.ts";
@@ -80,16 +80,14 @@ export function keepTemplate(
 }
 
 /**
- * A world's own state from a template: each table layered over the template's (src/core/layered-map.ts).
- * Minds, frozen, are shared; every other record is copied when the world first reads it, which is the
- * copy it would have made at once (the template never changes), without the cost of copying a whole
- * scenario (audiences with their grounding, formations) before a world can answer.
+ * A world's own state from a template: frozen records shared, everything else copied. The Minds table
+ * itself is layered over the template's, not copied: most worlds change a few of its thousands of entries.
  */
 export function copyState(template: State): State {
   const out: Record<string, unknown> = {};
   // Table by table, in the template's order (a snapshot lists them in it).
-  for (const [name, table] of Object.entries(template) as [string, Map<string, unknown>][])
-    out[name] = name === "minds" ? new LayeredMap(table) : new LayeredMap(table, copy);
+  for (const [name, table] of Object.entries(template))
+    out[name] = name === "minds" ? new LayeredMap(table as State["minds"]) : copy(table);
   return out as unknown as State;
 }
 
