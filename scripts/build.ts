@@ -66,9 +66,10 @@ const PDF_LIB_PACKAGES = ["pdf-lib", "@pdf-lib/standard-fonts", "@pdf-lib/upng",
 const EXTERNAL = ["pptxgenjs", "jszip", "@stoplight/*", "@scalar/*"];
 
 /**
- * The project's JSON files (openapi.json above all, 280 KB) are bundled as a string that `JSON.parse` reads at start rather
- * than as an object literal: V8 parses JSON faster than the same data as code, and the code cache of a
- * literal that large (its boilerplate, thousands of small objects) took about a millisecond longer to load.
+ * The project's JSON files (openapi.json above all, 280 KB) are bundled as a string that `JSON.parse` reads
+ * at start rather than as an object literal: V8 parses JSON faster than the same data as code, and the code
+ * cache of a literal that large (its boilerplate, thousands of small objects) took about a millisecond
+ * longer to load.
  */
 const jsonAsText: Plugin = {
   name: "json-as-text",

@@ -11,9 +11,8 @@ import { emptyState } from "./state.ts";
 import type { Template } from "./template.ts";
 
 /**
- * A template as data (JSON): what a build ships so that a start need not build the world it starts from
- * (scripts/build.ts writes the default scenario's; src/cli/prebuilt.ts hands it back). Its tables in the
- * order of the State, a table whose values are made on demand as its layout (src/core/deferred-map.ts).
+ * A template as JSON: its tables in the order of the State, a table whose values are made on demand as its
+ * layout (src/core/deferred-map.ts), which names the recipes its values are made from.
  */
 export interface TemplateData {
   format: typeof TEMPLATE_FORMAT;
