@@ -78,7 +78,7 @@ export interface MindSeriesOptions {
   id?: string;
 }
 
-/** What a series of generated Minds is made from: data, so that a template can ship it (src/core/template.ts). */
+/** What a series of generated Minds is made from: data, so that a template can ship it (src/core/template-data.ts). */
 export interface MindSeriesRecipe {
   kind: "mind-series";
   /** The seed of the personas' stream: a persona depends on it and its index alone (nthPersona). */
@@ -104,8 +104,8 @@ export function mindSeriesMaker(recipe: MindSeriesRecipe, ids: readonly string[]
 }
 
 /**
- * The makers of a template's deferred Minds (ScenarioBuilder.lazyMinds), from the recipes a template shipped
- * as data keeps (src/core/template.ts, templateFromData); frozen as every Mind of a template is.
+ * The maker of a batch of deferred Minds from its recipe (ScenarioBuilder.lazyMinds, and a template shipped as
+ * data: src/core/template-data.ts); its Minds frozen, as every Mind of a template is.
  */
 export const deferredMindMaker: MakerOf<string, MindRecord> = (recipe, keys) => {
   if ((recipe as { kind?: unknown } | null)?.kind !== "mind-series")
@@ -250,16 +250,10 @@ export class ScenarioBuilder {
     const table = this.state.minds;
     if (!(table instanceof DeferredMap)) throw new Error("lazyMinds needs a state made by emptyState()");
     const series = this.mindSeries(owner, count, opts);
-    table.deferAll(series.ids, (i) => deepFreeze(series.record(i)), series.recipe);
-    this.lazySeries.push({ ids: series.ids, facts: { ownerId: owner.id, isPublic: series.isPublic } });
-    this.lazyFacts = null;
+    table.deferAll(series.ids, deferredMindMaker(series.recipe, series.ids), series.recipe);
     // A copy: whoever holds the list may change it, the makers' must stay as drawn.
     return [...series.ids];
   }
-
-  /** Each lazyMinds series: its IDs, and whose its Minds are. */
-  private readonly lazySeries: { ids: readonly string[]; facts: MindFacts }[] = [];
-  private lazyFacts: Map<string, MindFacts> | null = null;
 
   /**
    * Whose Mind `id` is and whether it is public, without making it: a check over every Mind of a world (a
@@ -267,9 +261,9 @@ export class ScenarioBuilder {
    */
   mindFacts(id: string): MindFacts | undefined {
     const table = this.state.minds;
-    if (!(table instanceof DeferredMap) || !table.isDeferred(id)) return table.get(id);
-    this.lazyFacts ??= new Map(this.lazySeries.flatMap((s) => s.ids.map((i) => [i, s.facts] as const)));
-    return this.lazyFacts.get(id);
+    // A deferred Mind's owner and visibility are in the recipe it is made from.
+    const recipe = table instanceof DeferredMap ? table.recipeOf(id) : undefined;
+    return recipe === undefined ? table.get(id) : (recipe as MindSeriesRecipe);
   }
 
   /** The IDs of `count` generated Minds, drawn now, and how each one's record is made. */
@@ -277,7 +271,7 @@ export class ScenarioBuilder {
     owner: UserRecord,
     count: number,
     opts: MindSeriesOptions,
-  ): { ids: string[]; isPublic: boolean; recipe: MindSeriesRecipe; record: (i: number) => MindRecord } {
+  ): { ids: string[]; recipe: MindSeriesRecipe; record: (i: number) => MindRecord } {
     const personaRng =
       opts.personaSeed === undefined
         ? this.rng.fork(`personas:${opts.label}`)
@@ -302,7 +296,7 @@ export class ScenarioBuilder {
       isPublic: opts.isPublic ?? false,
       createdAt: this.ago(20),
     };
-    return { ids, isPublic: recipe.isPublic, recipe, record: mindSeriesMaker(recipe, ids) };
+    return { ids, recipe, record: mindSeriesMaker(recipe, ids) };
   }
 
   /** One Mind registered in the manifest under `handle`. */

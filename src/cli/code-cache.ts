@@ -6,7 +6,7 @@
  */
 const SAVE = Symbol.for("audience-research-sim.saveCodeCache");
 
-let saves = 0;
+let saved = false;
 
 /** Whether this process may save the code (it started without a cache this Node accepts). */
 export function codeCacheOffered(): boolean {
@@ -18,10 +18,10 @@ export function saveCodeCache(): void {
   const save = (globalThis as Record<symbol, unknown>)[SAVE];
   if (typeof save !== "function") return;
   save();
-  saves++;
+  saved = true;
 }
 
 /** Whether a save has been made (a process stopped before any still leaves one). */
 export function codeCacheSaved(): boolean {
-  return saves > 0;
+  return saved;
 }

@@ -7,8 +7,8 @@
  * about 6% more CPU a mixed request than this (`npm run bench`). The factor only takes hold at a full
  * collection: until one, the limit V8 set while the world was built stands, and a burst of large answers
  * filled it for good (130 MB). So one is made when this is called, a quarter second after the server listens
- * (src/cli/main.ts; 10 ms for the default world), past the first requests a client sends as it starts,
- * which would otherwise wait for it.
+ * or, on a start that keeps V8's code, after its first answer (src/cli/listen.ts; 10 ms for the default
+ * world): past the first requests a client sends as it starts, which would otherwise wait for it.
  * Not a command-line flag because there it also applies while the world is built: start-up took 20 ms
  * longer.
  * A node flag naming either setting (`node --heap-growing-percent=50 dist/main.mjs`) is left to rule.

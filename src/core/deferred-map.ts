@@ -21,7 +21,7 @@ export interface MadeOnDemand<K, V> extends ReadonlyMap<K, V> {
  * A DeferredMap as data (JSON): its entries in order, each made one as `[key, value]` and each run of
  * deferred ones as the batch it belongs to and the range of that batch's indexes; and each batch as its keys
  * and the recipe it was deferred with, from which `DeferredMap.fromLayout` gets its maker back. A world's
- * template is shipped that way (src/core/template.ts).
+ * template is shipped that way (src/core/template-data.ts).
  */
 export interface DeferredLayout<K, V> {
   batches: { keys: K[]; recipe: unknown }[];
@@ -41,10 +41,10 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
   private batches: { keys: readonly K[]; make: (index: number) => V; recipe: unknown }[] = [];
   private slotBatch: number[] = [];
   private slotIndex: number[] = [];
-  private waiting = 0;
   /**
    * The keys of the values made, once any was deferred (null before: then every value is): so that
-   * `madeEntries` walks the 63 Minds a world's build made, not the 5,300 it deferred besides.
+   * `madeEntries` walks the 63 Minds a world's build made, not the 5,300 it deferred besides. The other
+   * keys are those still deferred.
    */
   private made: Set<K> | null = null;
 
@@ -62,7 +62,6 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
   private deferAt(key: K, batch: number, index: number): void {
     this.made ??= new Set(super.keys());
     this.made.delete(key);
-    if (typeof super.get(key) !== "number") this.waiting++;
     super.set(key, this.slotBatch.length as unknown as V);
     this.slotBatch.push(batch);
     this.slotIndex.push(index);
@@ -106,6 +105,7 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
     for (const { keys, recipe } of layout.batches)
       this.batches.push({ keys, make: makerOf(recipe, keys), recipe });
     const made = new Set<K>();
+    let deferred = 0;
     for (const entry of layout.entries) {
       if (Array.isArray(entry)) {
         made.add(entry[0]);
@@ -119,20 +119,26 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
         this.slotBatch.push(entry.batch);
         this.slotIndex.push(i);
       }
-      this.waiting += entry.to - entry.from;
+      deferred += entry.to - entry.from;
     }
     this.made = made;
-    if (super.size !== made.size + this.waiting) throw new RangeError("a key in the layout twice");
+    if (super.size !== made.size + deferred) throw new RangeError("a key in the layout twice");
   }
 
   /** Entries still waiting to be made. */
   get deferred(): number {
-    return this.waiting;
+    return this.made === null ? 0 : super.size - this.made.size;
   }
 
   /** Whether `key` holds a value not made yet (reading it would make it). */
   isDeferred(key: K): boolean {
     return typeof super.get(key) === "number";
+  }
+
+  /** The recipe `key`'s value is deferred with, without making it; undefined once made (or without one). */
+  recipeOf(key: K): unknown {
+    const slot = super.get(key);
+    return typeof slot === "number" ? this.batches[this.slotBatch[slot] as number]?.recipe : undefined;
   }
 
   override get(key: K): V | undefined {
@@ -141,14 +147,12 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
   }
 
   override set(key: K, value: V): this {
-    if (typeof super.get(key) === "number") this.waiting--;
     // Undefined, not null, while Map's constructor sets the entries it is given: fields come after.
     this.made?.add(key);
     return super.set(key, value);
   }
 
   override delete(key: K): boolean {
-    if (typeof super.get(key) === "number") this.waiting--;
     this.made?.delete(key);
     return super.delete(key);
   }
@@ -157,7 +161,6 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
     this.batches = [];
     this.slotBatch = [];
     this.slotIndex = [];
-    this.waiting = 0;
     this.made = null;
     super.clear();
   }
@@ -188,7 +191,6 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
   private make(key: K, slot: number): V {
     const batch = this.batches[this.slotBatch[slot] as number] as { make: (index: number) => V };
     const value = batch.make(this.slotIndex[slot] as number);
-    this.waiting--;
     this.made?.add(key);
     super.set(key, value);
     return value;

@@ -30,7 +30,7 @@ export interface Template {
    * world (src/core/world.ts) and shipped with a template made ahead: a reset of the default world, and
    * its first build, hash nothing.
    */
-  hashes?: Map<string, string>;
+  hashes: Map<string, string>;
 }
 
 /** Per scenario, the templates of the seeds last used; bounded so many seeds cannot grow memory. */
@@ -52,6 +52,7 @@ export function templateOf(scenario: Scenario, seed: number, startTime: number):
     state: built.state,
     manifest: built.manifest,
     keys: built.keys,
+    hashes: new Map(),
   });
 }
 

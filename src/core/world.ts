@@ -69,8 +69,7 @@ export async function buildWorld(deps: WorldDeps, scenario: Scenario, seed: numb
   for (const user of Object.values(manifest.users)) user.apiKey = own(user.apiKey);
   // Hashed once for the template's own prefix (a reset of the default world hashes nothing); a sandbox's
   // prefix is its own, so its keys are hashed for it alone.
-  if (deps.keyPrefix === TEMPLATE_KEY_PREFIX) template.hashes ??= new Map();
-  const hashes = deps.keyPrefix === TEMPLATE_KEY_PREFIX ? (template.hashes ?? null) : null;
+  const hashes = deps.keyPrefix === TEMPLATE_KEY_PREFIX ? template.hashes : null;
   for (const { record, raw } of template.keys) {
     const key = own(raw);
     let hash = hashes?.get(key);
