@@ -48,7 +48,7 @@ export async function benchProxy(log: (line: string) => void): Promise<ProxyResu
   const sim = await launch(targetSpec("simulator", {}), { path: "/__sim/manifest", headers: {} });
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const proxy = await started(
-    ["bin/audience-research-sim.mjs", "proxy", "--upstream", sim.origin, "--port", String(port), "--quiet"],
+    ["bin/audience-research-sim.cjs", "proxy", "--upstream", sim.origin, "--port", String(port), "--quiet"],
     "proxy: http://",
   );
   const forwarder = await started(

@@ -23,7 +23,7 @@ export interface StartupResult {
    */
   asUsersMs: { median: number; samples: number[] };
   bareJsMs: { median: number; samples: number[] };
-  /** The same, the first time after an install or a build: no code cache yet (scripts/serve-entry.mjs). */
+  /** The same, the first time after an install or a build: no code cache yet (scripts/serve-entry.cjs). */
   firstMs: number;
   /** The same with --state-file and `savedSandboxes` saved sandboxes. */
   savedMs: { median: number; samples: number[] };
@@ -154,7 +154,7 @@ async function asUsersStart(
     name: "simulator",
     description: "audience-research-sim serve",
     base: "/api/v1",
-    args: (port) => ["bin/audience-research-sim.mjs", "serve", "--port", String(port), "--host", "127.0.0.1"],
+    args: (port) => ["bin/audience-research-sim.cjs", "serve", "--port", String(port), "--host", "127.0.0.1"],
   };
   const bareJs: TargetSpec = {
     name: "node:http",

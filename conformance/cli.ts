@@ -386,7 +386,7 @@ function refusal(lacking: Map<string, string[]>, chosen: number, simulator: bool
   return `conformance: ${what}; nothing was run:\n${lines.join("\n")}\nTo run the others, leave these out: --skip '^(${skip}):'\n`;
 }
 
-// The package's `proxy` and `capture` commands run from this bundle too (bin/audience-research-sim.mjs
+// The package's `proxy` and `capture` commands run from this bundle too (bin/audience-research-sim.cjs
 // names them so).
 const command = process.argv[1];
 const run =

@@ -31,12 +31,12 @@ import type { Metafile, Plugin } from "esbuild";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const DIST = path.join(ROOT, "dist");
-/** What `npm start` and `audience-research-sim serve` run: scripts/serve-entry.mjs, naming the bundle it runs. */
-const ENTRY = path.join(DIST, "main.mjs");
-const ENTRY_SOURCE = path.join(ROOT, "scripts/serve-entry.mjs");
+/** What `npm start` and `audience-research-sim serve` run: scripts/serve-entry.cjs, naming the bundle it runs. */
+const ENTRY = path.join(DIST, "main.cjs");
+const ENTRY_SOURCE = path.join(ROOT, "scripts/serve-entry.cjs");
 /**
  * The simulator's command line as one CommonJS script, not an ES module: the entry runs it with the code V8
- * compiled for it at an earlier start, which Node offers for a script only (scripts/serve-entry.mjs says why).
+ * compiled for it at an earlier start, which Node offers for a script only (scripts/serve-entry.cjs says why).
  */
 const BUNDLE = path.join(DIST, "cli.cjs");
 const META = path.join(DIST, "cli.meta.json");
@@ -92,7 +92,7 @@ const vendoredPdfLib: Plugin = {
 };
 
 /** Files whose change can change the bundle without being one of its inputs. */
-const BUILD_INPUTS = ["scripts/build.ts", "scripts/serve-entry.mjs", "package-lock.json", "tsconfig.json"];
+const BUILD_INPUTS = ["scripts/build.ts", "scripts/serve-entry.cjs", "package-lock.json", "tsconfig.json"];
 
 /** True when both bundles exist and no input of their last build (nor the build itself) is newer. */
 function isFresh(): boolean {
@@ -180,9 +180,16 @@ export async function build(): Promise<void> {
             },
           }
         : {
+            // Written as the function the entry calls with a CommonJS module's arguments (strict, as the ES
+            // modules it is made of), so that the entry hands V8 the file as it is (scripts/serve-entry.cjs).
             // A script has no import.meta: the few modules that find files beside themselves get the bundle's URL.
-            banner: { js: 'const __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
+            banner: {
+              js: `(function (exports, require, module, __filename, __dirname) {"use strict";const __import_meta_url = require("node:url").pathToFileURL(__filename).href;`,
+            },
+            footer: { js: "})" },
             define: { "import.meta.url": "__import_meta_url" },
+            // ASCII, so that the entry may read it as latin1 (checked after the build).
+            charset: "ascii",
           }),
       // Stack traces name dist/cli.cjs and dist/*.mjs; the maps beside them lead to the sources (with
       // `node --enable-source-maps`, which costs about 20 ms of start-up, so npm start goes without).
@@ -224,7 +231,12 @@ export async function build(): Promise<void> {
   writeFileSync(META, JSON.stringify(sim.metafile));
   writeFileSync(KIT_META, JSON.stringify(kit.metafile));
   await writePrebuiltTemplates(esbuild);
-  const bundleId = createHash("sha256").update(readFileSync(BUNDLE)).digest("hex").slice(0, 16);
+  const code = readFileSync(BUNDLE);
+  // esbuild escapes what it can; a character it leaves (in a comment it keeps) would be misread as latin1.
+  const wide = code.findIndex((byte) => byte > 0x7f);
+  if (wide !== -1)
+    throw new Error(`${BUNDLE} is not ASCII at byte ${wide}: ${code.subarray(wide - 40, wide + 10)}`);
+  const bundleId = createHash("sha256").update(code).digest("hex").slice(0, 16);
   writeFileSync(ENTRY, readFileSync(ENTRY_SOURCE, "utf8").replace("__BUNDLE_ID__", bundleId));
 }
 
@@ -261,7 +273,7 @@ async function writePrebuiltTemplates(esbuild: typeof import("esbuild").build): 
 }
 
 /**
- * The node arguments of `npm start`, from package.json's "start" script (`node [flags] dist/main.mjs`), for
+ * The node arguments of `npm start`, from package.json's "start" script (`node [flags] dist/main.cjs`), for
  * whatever must run exactly what `npm start` runs, flags included (the benchmark, the bundle's test).
  */
 export function startArgs(): string[] {

@@ -10,7 +10,7 @@ import { ROOT } from "../../testing/cli.ts";
 import { startServer } from "../node/server.ts";
 import { createSimulator } from "../simulator.ts";
 
-const BIN = join(ROOT, "bin/audience-research-sim.mjs");
+const BIN = join(ROOT, "bin/audience-research-sim.cjs");
 
 function run(
   args: string[],

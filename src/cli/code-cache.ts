@@ -1,5 +1,5 @@
 /**
- * Keeping V8's code for the bundle (scripts/serve-entry.mjs, which `npm start` and the `serve` command run):
+ * Keeping V8's code for the bundle (scripts/serve-entry.cjs, which `npm start` and the `serve` command run):
  * on a start without a usable cache the entry offers a way to save one, and this takes it once start-up and
  * the first request have run, so that the code of every function they called is in it. Run from the
  * sources (tsx), nothing offers it and this does nothing.

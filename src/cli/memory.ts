@@ -11,7 +11,7 @@
  * world): past the first requests a client sends as it starts, which would otherwise wait for it.
  * Not a command-line flag because there it also applies while the world is built: start-up took 20 ms
  * longer.
- * A node flag naming either setting (`node --heap-growing-percent=50 dist/main.mjs`) is left to rule.
+ * A node flag naming either setting (`node --heap-growing-percent=50 dist/main.cjs`) is left to rule.
  */
 
 /**

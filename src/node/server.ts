@@ -197,7 +197,7 @@ class HostRequest implements SimRequest {
   /**
    * The simulator's way: the body in one piece, with no web stream between the socket and it. A field, so
    * that it may be passed on alone (a sandbox hands the request to its own engine). Made for every request:
-   * made in the constructor only for requests with a body, it cost the NDJSON preview 87 µs of CPU a
+   * made in the constructor only for requests with a body, it cost the NDJSON preview 87 microseconds of CPU a
    * request instead of 52, most of it more garbage collection (A/B, twice; the cause not pinned down),
    * while the mixed cycle and auth/me measured the same either way.
    */

@@ -71,7 +71,7 @@ $("login").addEventListener("submit", function (ev) {
 });
 
 function cell(v) {
-  if (v === null || v === undefined) return el("td", { class: "muted", text: "—" });
+  if (v === null || v === undefined) return el("td", { class: "muted", text: "\u2014" });
   return el("td", { text: String(v) });
 }
 
@@ -152,7 +152,7 @@ function showJournal(entries) {
 function side(title, s) {
   if (!s) return [el("h3", { text: title }), el("p", { class: "muted", text: "not kept (only the newest requests keep headers and bodies)" })];
   var head = Object.keys(s.headers).map(function (k) { return k + ": " + s.headers[k]; }).join("\n");
-  var body = s.body === null ? (s.note || "(no body)") : s.body + (s.cut ? "\n… cut: " + s.size + " in all" : "");
+  var body = s.body === null ? (s.note || "(no body)") : s.body + (s.cut ? "\n\u2026 cut: " + s.size + " in all" : "");
   return [el("h3", { text: title }), el("pre", { text: head }), el("pre", { class: "body", text: body })];
 }
 
@@ -161,7 +161,7 @@ function showDetail(i) {
   Array.prototype.forEach.call($("journal").querySelectorAll("tr.sel"), function (r) { r.classList.remove("sel"); });
   var row = $("journal").querySelector('[data-entry="' + e.id + '"]');
   if (row) row.classList.add("sel");
-  $("detail").replaceChildren.apply($("detail"), [el("h3", { text: e.method + " " + e.path + e.query + " → " + e.status })]
+  $("detail").replaceChildren.apply($("detail"), [el("h3", { text: e.method + " " + e.path + e.query + " \u2192 " + e.status })]
     .concat(side("request", e.request), side("response", e.response)));
 }
 

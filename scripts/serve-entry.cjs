@@ -1,4 +1,4 @@
-// What `npm start` and `audience-research-sim serve` run: dist/main.mjs, written by scripts/build.ts from this
+// What `npm start` and `audience-research-sim serve` run: dist/main.cjs, written by scripts/build.ts from this
 // file. It runs the simulator's bundle (dist/cli.cjs) with V8's code for it, saved by an earlier start.
 //
 // Why not Node's compile cache alone: it keeps the code V8 makes when it compiles a module, before the module
@@ -7,23 +7,25 @@
 // script once start-up has run (`createCachedData`), functions included, which made the first answer about
 // 11 ms sooner. Node can do that for a script, not for an ES module, hence a CommonJS bundle.
 //
+// CommonJS itself, as the bin is: a start that loads no ES module sets up no ES module loader (about 2 ms).
+//
 // The first start without a cache (or with one this Node refuses) offers `saveCodeCache` (src/cli/code-cache.ts
 // calls it); a cache that cannot be written is no error, only a slower next start.
-import { createRequire, enableCompileCache, flushCompileCache } from "node:module";
-import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-import { constants, Script } from "node:vm";
+"use strict";
+const { createRequire, enableCompileCache, flushCompileCache } = require("node:module");
+const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs");
+const { constants, Script } = require("node:vm");
 
-// node:fs without an ES module namespace: building one reads every export, and the lazy ones (fs.promises,
-// the streams) load some 20 of Node's modules the server has no use for before its first answer.
-const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } = createRequire(
-  import.meta.url,
-)("node:fs");
-
-const BUNDLE = fileURLToPath(new URL("./cli.cjs", import.meta.url));
+/**
+ * The bundle, written by the build as the function a CommonJS module's code is wrapped in (strict, as the ES
+ * modules it was bundled from) and in ASCII only: read as latin1, Node hands V8 its bytes as they are, outside
+ * the heap, where UTF-8 would decode a copy into it and the wrapping would copy it again (some 4 MB of young
+ * objects, and a collection, before the first line runs).
+ */
+const BUNDLE = `${__dirname}/cli.cjs`;
 /** The bundle's content hash, written in by the build: a rebuilt bundle never meets the code of another. */
 const BUNDLE_ID = "__BUNDLE_ID__";
-const CACHE_DIR = fileURLToPath(new URL("./.compile-cache/", import.meta.url));
+const CACHE_DIR = `${__dirname}/.compile-cache/`;
 
 /** FNV-1a, hex: a short, stable name for what V8 checks a cache against besides the source. */
 function fingerprint(text) {
@@ -47,11 +49,11 @@ try {
 enableCompileCache(CACHE_DIR);
 setTimeout(flushCompileCache, 2000).unref();
 
-// A CommonJS module's wrapper, strict as the ES modules it was bundled from.
-const script = new Script(
-  `(function (exports, require, module, __filename, __dirname) {"use strict";${readFileSync(BUNDLE, "utf8")}\n})`,
-  { filename: BUNDLE, cachedData, importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER },
-);
+const script = new Script(readFileSync(BUNDLE, "latin1"), {
+  filename: BUNDLE,
+  cachedData,
+  importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+});
 
 if (cachedData === undefined || script.cachedDataRejected) {
   // Each call writes what V8 has compiled so far (src/cli/code-cache.ts decides when).
@@ -69,5 +71,5 @@ if (cachedData === undefined || script.cachedDataRejected) {
   };
 }
 
-const module = { exports: {} };
-script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));
+const bundleModule = { exports: {} };
+script.runInThisContext()(bundleModule.exports, createRequire(BUNDLE), bundleModule, BUNDLE, __dirname);

@@ -2,24 +2,22 @@
 // audience-research-sim: one program for the simulator (`serve`), the conformance kit (`conformance`), the
 // validating proxy (`proxy`) and `capture` (a deployment's world as a scenario document).
 // Plain JavaScript on purpose: it only picks the bundle to run (dist/, built by scripts/build.ts), so it
-// needs no TypeScript loader and no test framework.
-import { fileURLToPath } from "node:url";
+// needs no TypeScript loader and no test framework. CommonJS, as the simulator's entry is: `serve` then loads
+// no ES module, and Node sets up no ES module loader before its first answer (about 2 ms).
+"use strict";
+const { existsSync, readFileSync } = require("node:fs");
+const { join } = require("node:path");
+const { pathToFileURL } = require("node:url");
 
-// Before any bundle is imported: on an older Node the bundles fail to link (a SyntaxError about a missing
-// export of node:module) long before they could say why. This import exists on every Node since 12.
+// Before any bundle is loaded: on an older Node the bundles fail to link (a SyntaxError about a missing
+// export of node:module) long before they could say why.
 const MAJOR = Number(process.versions.node.split(".")[0]);
 if (MAJOR < 22) {
   process.stderr.write(`audience-research-sim needs Node 22 or newer; this is v${process.versions.node}\n`);
   process.exit(2);
 }
-// node:fs without an ES module namespace: building one reads every export, and the lazy ones (fs.promises,
-// the streams) load some 20 of Node's modules the server has no use for before its first answer.
-const { existsSync, readFileSync } =
-  process.getBuiltinModule?.("node:fs") ??
-  (await import("node:module")).createRequire(import.meta.url)("node:fs");
-
 const COMMANDS = {
-  serve: { bundle: "../dist/main.mjs", about: "serve the simulator over HTTP (the options of npm start)" },
+  serve: { bundle: "../dist/main.cjs", about: "serve the simulator over HTTP (the options of npm start)" },
   conformance: {
     bundle: "../dist/conformance.mjs",
     about: "check a simulator or a deployment against the contract",
@@ -53,7 +51,7 @@ if (command === undefined || command === "-h" || command === "--help" || command
   process.exit(command === undefined ? 2 : 0);
 }
 if (command === "-v" || command === "--version") {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  const pkg = JSON.parse(readFileSync(join(__dirname, "../package.json"), "utf8"));
   process.stdout.write(`${pkg.version}\n`);
   process.exit(0);
 }
@@ -62,13 +60,12 @@ if (!chosen) {
   process.stderr.write(`audience-research-sim: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
   process.exit(2);
 }
-const bundle = new URL(chosen.bundle, import.meta.url);
-if (!existsSync(fileURLToPath(bundle))) {
-  process.stderr.write(
-    `audience-research-sim: ${fileURLToPath(bundle)} is missing; in a clone, run npm run build\n`,
-  );
+const bundle = join(__dirname, chosen.bundle);
+if (!existsSync(bundle)) {
+  process.stderr.write(`audience-research-sim: ${bundle} is missing; in a clone, run npm run build\n`);
   process.exit(2);
 }
 // The command's own argument parser reads process.argv from its third entry on.
 process.argv = [process.argv[0], `audience-research-sim ${command}`, ...rest];
-await import(bundle.href);
+if (bundle.endsWith(".cjs")) require(bundle);
+else import(pathToFileURL(bundle).href);
