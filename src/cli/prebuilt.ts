@@ -10,8 +10,8 @@ import { readFileSync } from "node:fs";
 import { deferredMindMaker } from "../../scenarios/builder.ts";
 import { findScenario } from "../../scenarios/index.ts";
 import { DEFAULT_START } from "../core/scenario.ts";
-import { keepTemplate, templateOf } from "../core/template.ts";
-import { type TemplateData, templateData, templateFromData } from "../core/template-data.ts";
+import { buildTemplate, keepTemplate, type Template, templateOf } from "../core/template.ts";
+import { type TemplateData, templateData, templateFromText, templateText } from "../core/template-data.ts";
 
 /** The worlds made ahead: what `serve` builds with no options. */
 export const PREBUILT = [{ scenario: "default", seed: 1 }] as const;
@@ -28,21 +28,16 @@ export function prebuiltData(scenario: string, seed: number): TemplateData {
   return data;
 }
 
-/**
- * The file a build writes for a built-in scenario's template at `seed`: its data as JSON in ASCII, what is
- * not escaped as JSON allows, so that serve reads it without decoding UTF-8 (which took longer than parsing).
- */
+/** The file a build writes for a built-in scenario's template at `seed` (src/core/template-data.ts's text). */
 export function prebuiltText(scenario: string, seed: number): string {
-  return JSON.stringify(prebuiltData(scenario, seed)).replace(
-    /[\u007f-\uffff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return templateText(prebuiltData(scenario, seed));
 }
 
 /**
  * Hands the core the template of the built-in `scenario` at `seed` (null: the default seed) when a build
  * made it ahead; true when it did. A file that cannot be read or is not such a template is passed over
- * with a note: the world is then built, as from the sources.
+ * with a note: the world is then built, as from the sources. A table found unreadable later, when a world
+ * first reads it, is taken from the scenario built then, with a note: the same table, a little later.
  */
 export function keepPrebuilt(scenario: string, seed: number | null, dir: URL = BESIDE): boolean {
   const wanted = PREBUILT.find((p) => p.scenario === scenario && p.seed === (seed ?? p.seed));
@@ -51,16 +46,24 @@ export function keepPrebuilt(scenario: string, seed: number | null, dir: URL = B
   const file = new URL(`${wanted.scenario}-${wanted.seed}.json`, dir);
   let text: string;
   try {
-    // In ASCII (prebuiltText): a byte is a character.
+    // In ASCII (templateText): a byte is a character.
     text = readFileSync(file, "latin1");
   } catch {
     return false;
   }
+  let built: Template | undefined;
+  const rescue = (table: string, error: Error): unknown => {
+    process.stderr.write(
+      `note: ${file.pathname}: table ${table} passed over (${error.message}); building the world\n`,
+    );
+    built ??= buildTemplate(code, wanted.seed, DEFAULT_START);
+    return (built.state as unknown as Record<string, unknown>)[table];
+  };
   try {
-    const data = JSON.parse(text) as TemplateData;
-    if (data.scenario !== code.name || data.seed !== wanted.seed || data.startTime !== DEFAULT_START)
+    const read = templateFromText(text, deferredMindMaker, rescue);
+    if (read.scenario !== code.name || read.seed !== wanted.seed || read.startTime !== DEFAULT_START)
       throw new TypeError("it is another world's");
-    keepTemplate(code, data.seed, data.startTime, templateFromData(data, deferredMindMaker));
+    keepTemplate(code, read.seed, read.startTime, read.template);
     return true;
   } catch (error) {
     process.stderr.write(

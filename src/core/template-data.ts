@@ -5,9 +5,10 @@
  */
 import { sha256Hex } from "./auth.ts";
 import { type DeferredLayout, DeferredMap, type MakerOf } from "./deferred-map.ts";
+import { lazyTables } from "./lazy-tables.ts";
 import type { Manifest } from "./manifest.ts";
 import type { PendingKey } from "./scenario.ts";
-import { emptyState } from "./state.ts";
+import { emptyState, type State } from "./state.ts";
 import type { Template } from "./template.ts";
 
 /**
@@ -27,7 +28,7 @@ export interface TemplateData {
   hashes: [string, string][];
 }
 
-export const TEMPLATE_FORMAT = "audience-research-sim/template@1";
+export const TEMPLATE_FORMAT = "audience-research-sim/template@2";
 
 /**
  * A layout whose batches' keys are one string, a line each, when they can be: JSON.parse
@@ -85,19 +86,74 @@ export function templateData(template: Template, seed: number, startTime: number
 }
 
 /**
- * The template `data` describes, its deferred values' makers got back by `makerOf`. The data is taken over,
- * not copied. A TypeError when it is not a template's data of this version.
+ * The text a build ships for `data`: a line of JSON for all but the tables, then a line of JSON per table,
+ * in the order the first line names them, so that a start parses a table only when a world first reads it
+ * (templateFromText). In ASCII, what is not escaped as JSON allows: a reader may take a byte for a character
+ * (latin1 is read without decoding, which UTF-8 is not).
  */
-export function templateFromData(data: TemplateData, makerOf: MakerOf<string, object>): Template {
-  if (data?.format !== TEMPLATE_FORMAT) throw new TypeError("not a template's data of this version");
-  const state = emptyState();
-  const tables = state as unknown as Record<string, Map<string, unknown>>;
-  for (const [name, table] of Object.entries(data.tables)) {
-    if (!Object.hasOwn(tables, name) || name === "extra")
-      throw new TypeError(`unknown state table "${name}"`);
-    tables[name] =
-      "layout" in table ? DeferredMap.fromLayout(layoutOf(table.layout), makerOf) : new Map(table.entries);
+export function templateText(data: TemplateData): string {
+  const { tables, ...header } = data;
+  const lines = [JSON.stringify({ ...header, tables: Object.keys(tables) })];
+  for (const table of Object.values(tables)) lines.push(JSON.stringify(table));
+  return lines
+    .join("\n")
+    .replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+type Header = Omit<TemplateData, "tables"> & { tables: string[] };
+
+/** What templateFromText read: the template, and whose it says it is. */
+export interface TextTemplate {
+  scenario: string;
+  seed: number;
+  startTime: number;
+  template: Template;
+}
+
+/**
+ * The template `text` (templateText's) describes, its deferred values' makers got back by `makerOf`; a
+ * TypeError when its first line is not a template's of this version, or its tables are not the lines that
+ * follow. A table is read when it is first read: one that cannot be (a line that is not its JSON) is asked of
+ * `rescue`, which a start answers by building the scenario (src/cli/prebuilt.ts), rather than failing a
+ * request long after the start.
+ */
+export function templateFromText(
+  text: string,
+  makerOf: MakerOf<string, object>,
+  rescue: (table: string, error: Error) => unknown,
+): TextTemplate {
+  const lines = text.split("\n");
+  const header = JSON.parse(lines[0] as string) as Header;
+  if (header?.format !== TEMPLATE_FORMAT) throw new TypeError("not a template's data of this version");
+  const names = Object.keys(emptyState());
+  const unknown = header.tables.find((name) => !names.includes(name) || name === "extra");
+  if (unknown !== undefined) throw new TypeError(`unknown state table "${unknown}"`);
+  if (lines.length !== header.tables.length + 1)
+    throw new TypeError(`${lines.length - 1} table lines for ${header.tables.length} tables`);
+  const state = lazyTables<State>(names, (name) => {
+    if (name === "extra")
+      return new Map(Object.entries(header.extra).map(([sub, entries]) => [sub, new Map(entries)]));
+    const at = header.tables.indexOf(name);
+    if (at === -1) return emptyState()[name as keyof State];
+    try {
+      return tableOf(JSON.parse(lines[at + 1] as string), makerOf);
+    } catch (error) {
+      return rescue(name, error as Error);
+    }
+  });
+  const { manifest, keys, hashes } = header;
+  return {
+    scenario: header.scenario,
+    seed: header.seed,
+    startTime: header.startTime,
+    template: { state, manifest, keys, hashes: new Map(hashes) },
+  };
+}
+
+function tableOf(stored: TemplateData["tables"][string], makerOf: MakerOf<string, object>): unknown {
+  if (stored !== null && typeof stored === "object") {
+    if ("layout" in stored) return DeferredMap.fromLayout(layoutOf(stored.layout), makerOf);
+    if (Array.isArray(stored.entries)) return new Map(stored.entries);
   }
-  for (const [name, entries] of Object.entries(data.extra)) state.extra.set(name, new Map(entries));
-  return { state, manifest: data.manifest, keys: data.keys, hashes: new Map(data.hashes) };
+  throw new TypeError("neither entries nor a layout");
 }

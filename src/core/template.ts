@@ -12,6 +12,7 @@
  */
 import { madeEntries } from "./deferred-map.ts";
 import { LayeredMap } from "./layered-map.ts";
+import { lazyTables } from "./lazy-tables.ts";
 import type { Manifest } from "./manifest.ts";
 import { createRng } from "./prng.ts";
 import type { PendingKey, Scenario } from "./scenario.ts";
@@ -47,13 +48,13 @@ export function templateOf(scenario: Scenario, seed: number, startTime: number):
     bySeed.set(key, known);
     return known;
   }
+  return keepTemplate(scenario, seed, startTime, buildTemplate(scenario, seed, startTime));
+}
+
+/** The template of `scenario` at `seed` and `startTime`, built anew and not kept (templateOf keeps it). */
+export function buildTemplate(scenario: Scenario, seed: number, startTime: number): Template {
   const built = scenario.build({ rng: createRng(seed).fork("scenario"), seed, now: startTime });
-  return keepTemplate(scenario, seed, startTime, {
-    state: built.state,
-    manifest: built.manifest,
-    keys: built.keys,
-    hashes: new Map(),
-  });
+  return { state: built.state, manifest: built.manifest, keys: built.keys, hashes: new Map() };
 }
 
 /**
@@ -81,15 +82,16 @@ export function keepTemplate(
 }
 
 /**
- * A world's own state from a template: frozen records shared, everything else copied. The Minds table
- * itself is layered over the template's, not copied: most worlds change a few of its thousands of entries.
+ * A world's own state from a template: frozen records shared, everything else copied, each table when it is
+ * first read (src/core/lazy-tables.ts; a world that never reads its Audiences never copies them). The Minds
+ * table itself is layered over the template's, not copied: most worlds change a few of its thousands of
+ * entries. The tables are in the template's order (a snapshot lists them in it).
  */
 export function copyState(template: State): State {
-  const out: Record<string, unknown> = {};
-  // Table by table, in the template's order (a snapshot lists them in it).
-  for (const [name, table] of Object.entries(template))
-    out[name] = name === "minds" ? new LayeredMap(table as State["minds"]) : copy(table);
-  return out as unknown as State;
+  const tables = template as unknown as Record<string, unknown>;
+  return lazyTables<State>(Object.keys(template), (name) =>
+    name === "minds" ? new LayeredMap(template.minds) : copy(tables[name]),
+  );
 }
 
 function copy(value: unknown): unknown {
