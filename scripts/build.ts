@@ -83,6 +83,42 @@ const jsonAsText: Plugin = {
   },
 };
 
+/**
+ * In the simulator's bundle, ajv and ajv-formats are initialized when a validator is first made, not at
+ * start: their some 80 modules took about 1.8 ms of every start (and a young collection) before the first
+ * answer, which needs no validator unless it has a body. The sources import them as usual; here an import
+ * of either gets a stand-in whose function makes the real one on its first call (`new Ajv2020(...)` returns
+ * the real instance, `addFormats(...)` calls the real plugin). esbuild bundles the `require` in the stand-in
+ * as the lazy call to the package's CommonJS wrapper it makes of any package.
+ */
+const LAZY_PACKAGES: Record<string, string> = {
+  "ajv/dist/2020.js": `let real;
+export function Ajv2020(...args) {
+  real ??= require("ajv/dist/2020.js");
+  return new real.Ajv2020(...args);
+}`,
+  "ajv-formats": `let real;
+export default function addFormats(...args) {
+  real ??= require("ajv-formats");
+  return (real.default ?? real)(...args);
+}`,
+};
+const lazyPackages: Plugin = {
+  name: "lazy-packages",
+  setup(b) {
+    const names = Object.keys(LAZY_PACKAGES).map((n) => n.replace(/[./-]/g, "\\$&"));
+    // Imports only: the stand-in's own require, and the packages' requires of each other, get the package.
+    b.onResolve({ filter: new RegExp(`^(${names.join("|")})$`) }, (args) =>
+      args.kind === "import-statement" ? { path: args.path, namespace: "lazy-package" } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "lazy-package" }, (args) => ({
+      contents: LAZY_PACKAGES[args.path] as string,
+      loader: "js",
+      resolveDir: ROOT,
+    }));
+  },
+};
+
 /** `import("pdf-lib")` in the bundles loads the vendored build beside them (PDF_LIB). */
 const vendoredPdfLib: Plugin = {
   name: "vendored-pdf-lib",
@@ -162,7 +198,13 @@ const builtinsByRequire: Plugin = {
 export async function build(): Promise<void> {
   // Loaded only to build, so the freshness check before every start stays cheap.
   const { build: esbuild } = await import("esbuild");
-  const bundle = (entry: string, outfile: string, external: string[], format: "esm" | "cjs") =>
+  const bundle = (
+    entry: string,
+    outfile: string,
+    external: string[],
+    format: "esm" | "cjs",
+    plugins: Plugin[] = [],
+  ) =>
     esbuild({
       absWorkingDir: ROOT,
       entryPoints: [entry],
@@ -194,12 +236,12 @@ export async function build(): Promise<void> {
       // Stack traces name dist/cli.cjs and dist/*.mjs; the maps beside them lead to the sources (with
       // `node --enable-source-maps`, which costs about 20 ms of start-up, so npm start goes without).
       sourcemap: true,
-      plugins: [builtinsByRequire, vendoredPdfLib, jsonAsText],
+      plugins: [builtinsByRequire, vendoredPdfLib, jsonAsText, ...plugins],
       metafile: true,
       logLevel: "warning",
     });
   const [sim, kit] = await Promise.all([
-    bundle("src/cli/main.ts", BUNDLE, EXTERNAL, "cjs"),
+    bundle("src/cli/main.ts", BUNDLE, EXTERNAL, "cjs", [lazyPackages]),
     // The kit checks HTTP answers; it never renders a document or starts Prism, so it keeps nothing out.
     bundle("conformance/cli.ts", KIT_BUNDLE, [], "esm"),
     esbuild({
