@@ -9,7 +9,7 @@ import { sha256Hex } from "../core/auth.ts";
 import { DeferredMap } from "../core/deferred-map.ts";
 import { DEFAULT_START, type Scenario } from "../core/scenario.ts";
 import { keepTemplate, type Template, templateOf } from "../core/template.ts";
-import { templateFromText, templateText } from "../core/template-data.ts";
+import { linesOf, templateFromLines, templateText } from "../core/template-data.ts";
 import { serializeState } from "../persistence/snapshot.ts";
 import { createSimulator } from "../simulator.ts";
 import { keepPrebuilt, PREBUILT, prebuiltData, prebuiltText } from "./prebuilt.ts";
@@ -29,9 +29,13 @@ describe("worlds made when the package is built (src/cli/prebuilt.ts)", () => {
   ])("%s at seed %i: the data, through its text, makes the template a build makes", (name, seed) => {
     const code = findScenario(name) as Scenario;
     // Kept as serve keeps it: the Minds made so far are frozen then (deferred ones as they are made).
-    const read = templateFromText(templateText(prebuiltData(name, seed)), deferredMindMaker, (table) => {
-      throw new Error(`table ${table} asked of the rescue`);
-    });
+    const read = templateFromLines(
+      linesOf(templateText(prebuiltData(name, seed))),
+      deferredMindMaker,
+      (table) => {
+        throw new Error(`table ${table} asked of the rescue`);
+      },
+    );
     expect([read.scenario, read.seed, read.startTime]).toEqual([name, seed, DEFAULT_START]);
     const back = keepTemplate(twin(code), seed, DEFAULT_START, read.template);
     const fresh = templateOf(twin(code), seed, DEFAULT_START);

@@ -11,7 +11,13 @@ import { deferredMindMaker } from "../../scenarios/builder.ts";
 import { findScenario } from "../../scenarios/index.ts";
 import { DEFAULT_START } from "../core/scenario.ts";
 import { buildTemplate, keepTemplate, type Template, templateOf } from "../core/template.ts";
-import { type TemplateData, templateData, templateFromText, templateText } from "../core/template-data.ts";
+import {
+  type TemplateData,
+  type TemplateLines,
+  templateData,
+  templateFromLines,
+  templateText,
+} from "../core/template-data.ts";
 
 /** The worlds made ahead: what `serve` builds with no options. */
 export const PREBUILT = [{ scenario: "default", seed: 1 }] as const;
@@ -44,10 +50,9 @@ export function keepPrebuilt(scenario: string, seed: number | null, dir: URL = B
   const code = findScenario(scenario);
   if (!wanted || !code) return false;
   const file = new URL(`${wanted.scenario}-${wanted.seed}.json`, dir);
-  let text: string;
+  let bytes: Buffer;
   try {
-    // In ASCII (templateText): a byte is a character.
-    text = readFileSync(file, "latin1");
+    bytes = readFileSync(file);
   } catch {
     return false;
   }
@@ -60,7 +65,7 @@ export function keepPrebuilt(scenario: string, seed: number | null, dir: URL = B
     return (built.state as unknown as Record<string, unknown>)[table];
   };
   try {
-    const read = templateFromText(text, deferredMindMaker, rescue);
+    const read = templateFromLines(linesOfBytes(bytes), deferredMindMaker, rescue);
     if (read.scenario !== code.name || read.seed !== wanted.seed || read.startTime !== DEFAULT_START)
       throw new TypeError("it is another world's");
     keepTemplate(code, read.seed, read.startTime, read.template);
@@ -71,4 +76,19 @@ export function keepPrebuilt(scenario: string, seed: number | null, dir: URL = B
     );
     return false;
   }
+}
+
+/**
+ * The lines of a template's file, each made a string when asked for: the tables no world reads stay bytes
+ * outside the heap (the default world's Audiences, 250 KB, until a request reads them). In ASCII
+ * (templateText): a byte is a character, and latin1 is read without decoding.
+ */
+function linesOfBytes(bytes: Buffer): TemplateLines {
+  const ends: number[] = [];
+  for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) ends.push(at);
+  ends.push(bytes.length);
+  return {
+    count: ends.length,
+    line: (index) => bytes.toString("latin1", index === 0 ? 0 : (ends[index - 1] as number) + 1, ends[index]),
+  };
 }

@@ -198,10 +198,28 @@ describe("DeferredMap", () => {
         const layout = map.layout();
         if (layout === null) throw new Error("every batch had a recipe");
         const back = DeferredMap.fromLayout<string, Box>(JSON.parse(JSON.stringify(layout)), makerOf);
+        // Each read, as the first one of a map just brought back, fills it in (checked on fresh ones).
+        const fresh = () => DeferredMap.fromLayout<string, Box>(JSON.parse(JSON.stringify(layout)), makerOf);
         expect(back.deferred).toBe(map.deferred);
         expect([...madeEntries(back)].sort()).toEqual([...madeEntries(map)].sort());
+        const recipes = KEYS.map((k) => map.recipeOf(k));
         for (const k of KEYS) expect(back.isDeferred(k)).toBe(map.isDeferred(k));
+        expect(KEYS.map((k) => fresh().recipeOf(k))).toEqual(recipes);
         expect([...back]).toEqual([...map]);
+        expect(fresh().size).toBe(map.size);
+        expect([...fresh().keys()]).toEqual([...map.keys()]);
+        expect([...fresh().values()]).toEqual([...map.values()]);
+        for (const k of KEYS) {
+          expect(fresh().has(k)).toBe(map.has(k));
+          expect(fresh().get(k)).toEqual(map.get(k));
+          const changed = fresh();
+          changed.set(k, { n: -1 });
+          expect([...changed]).toEqual([...new Map(map).set(k, { n: -1 })]);
+          const removed = fresh();
+          const model = new Map(map);
+          expect(removed.delete(k)).toBe(model.delete(k));
+          expect([...removed]).toEqual([...model]);
+        }
       }),
       { numRuns: 400 },
     );
@@ -216,6 +234,9 @@ describe("DeferredMap", () => {
       batches: [{ keys: ["a"], recipe: 1 }],
       entries: [["a", { n: 0 }], { batch: 0, from: 0, to: 1 }],
     };
-    expect(() => DeferredMap.fromLayout(twice as never, () => () => ({ n: 1 }))).toThrow("twice");
+    // Found out when the map is filled in, at its first read, and at every read after.
+    const refused = DeferredMap.fromLayout<string, Box>(twice as never, () => () => ({ n: 1 }));
+    expect(() => refused.size).toThrow("twice");
+    expect(() => refused.get("a")).toThrow("twice");
   });
 });

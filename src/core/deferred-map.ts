@@ -47,12 +47,19 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
    * keys are those still deferred.
    */
   private made: Set<K> | null = null;
+  /**
+   * A layout not filled in yet (fromLayout): its made entries are at hand for `madeEntries` and `deferred`;
+   * every other read or change fills it in first. A world's template reads its 5,300 deferred Minds' keys
+   * only when a request first reads its Minds, not before the server's first answer.
+   */
+  private unfilled: { layout: DeferredLayout<K, V>; makerOf: MakerOf<K, V>; deferred: number } | null = null;
 
   /**
    * `keys[i]` holds `make(i)`, made when first read. A `recipe` (data that says how to make them, for a
    * MakerOf) lets `layout` describe the batch; without one, a map holding it has no layout.
    */
   deferAll(keys: readonly K[], make: (index: number) => V, recipe?: unknown): this {
+    this.filled();
     const batch = this.batches.length;
     this.batches.push({ keys, make, recipe });
     for (let i = 0; i < keys.length; i++) this.deferAt(keys[i] as K, batch, i);
@@ -69,6 +76,7 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
 
   /** This map as data, or null when a batch was deferred without a recipe. */
   layout(): DeferredLayout<K, V> | null {
+    this.filled();
     if (this.batches.some((b) => b.recipe === undefined)) return null;
     const entries: DeferredLayout<K, V>["entries"] = [];
     let run: { batch: number; from: number; to: number } | null = null;
@@ -90,14 +98,42 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
     return { batches: this.batches.map((b) => ({ keys: [...b.keys], recipe: b.recipe })), entries };
   }
 
-  /** The map `layout` described, each batch's maker got back from its recipe. */
+  /**
+   * The map `layout` described, each batch's maker got back from its recipe; filled in when first read
+   * (its made entries and how many wait excepted). A run outside its batch is refused here, a key named
+   * twice when the map is filled in: both with a RangeError.
+   */
   static fromLayout<K, V extends object>(
     layout: DeferredLayout<K, V>,
     makerOf: MakerOf<K, V>,
   ): DeferredMap<K, V> {
+    let deferred = 0;
+    for (const entry of layout.entries) {
+      if (Array.isArray(entry)) continue;
+      const keys = layout.batches[entry.batch]?.keys;
+      if (!keys || !(entry.from >= 0 && entry.from <= entry.to && entry.to <= keys.length))
+        throw new RangeError("a run outside its batch");
+      deferred += entry.to - entry.from;
+    }
     const map = new DeferredMap<K, V>();
-    map.fill(layout, makerOf);
+    map.unfilled = { layout, makerOf, deferred };
     return map;
+  }
+
+  /** Fills in a layout fromLayout left (every method but madeEntries and deferred calls this first). */
+  private filled(): void {
+    if (this.unfilled === null) return;
+    try {
+      this.fill(this.unfilled.layout, this.unfilled.makerOf);
+    } catch (error) {
+      // Refused again at the next read, rather than read half filled in.
+      super.clear();
+      this.batches = [];
+      this.slotBatch = [];
+      this.slotIndex = [];
+      throw error;
+    }
+    this.unfilled = null;
   }
 
   /** An empty map filled as `layout` says: each key once, so without the checks `set` and `deferAll` make. */
@@ -112,8 +148,7 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
         super.set(entry[0], entry[1]);
         continue;
       }
-      const keys = this.batches[entry.batch]?.keys;
-      if (!keys || entry.from < 0 || entry.to > keys.length) throw new RangeError("a run outside its batch");
+      const keys = this.batches[entry.batch]?.keys as readonly K[];
       for (let i = entry.from; i < entry.to; i++) {
         super.set(keys[i] as K, this.slotBatch.length as unknown as V);
         this.slotBatch.push(entry.batch);
@@ -127,37 +162,54 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
 
   /** Entries still waiting to be made. */
   get deferred(): number {
+    if (this.unfilled !== null) return this.unfilled.deferred;
     return this.made === null ? 0 : super.size - this.made.size;
   }
 
   /** Whether `key` holds a value not made yet (reading it would make it). */
   isDeferred(key: K): boolean {
+    this.filled();
     return typeof super.get(key) === "number";
   }
 
   /** The recipe `key`'s value is deferred with, without making it; undefined once made (or without one). */
   recipeOf(key: K): unknown {
+    this.filled();
     const slot = super.get(key);
     return typeof slot === "number" ? this.batches[this.slotBatch[slot] as number]?.recipe : undefined;
   }
 
   override get(key: K): V | undefined {
+    this.filled();
     const value = super.get(key);
     return typeof value === "number" ? this.make(key, value) : value;
   }
 
+  override has(key: K): boolean {
+    this.filled();
+    return super.has(key);
+  }
+
+  override get size(): number {
+    this.filled();
+    return super.size;
+  }
+
   override set(key: K, value: V): this {
+    this.filled();
     // Undefined, not null, while Map's constructor sets the entries it is given: fields come after.
     this.made?.add(key);
     return super.set(key, value);
   }
 
   override delete(key: K): boolean {
+    this.filled();
     this.made?.delete(key);
     return super.delete(key);
   }
 
   override clear(): void {
+    this.unfilled = null;
     this.batches = [];
     this.slotBatch = [];
     this.slotIndex = [];
@@ -166,9 +218,15 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
   }
 
   override *entries(): MapIterator<[K, V]> {
+    this.filled();
     // Setting a key the iteration has reached neither moves it nor visits it again.
     for (const [key, value] of super.entries())
       yield [key, typeof value === "number" ? this.make(key, value) : value];
+  }
+
+  override *keys(): MapIterator<K> {
+    this.filled();
+    yield* super.keys();
   }
 
   override *values(): MapIterator<V> {
@@ -184,6 +242,10 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
   }
 
   *madeEntries(): IterableIterator<[K, V]> {
+    if (this.unfilled !== null) {
+      for (const entry of this.unfilled.layout.entries) if (Array.isArray(entry)) yield entry;
+      return;
+    }
     if (this.made === null) yield* super.entries();
     else for (const key of this.made) yield [key, super.get(key) as V];
   }

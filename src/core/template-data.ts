@@ -88,7 +88,7 @@ export function templateData(template: Template, seed: number, startTime: number
 /**
  * The text a build ships for `data`: a line of JSON for all but the tables, then a line of JSON per table,
  * in the order the first line names them, so that a start parses a table only when a world first reads it
- * (templateFromText). In ASCII, what is not escaped as JSON allows: a reader may take a byte for a character
+ * (templateFromLines). In ASCII, what is not escaped as JSON allows: a reader may take a byte for a character
  * (latin1 is read without decoding, which UTF-8 is not).
  */
 export function templateText(data: TemplateData): string {
@@ -102,7 +102,22 @@ export function templateText(data: TemplateData): string {
 
 type Header = Omit<TemplateData, "tables"> & { tables: string[] };
 
-/** What templateFromText read: the template, and whose it says it is. */
+/**
+ * A template's text as its lines, each read when asked for: a start takes them from the file's bytes, and a
+ * table's line becomes a string only when a world first reads the table.
+ */
+export interface TemplateLines {
+  readonly count: number;
+  line(index: number): string;
+}
+
+/** The lines of `text`. */
+export function linesOf(text: string): TemplateLines {
+  const lines = text.split("\n");
+  return { count: lines.length, line: (index) => lines[index] as string };
+}
+
+/** What templateFromLines read: the template, and whose it says it is. */
 export interface TextTemplate {
   scenario: string;
   seed: number;
@@ -111,32 +126,31 @@ export interface TextTemplate {
 }
 
 /**
- * The template `text` (templateText's) describes, its deferred values' makers got back by `makerOf`; a
+ * The template the lines of a text of templateText's describe, its deferred values' makers got back by `makerOf`; a
  * TypeError when its first line is not a template's of this version, or its tables are not the lines that
  * follow. A table is read when it is first read: one that cannot be (a line that is not its JSON) is asked of
  * `rescue`, which a start answers by building the scenario (src/cli/prebuilt.ts), rather than failing a
  * request long after the start.
  */
-export function templateFromText(
-  text: string,
+export function templateFromLines(
+  lines: TemplateLines,
   makerOf: MakerOf<string, object>,
   rescue: (table: string, error: Error) => unknown,
 ): TextTemplate {
-  const lines = text.split("\n");
-  const header = JSON.parse(lines[0] as string) as Header;
+  const header = JSON.parse(lines.line(0)) as Header;
   if (header?.format !== TEMPLATE_FORMAT) throw new TypeError("not a template's data of this version");
   const names = Object.keys(emptyState());
   const unknown = header.tables.find((name) => !names.includes(name) || name === "extra");
   if (unknown !== undefined) throw new TypeError(`unknown state table "${unknown}"`);
-  if (lines.length !== header.tables.length + 1)
-    throw new TypeError(`${lines.length - 1} table lines for ${header.tables.length} tables`);
+  if (lines.count !== header.tables.length + 1)
+    throw new TypeError(`${lines.count - 1} table lines for ${header.tables.length} tables`);
   const state = lazyTables<State>(names, (name) => {
     if (name === "extra")
       return new Map(Object.entries(header.extra).map(([sub, entries]) => [sub, new Map(entries)]));
     const at = header.tables.indexOf(name);
     if (at === -1) return emptyState()[name as keyof State];
     try {
-      return tableOf(JSON.parse(lines[at + 1] as string), makerOf);
+      return tableOf(JSON.parse(lines.line(at + 1)), makerOf);
     } catch (error) {
       return rescue(name, error as Error);
     }
