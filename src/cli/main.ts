@@ -147,8 +147,11 @@ async function main(): Promise<void> {
   settleAfterStart(server);
   const fromState = saved?.snapshot != null;
   process.stdout.write(banner(server, options, sim.manifest(), sim.config, fromState, sandboxes.size));
-  if (generateBody.unavailable)
-    process.stderr.write(`note: Prefer: dynamic=true: ${generateBody.unavailable}\n`);
+  // Once a request waiting for the world has been answered: finding Prism out resolves a module.
+  setImmediate(() => {
+    if (generateBody.unavailable)
+      process.stderr.write(`note: Prefer: dynamic=true: ${generateBody.unavailable}\n`);
+  });
   const unwatch =
     options.watch && options.scenarioFile !== null
       ? (await import("./watch.ts")).watchScenarioFile(options.scenarioFile, {

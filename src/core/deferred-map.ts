@@ -122,7 +122,8 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
 
   /** Fills in a layout fromLayout left (every method but madeEntries and deferred calls this first). */
   private filled(): void {
-    if (this.unfilled === null) return;
+    // Undefined too, while Map's constructor sets the entries it is given: fields come after.
+    if (!this.unfilled) return;
     try {
       this.fill(this.unfilled.layout, this.unfilled.makerOf);
     } catch (error) {

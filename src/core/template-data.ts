@@ -126,11 +126,11 @@ export interface TextTemplate {
 }
 
 /**
- * The template the lines of a text of templateText's describe, its deferred values' makers got back by `makerOf`; a
- * TypeError when its first line is not a template's of this version, or its tables are not the lines that
- * follow. A table is read when it is first read: one that cannot be (a line that is not its JSON) is asked of
- * `rescue`, which a start answers by building the scenario (src/cli/prebuilt.ts), rather than failing a
- * request long after the start.
+ * The template whose text (templateText's) `lines` are, its deferred values' makers got back by `makerOf`;
+ * a TypeError when the first line is not a template's of this version, or the tables it names are not the
+ * lines that follow. A table is parsed when a world first reads it: one that cannot be (a line that is not
+ * its JSON) is asked of `rescue`, which a start answers by building the scenario (src/cli/prebuilt.ts),
+ * rather than failing a request long after the start.
  */
 export function templateFromLines(
   lines: TemplateLines,
