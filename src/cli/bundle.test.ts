@@ -70,6 +70,29 @@ describe("npm start (the bundle in dist/)", () => {
     expect(await r.json()).toHaveProperty("id");
   });
 
+  // ajv and ajv-formats are stand-ins in the bundle that load the packages on first use (scripts/build.ts).
+  it("checks a body and a snapshot with the contract's validators, made on first use", async () => {
+    const refused = await fetch(`${origin}/api/v1/api-keys`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: 5 }),
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { message: string }).message).toBe("name must be a string");
+    const snapshot = (await (await fetch(`${origin}/__sim/snapshot`)).json()) as {
+      state: { tables: { users: [string, { plan: string }][] } };
+    };
+    const user = snapshot.state.tables.users[0]?.[1] as { plan: string };
+    user.plan = "gold";
+    const bad = await fetch(`${origin}/__sim/snapshot`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(snapshot),
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { message: string }).message).toContain("/state/tables/users/0/1/plan");
+  });
+
   it("serves Scalar's browser bundle from node_modules", async () => {
     const r = await get("/_docs/scalar.js");
     expect(r.status).toBe(200);
