@@ -68,9 +68,10 @@ function prismMissing(): string | null {
  * server's first answer.
  */
 export function prismBodyGenerator(): GenerateBody {
+  // Undefined until asked; null (Prism is there) is an answer too, so `??=` would ask again every time.
   let missing: string | null | undefined;
   const why = (): string | null => {
-    missing ??= prismMissing();
+    if (missing === undefined) missing = prismMissing();
     return missing;
   };
   const generate = async (input: GenerateBodyInput) => {
