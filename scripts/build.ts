@@ -277,7 +277,9 @@ export async function build(): Promise<void> {
   // esbuild escapes what it can; a character it leaves (in a comment it keeps) would be misread as latin1.
   const wide = code.findIndex((byte) => byte > 0x7f);
   if (wide !== -1)
-    throw new Error(`${BUNDLE} is not ASCII at byte ${wide}: ${code.subarray(wide - 40, wide + 10)}`);
+    throw new Error(
+      `${BUNDLE} is not ASCII at byte ${wide}: ${code.subarray(Math.max(0, wide - 40), wide + 10)}`,
+    );
   const bundleId = createHash("sha256").update(code).digest("hex").slice(0, 16);
   writeFileSync(ENTRY, readFileSync(ENTRY_SOURCE, "utf8").replace("__BUNDLE_ID__", bundleId));
 }

@@ -157,8 +157,8 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
       }
       deferred += entry.to - entry.from;
     }
-    this.made = made;
     if (super.size !== made.size + deferred) throw new RangeError("a key in the layout twice");
+    this.made = made;
   }
 
   /** Entries still waiting to be made. */
@@ -225,9 +225,9 @@ export class DeferredMap<K, V extends object> extends Map<K, V> implements MadeO
       yield [key, typeof value === "number" ? this.make(key, value) : value];
   }
 
-  override *keys(): MapIterator<K> {
+  override keys(): MapIterator<K> {
     this.filled();
-    yield* super.keys();
+    return super.keys();
   }
 
   override *values(): MapIterator<V> {
