@@ -9,10 +9,10 @@ import { sha256Hex } from "../core/auth.ts";
 import { DeferredMap } from "../core/deferred-map.ts";
 import { DEFAULT_START, type Scenario } from "../core/scenario.ts";
 import { keepTemplate, type Template, templateOf } from "../core/template.ts";
-import { linesOf, templateFromLines, templateText } from "../core/template-data.ts";
+import { templateFromLines, templateText } from "../core/template-data.ts";
 import { serializeState } from "../persistence/snapshot.ts";
 import { createSimulator } from "../simulator.ts";
-import { keepPrebuilt, PREBUILT, prebuiltData, prebuiltText } from "./prebuilt.ts";
+import { keepPrebuilt, linesOfBytes, PREBUILT, prebuiltData, prebuiltText } from "./prebuilt.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "ars-prebuilt-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,7 +30,7 @@ describe("worlds made when the package is built (src/cli/prebuilt.ts)", () => {
     const code = findScenario(name) as Scenario;
     // Kept as serve keeps it: the Minds made so far are frozen then (deferred ones as they are made).
     const read = templateFromLines(
-      linesOf(templateText(prebuiltData(name, seed))),
+      linesOfBytes(Buffer.from(templateText(prebuiltData(name, seed)), "latin1")),
       deferredMindMaker,
       (table) => {
         throw new Error(`table ${table} asked of the rescue`);

@@ -83,7 +83,7 @@ export function keepPrebuilt(scenario: string, seed: number | null, dir: URL = B
  * outside the heap (the default world's Audiences, 250 KB, until a request reads them). In ASCII
  * (templateText): a byte is a character, and latin1 is read without decoding.
  */
-function linesOfBytes(bytes: Buffer): TemplateLines {
+export function linesOfBytes(bytes: Buffer): TemplateLines {
   const ends: number[] = [];
   for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) ends.push(at);
   ends.push(bytes.length);

@@ -111,12 +111,6 @@ export interface TemplateLines {
   line(index: number): string;
 }
 
-/** The lines of `text`. */
-export function linesOf(text: string): TemplateLines {
-  const lines = text.split("\n");
-  return { count: lines.length, line: (index) => lines[index] as string };
-}
-
 /** What templateFromLines read: the template, and whose it says it is. */
 export interface TextTemplate {
   scenario: string;
