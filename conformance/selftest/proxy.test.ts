@@ -208,6 +208,62 @@ describe("the validating proxy", () => {
     expect(found.map((v) => v.who)).toEqual(["server"]);
   });
 
+  it("takes a refusal for a cause it cannot see (access, state) as right for a request with a bad body", async () => {
+    const r = await rig(null);
+    const auth = {
+      authorization: `Bearer ${r.server.info.keys.outsider}`,
+      "content-type": "application/json",
+    };
+    // The outsider cannot see `private`: access first (404) or the body first (400), both are right.
+    const hidden = `${r.url}/api/v1/audiences/${r.server.info.audiences.private}/formations`;
+    const res = await fetch(hidden, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ hypothesis: 1 }),
+    });
+    expect(res.status).toBe(404);
+    await res.text();
+    expect(r.proxy.judge.report.violations.filter((v) => v.side === "upstream")).toEqual([]);
+    expect(r.proxy.judge.report.violations.map((v) => v.ruleId)).toContain("input/invalid-400");
+  });
+
+  it("still wants a 4xx of the problem's own status where no other cause is documented", async () => {
+    // createFormation documents 404 but not 403: a 403 to its bad body is no documented cause.
+    const fault: Fault = async (req, next) =>
+      req.method === "POST" && new URL(req.url).pathname.endsWith("/formations")
+        ? new Response(
+            JSON.stringify({
+              statusCode: 403,
+              statusMessage: "Forbidden",
+              message: "Forbidden",
+              url: new URL(req.url).pathname,
+              error: true,
+            }),
+            {
+              status: 403,
+              headers: {
+                "content-type": "application/json",
+                "ratelimit-limit": "300",
+                "ratelimit-remaining": "299",
+              },
+            },
+          )
+        : next(req);
+    const r = await rig(fault);
+    const auth = { authorization: `Bearer ${r.server.info.keys.owner}`, "content-type": "application/json" };
+    const res = await fetch(`${r.url}/api/v1/audiences/${idsOf(r.server).audience}/formations`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ hypothesis: 1 }),
+    });
+    expect(res.status).toBe(403);
+    await res.text();
+    const up = r.proxy.judge.report.violations.filter(
+      (v) => v.side === "upstream" && v.ruleId === "input/invalid-400",
+    );
+    expect(up.length).toBeGreaterThan(0);
+  });
+
   it("reports a listing that shows a key's secret, on the upstream's side", async () => {
     const fault = FAULTS.find((f) => f.name === "the secret `key` leaked in API key listings");
     const r = await rig(fault?.fault ?? null);
