@@ -45,6 +45,10 @@ Options:
   --budget N             start no further check once the run has sent N requests (the rest are
                          reported as skipped, with the budget); each check's line says what it spent
   --time-budget DURATION start no further check once the run has taken DURATION (60s, 5m, 1h)
+  --strict               fail the run (exit 3) when a check met an answer it could not judge either way
+                         (inconclusive: always listed in the summary, never counted as a pass)
+  --relax-wording        take any words where the description states a message (for a deployment
+                         that translates its messages); statuses, data.code and fields are judged
   --no-reset             do not reset the simulator first
   --scenario NAME|FILE   the simulator's world for the run: a built-in scenario (default: default) or
                          a scenario document (FILE.json) that keeps the default scenario's handles
@@ -90,6 +94,7 @@ interface Options extends Omit<RunSettings, "runId"> {
   skipPattern: string | null;
   replay: string | null;
   contract: string | null;
+  strict: boolean;
 }
 
 function integer(name: string, raw: string | undefined, min: number): number | null {
@@ -116,6 +121,8 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
         budget: { type: "string" },
         "time-budget": { type: "string" },
         "no-reset": { type: "boolean" },
+        strict: { type: "boolean" },
+        "relax-wording": { type: "boolean" },
         scenario: { type: "string" },
         "control-token": { type: "string" },
         sandbox: { type: "string" },
@@ -183,6 +190,8 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
     deep: Boolean(values.deep),
     budget: { requests: integer("budget", values.budget as string | undefined, 1), ms: timeBudget(values) },
     noReset: Boolean(values["no-reset"]),
+    strict: Boolean(values.strict),
+    relaxWording: Boolean(values["relax-wording"]),
     scenario: scenarioOf(values.scenario as string | undefined),
     controlToken: (values["control-token"] as string | undefined) ?? null,
     sandbox: (values.sandbox as string | undefined) ?? null,
@@ -368,7 +377,12 @@ async function checkTarget(o: Options): Promise<number> {
     process.stderr.write(refusal(lacking, chosen.length, info.kind === "simulator"));
     return 2;
   }
-  const summary = await runChecks(info, { ...selection, reporters: o.reporters, budget: o.budget });
+  const summary = await runChecks(info, {
+    ...selection,
+    reporters: o.reporters,
+    budget: o.budget,
+    strict: o.strict,
+  });
   return summary.exitCode;
 }
 

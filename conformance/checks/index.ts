@@ -1,4 +1,5 @@
 /** Every check of the kit, in the order the suite's files run them. */
+import { caseChecks } from "../cases/index.ts";
 import type { CheckDef } from "../lib/running/context.ts";
 import { domainChecks } from "./domain.ts";
 import { genericChecks } from "./generic.ts";
@@ -9,6 +10,7 @@ import { wireChecks } from "./wire.ts";
 
 export const allChecks: CheckDef[] = [
   ...genericChecks,
+  ...caseChecks,
   ...limitChecks,
   ...domainChecks,
   ...statefulChecks,

@@ -57,6 +57,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         partial: [],
         // Nor used up: a reset puts the simulator back.
         consumed: [],
+        inconclusive: readFragments<{ check: string; what: string }[]>(dir, "inconclusive").flat(),
         leftovers: readFragments<{ check: string; what: string }[]>(dir, "leftovers").flat(),
       },
       (line) => {

@@ -89,6 +89,11 @@ export interface TargetInfo {
    * budget left allows.
    */
   quick: boolean;
+  /**
+   * Take any words where the description states a message (`--relax-wording`): for a deployment that
+   * translates its messages. Status, `data.code` and fields are judged all the same.
+   */
+  relaxWording?: boolean;
   pollTimeoutMs: number;
   /** What each background machine must finish within (lib/description/deadlines.ts); `deadlinesStated`: the config's own. */
   deadlines: Deadlines;
@@ -216,6 +221,8 @@ export interface RunSettings {
   scenario?: string | object | null;
   /** Against a deployment, run everything, however many rate-limit windows it takes (`--deep`). */
   deep?: boolean;
+  /** Take any words where the description states a message (`--relax-wording`). */
+  relaxWording?: boolean;
   runId: string;
 }
 
@@ -236,6 +243,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettin
     controlToken: env.CONFORMANCE_CONTROL_TOKEN || null,
     sandbox: env.CONFORMANCE_SANDBOX || null,
     deep: flag(env.CONFORMANCE_DEEP),
+    relaxWording: flag(env.CONFORMANCE_RELAX_WORDING),
     runId: env.CONFORMANCE_RUN_ID || `${process.pid}-${Date.now()}`,
   };
 }
@@ -321,6 +329,7 @@ export async function discover(settings: RunSettings): Promise<TargetInfo> {
     runId: settings.runId,
     controlToken: settings.controlToken,
     quick: false,
+    relaxWording: settings.relaxWording === true,
   };
   if (settings.config) {
     const c = loadConfig(settings.config);
@@ -431,7 +440,7 @@ export async function setSimRateLimit(
 
 type Common = Pick<
   TargetInfo,
-  "readOnly" | "mayReset" | "seed" | "runs" | "runId" | "controlToken" | "world" | "quick"
+  "readOnly" | "mayReset" | "seed" | "runs" | "runId" | "controlToken" | "world" | "quick" | "relaxWording"
 >;
 
 function fromManifest(

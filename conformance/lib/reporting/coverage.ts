@@ -19,13 +19,23 @@ export interface CoverageFragment {
   transitions?: string[];
   /** Rules of the description (lib/description/rules.ts) whose checks ran. */
   rules?: string[];
+  /** Cases (conformance/cases) by how they ended: judged, inconclusive, or left with the reason. */
+  cases?: Record<string, CaseOutcome>;
 }
+
+export type CaseOutcome = { state: "judged" } | { state: "inconclusive" } | { state: "left"; why: string };
 
 export class Coverage {
   private readonly statuses = new Map<string, Set<number>>();
   private readonly limits = new Set<string>();
   private readonly transitions = new Set<string>();
   private readonly rules = new Set<string>();
+  private readonly cases = new Map<string, CaseOutcome>();
+
+  /** How a case ended: judged (its answer held or was reported), inconclusive, or left with why. */
+  caseOutcome(id: string, state: CaseOutcome["state"], why = ""): void {
+    this.cases.set(id, state === "left" ? { state, why } : { state });
+  }
 
   record(ex: Exchange): void {
     if (!ex.operation) return;
@@ -58,6 +68,7 @@ export class Coverage {
       statuses: Object.fromEntries([...this.statuses].map(([k, v]) => [k, [...v].sort()])),
       limits: [...this.limits].sort(),
       transitions: [...this.transitions].sort(),
+      cases: Object.fromEntries(this.cases),
     };
   }
 }
@@ -113,6 +124,15 @@ export interface CoverageReport {
     /** Sentences of the contract the index has no entry for (a contract newer than the kit). */
     unindexed: string[];
   };
+  /** The cases of the rules (conformance/cases): judged, inconclusive, and left with why. */
+  cases: {
+    total: number;
+    judged: number;
+    /** The judged cases by ID, so that the reports of shards join. */
+    judgedIds: string[];
+    inconclusive: string[];
+    left: { id: string; why: string }[];
+  };
 }
 
 export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageReport {
@@ -120,7 +140,13 @@ export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageR
   const limitsSeen = new Set<string>();
   const transitionsSeen = new Set<string>();
   const rulesReached = new Set<string>();
+  const cases = new Map<string, CaseOutcome>();
   for (const f of fragments) {
+    // A case judged anywhere (a shard, a check) is judged; left or inconclusive only if nowhere better.
+    for (const [id, o] of Object.entries(f.cases ?? {})) {
+      const had = cases.get(id);
+      if (!had || rank(o) > rank(had)) cases.set(id, o);
+    }
     for (const r of f.rules ?? []) rulesReached.add(r);
     for (const t of f.transitions ?? []) transitionsSeen.add(t);
     for (const [id, statuses] of Object.entries(f.statuses)) {
@@ -155,6 +181,7 @@ export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageR
       missing: catalogue.filter((l) => !limitsSeen.has(l.id)).map((l) => l.id),
     },
     rules: ruleCoverage(rulesReached),
+    cases: caseCoverage(cases),
     sentences: sentenceCoverage(rulesReached),
     transitions: Object.fromEntries(
       Object.entries(MACHINES).map(([machine, all]) => [
@@ -165,6 +192,19 @@ export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageR
         },
       ]),
     ),
+  };
+}
+
+const rank = (o: CaseOutcome) => (o.state === "judged" ? 2 : o.state === "inconclusive" ? 1 : 0);
+
+function caseCoverage(cases: ReadonlyMap<string, CaseOutcome>): CoverageReport["cases"] {
+  const all = [...cases];
+  return {
+    total: all.length,
+    judged: all.filter(([, o]) => o.state === "judged").length,
+    judgedIds: all.filter(([, o]) => o.state === "judged").map(([id]) => id),
+    inconclusive: all.filter(([, o]) => o.state === "inconclusive").map(([id]) => id),
+    left: all.flatMap(([id, o]) => (o.state === "left" ? [{ id, why: o.why }] : [])),
   };
 }
 
@@ -203,8 +243,13 @@ function sentenceCoverage(reached: ReadonlySet<string>): CoverageReport["sentenc
  */
 export function joinCoverage(reports: readonly CoverageReport[]): CoverageReport {
   const catalogue = limitCatalogue();
-  const fragment: CoverageFragment = { statuses: {}, limits: [], transitions: [], rules: [] };
+  const fragment: CoverageFragment = { statuses: {}, limits: [], transitions: [], rules: [], cases: {} };
   for (const r of reports) {
+    const c = r.cases ?? { left: [], inconclusive: [], judgedIds: [] };
+    const into = fragment.cases as Record<string, CaseOutcome>;
+    for (const l of c.left) into[l.id] ??= { state: "left", why: l.why };
+    for (const id of c.inconclusive) if (into[id]?.state !== "judged") into[id] = { state: "inconclusive" };
+    for (const id of c.judgedIds) into[id] = { state: "judged" };
     for (const [id, s] of Object.entries(r.statuses.byOperation))
       if (s.seen.length) fragment.statuses[id] = [...new Set([...(fragment.statuses[id] ?? []), ...s.seen])];
     const missing = new Set(r.limits.missing);
@@ -232,6 +277,19 @@ function sentenceLine(s: CoverageReport["sentences"]): string {
   return `${s.reached}/${s.judged} judged sentences reached, of ${s.total} (the others: ${reasons})${unindexed}`;
 }
 
+function caseLine(c: CoverageReport["cases"]): string {
+  if (c.total === 0) return "none run";
+  const byWhy = new Map<string, number>();
+  for (const l of c.left) byWhy.set(l.why, (byWhy.get(l.why) ?? 0) + 1);
+  const left = [...byWhy]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([why, n]) => `${n} ${why}`)
+    .join("; ");
+  const unjudged = c.inconclusive.length ? `, ${c.inconclusive.length} inconclusive` : "";
+  return `${c.judged}/${c.total} judged${unjudged}${c.left.length ? `; left ${c.left.length}: ${left}` : ""}`;
+}
+
 export function formatCoverage(r: CoverageReport): string {
   const pct = (a: number, b: number) => (b === 0 ? "100" : ((100 * a) / b).toFixed(0));
   return [
@@ -241,6 +299,7 @@ export function formatCoverage(r: CoverageReport): string {
     `  contract limits:     ${r.limits.exercised}/${r.limits.total} (${pct(r.limits.exercised, r.limits.total)}%)`,
     `  description rules:   ${r.rules.reached.length}/${r.rules.total} (${pct(r.rules.reached.length, r.rules.total)}%)${notReached(r.rules.missing)}`,
     `  contract sentences:  ${sentenceLine(r.sentences)}`,
+    `  rule cases:          ${caseLine(r.cases)}`,
     ...(r.operations.missing.length
       ? [`  operations() not exercised: ${r.operations.missing.join(", ")}`]
       : []),

@@ -89,6 +89,9 @@ export function ruleText(rule: RuleRef): string {
   return `${RULES[id][1]} (${id}; the description's ${ruleSection(id)})`;
 }
 
+/** A key, handle or user ID the target's world or config does not name. */
+export class MissingHandle extends Error {}
+
 export class Target {
   constructor(
     readonly info: TargetInfo,
@@ -102,7 +105,7 @@ export class Target {
 
   cred(role: Role): Credentials {
     const key = this.info.keys[role];
-    if (!key) throw new Error(`the target has no key for role ${role}`);
+    if (!key) throw new MissingHandle(`keys.${role}`);
     return { key, label: role };
   }
 
@@ -112,25 +115,25 @@ export class Target {
 
   audience(handle: string): string {
     const id = this.info.audiences[handle];
-    if (!id) throw new Error(`the target names no audience ${handle}`);
+    if (!id) throw new MissingHandle(`readable.audiences.${handle}`);
     return id;
   }
 
   mind(handle: string): string {
     const id = this.info.minds[handle];
-    if (!id) throw new Error(`the target names no mind ${handle}`);
+    if (!id) throw new MissingHandle(`readable.minds.${handle}`);
     return id;
   }
 
   formation(handle: string): { id: string; audience: string } {
     const f = this.info.formations[handle];
-    if (!f) throw new Error(`the target names no formation ${handle}`);
+    if (!f) throw new MissingHandle(`readable.formations.${handle}`);
     return f;
   }
 
   user(role: Role): string {
     const id = this.info.users[role];
-    if (!id) throw new Error(`the target names no user id for ${role}`);
+    if (!id) throw new MissingHandle(`users.${role}`);
     return id;
   }
 
@@ -282,6 +285,8 @@ export interface RunOptions {
   onFound?: (v: Violation) => void;
   /** Told what the check used up on purpose (a consumable of the config). */
   onConsumed?: (what: string[]) => void;
+  /** Told what the check met and could not judge (an answer it could not read on, a precondition not made). */
+  onInconclusive?: (what: string[]) => void;
 }
 
 export interface PropertyOptions {
@@ -316,6 +321,16 @@ export class CheckContext<R extends RuleId = RuleId> {
 
   consume(what: string): void {
     this.consumed.push(what);
+  }
+
+  /**
+   * What the check met and could not judge either way: a precondition it could not make, an answer that
+   * leaves nothing to judge further. Never a pass: the summary counts it, and `--strict` fails the run.
+   */
+  readonly unjudged: string[] = [];
+
+  inconclusive(what: string): void {
+    this.unjudged.push(what);
   }
 
   /** Why the check could not see all it should (a deployment's time budget ran out), or null. */
@@ -579,6 +594,7 @@ export async function runCheck(
   if (ctx.leftovers.length) options.onLeftovers?.(ctx.leftovers);
   if (ctx.partial.length) options.onPartial?.(ctx.partial);
   if (ctx.consumed.length) options.onConsumed?.(ctx.consumed);
+  if (ctx.unjudged.length) options.onInconclusive?.(ctx.unjudged);
   if (failure) {
     // A check that could not finish (the target hung up, or answered something it could not read) still
     // hands over what it found before that.

@@ -23,6 +23,8 @@ export interface RunResults {
   partial: { check: string; what: string }[];
   /** What checks used up on purpose, as the config allowed: to be made again before the next run. */
   consumed: { check: string; what: string }[];
+  /** What checks met and could not judge either way (never a pass; `--strict` fails the run on it). */
+  inconclusive: { check: string; what: string }[];
 }
 
 export async function finishRun(
@@ -40,7 +42,7 @@ export async function finishRun(
   }
   const violations = dedupe(results.violations);
   const coverage = mergeCoverage(results.coverage);
-  const { skipped, leftovers, partial, consumed } = results;
+  const { skipped, leftovers, partial, consumed, inconclusive } = results;
   mkdirSync(reportsDir(), { recursive: true });
   const meta = {
     target: info.baseUrl,
@@ -50,7 +52,7 @@ export async function finishRun(
   };
   writeFileSync(
     join(reportsDir(), "conformance-violations.json"),
-    JSON.stringify({ ...meta, violations, skipped, partial, leftovers, consumed }, null, 2),
+    JSON.stringify({ ...meta, violations, inconclusive, skipped, partial, leftovers, consumed }, null, 2),
   );
   writeFileSync(
     join(reportsDir(), "conformance-coverage.json"),
@@ -67,6 +69,14 @@ export async function finishRun(
   if (partial.length) {
     print(`  judged in part, to fit one rate-limit window (--deep judges the rest):`);
     for (const p of partial) print(`    ${p.check}: ${p.what}`);
+  }
+  if (inconclusive.length) {
+    print(
+      `  inconclusive (${inconclusive.length}): met and not judged either way, so not passed (--strict fails on them)`,
+    );
+    for (const i of inconclusive.slice(0, 20)) print(`    ${i.check}: ${i.what}`);
+    if (inconclusive.length > 20)
+      print(`    … and ${inconclusive.length - 20} more (reports/conformance-violations.json)`);
   }
   if (consumed.length) {
     print(`  consumed, as the config allows (make them again before the next run):`);

@@ -32,6 +32,8 @@ export interface SuiteOptions {
   shard?: { index: number; count: number } | null;
   reporters?: readonly Reporter[];
   print?: (line: string) => void;
+  /** Fail the run (exit 3) when something was met and not judged either way (`--strict`). */
+  strict?: boolean;
   /**
    * How much of the target the run may spend (`--budget`, `--time-budget`): once the requests sent or the
    * time taken reach it, no further check starts; those left are reported as skipped, with the budget.
@@ -68,6 +70,8 @@ export interface RunSummary {
   exitCode: 0 | 1 | 2 | 3;
   /** Why the run is not a pass when no check failed (exit 3). */
   incomplete: string | null;
+  /** What the checks met and could not judge either way. */
+  inconclusive: number;
 }
 
 /** The checks a run takes: `pattern` (-t, --only) and `skip` (--skip) over `name: title`, then the shard. */
@@ -105,6 +109,7 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
     leftovers: [],
     partial: [],
     consumed: [],
+    inconclusive: [],
   };
   const outcomes: Outcome[] = [];
   const pace: PaceMemory = new Map();
@@ -167,7 +172,15 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
   print(
     `\n${chosen.length} checks: ${passed} passed, ${failed.length} failed, ${skipped} skipped (seed ${info.seed})`,
   );
-  const incomplete = failed.length ? null : incompleteness(outcomes, chosen.length);
+  const unjudged = results.inconclusive.length;
+  if (unjudged)
+    print(
+      `${unjudged} finding${unjudged === 1 ? " was" : "s were"} inconclusive: met and not judged either way (listed below; --strict fails the run on them)`,
+    );
+  const incomplete = failed.length
+    ? null
+    : (incompleteness(outcomes, chosen.length) ??
+      (o.strict && unjudged ? `${unjudged} inconclusive finding(s) under --strict` : null));
   if (down) {
     const left = outcomes.filter((x) => x.skipped === NOT_RUN).length;
     const why = (down.error ?? "").replace(/^.*?the target stopped answering: /s, "");
@@ -197,7 +210,15 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
         }),
       );
   const exitCode = down ? 2 : failed.length ? 1 : incomplete ? 3 : 0;
-  return { chosen: chosen.length, passed, failed: failed.length, skipped, exitCode, incomplete };
+  return {
+    chosen: chosen.length,
+    passed,
+    failed: failed.length,
+    skipped,
+    exitCode,
+    incomplete,
+    inconclusive: unjudged,
+  };
 }
 
 /**
@@ -241,6 +262,8 @@ async function runOne(
       results.leftovers.push(...what.map((w) => ({ check: def.name, what: w }))),
     onPartial: (what: string[]) => results.partial.push(...what.map((w) => ({ check: def.name, what: w }))),
     onConsumed: (what: string[]) => results.consumed.push(...what.map((w) => ({ check: def.name, what: w }))),
+    onInconclusive: (what: string[]) =>
+      results.inconclusive.push(...what.map((w) => ({ check: def.name, what: w }))),
     ...(found ? { onFound: found } : {}),
   };
   try {

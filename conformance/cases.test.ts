@@ -1,0 +1,4 @@
+import { caseChecks } from "./cases/index.ts";
+import { defineChecks } from "./lib/running/suite.ts";
+
+defineChecks("cases", caseChecks);

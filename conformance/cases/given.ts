@@ -1,0 +1,117 @@
+/**
+ * Preconditions cases share: a key of one's own, a private copy, a Formation by a given viewer, an
+ * Audience's state read first and put back after. Each holds its own requests to what they must answer:
+ * a refusal of a request the description allows is reported under the case's rule, not passed over.
+ */
+import type { Credentials, Exchange } from "../lib/http/http.ts";
+import type { Role } from "../lib/http/target.ts";
+import type { CheckContext } from "../lib/running/context.ts";
+import { fresh, hypothesis } from "../lib/running/helpers.ts";
+import type { CaseWorld, Made } from "./case.ts";
+import { ownerOf } from "./cast.ts";
+
+type Later = (cleanup: () => Promise<unknown>) => void;
+
+/** The precondition stops here: `ex` should have answered `status`. */
+export function refusedStep(ex: Exchange, status: number, what: string): Made {
+  return { unmade: `${what} answered ${ex.status}, not ${status}`, refused: ex };
+}
+
+/** A key of `role`'s own account, deleted after the case (a 404 then: the case deleted it). */
+export async function ownKey(ctx: CheckContext, role: Role, later: Later): Promise<Made> {
+  const ex = await ctx.call({ op: "createApiKey", as: ctx.as(role), json: { name: fresh(`case-${role}`) } });
+  if (ex.status !== 201) return refusedStep(ex, 201, `creating a key as ${role}`);
+  const keyId = ex.body?.id as string;
+  later(() => ctx.call({ op: "deleteApiKey", params: { keyId }, as: ctx.as(role) }));
+  return { made: { keyId, key: ex.body?.key, role } };
+}
+
+/** `role`'s private copy of the Audience `handle`, deleted after the case. */
+export async function copyOf(
+  ctx: CheckContext,
+  w: CaseWorld,
+  handle: string,
+  role: Role,
+  later: Later,
+): Promise<Made> {
+  const ex = await ctx.call({
+    op: "duplicateAudience",
+    params: { audienceId: w.aud(handle) },
+    as: ctx.as(role),
+    json: { name: `Case copy of ${handle}` },
+  });
+  if (ex.status !== 201) return refusedStep(ex, 201, `${role} duplicating ${handle}`);
+  const copy = ex.body?.data?.id as string;
+  later(() => ctx.call({ op: "deleteAudience", params: { audienceId: copy }, as: ctx.as(role) }));
+  return { made: { copy, copyName: ex.body?.data?.name, role } };
+}
+
+/** A Formation `role` makes on `handle` (shared for a collaborator, private otherwise), deleted after. */
+export async function formationBy(
+  ctx: CheckContext,
+  w: CaseWorld,
+  handle: string,
+  role: Role,
+  later: Later,
+): Promise<Made> {
+  const audienceId = w.aud(handle);
+  const ex = await ctx.call({
+    op: "createFormation",
+    params: { audienceId },
+    as: ctx.as(role),
+    json: { hypothesis: hypothesis(2, "case"), name: fresh(`case-${role}`) },
+  });
+  if (ex.status !== 200) return refusedStep(ex, 200, `${role} creating a Formation on ${handle}`);
+  const formationId = ex.body?.data?.id as string;
+  later(async () => {
+    const params = { audienceId, formationId };
+    const gone = await ctx.call({ op: "deleteFormation", params, as: ctx.as(role) });
+    if (gone.status !== 204 && gone.status !== 404 && ctx.info.keys.owner)
+      await ctx.call({ op: "deleteFormation", params, as: ctx.as("owner") });
+  });
+  return { made: { formationId, audienceId, creator: role } };
+}
+
+/** The owner's view of `handle` (name and sharing flags), put back after the case if the case moved it. */
+export async function keepAudience(
+  ctx: CheckContext,
+  w: CaseWorld,
+  handle: string,
+  later: Later,
+): Promise<Made> {
+  const audienceId = w.aud(handle);
+  const owner = ownerOf(handle);
+  const ex = await ctx.call({ op: "getAudience", params: { audienceId }, as: ctx.as(owner) });
+  if (ex.status !== 200) return refusedStep(ex, 200, `${owner} reading ${handle}`);
+  const d = ex.body?.data ?? {};
+  const state = { name: d.name, isPublic: d.isPublic, isSharedWithTeam: d.isSharedWithTeam };
+  const members = ((d.minds ?? []) as { id: string }[]).map((m) => m.id);
+  later(async () => {
+    const now = await ctx.call({ op: "getAudience", params: { audienceId }, as: ctx.as(owner) });
+    const n = now.body?.data ?? {};
+    if (
+      n.name !== state.name ||
+      n.isPublic !== state.isPublic ||
+      n.isSharedWithTeam !== state.isSharedWithTeam
+    )
+      await ctx.call({ op: "updateAudience", params: { audienceId }, as: ctx.as(owner), json: state });
+    const had = new Set(members);
+    for (const m of (n.minds ?? []) as { id: string }[])
+      if (!had.has(m.id))
+        await ctx.call({ op: "removeMember", params: { audienceId, mindId: m.id }, as: ctx.as(owner) });
+  });
+  return { made: { ...state, members, owner } };
+}
+
+/** Runs the givens in order, joining what they made; the first that could not be made stops them. */
+export async function all(...steps: (() => Promise<Made>)[]): Promise<Made> {
+  const made: Record<string, unknown> = {};
+  let as: Credentials | undefined;
+  for (const step of steps) {
+    const m = await step();
+    if ("unmade" in m) return m;
+    Object.assign(made, m.made);
+    if (m.as) as = m.as;
+  }
+  return as ? { made, as } : { made };
+}

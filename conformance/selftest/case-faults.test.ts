@@ -1,0 +1,113 @@
+/**
+ * Every case is proven able to fail: each fault made from it (faults-cases.ts) runs behind one simulator,
+ * switched per test (the cases put back what they change, and a fault only rewrites answers), and the
+ * case's check must report it, naming the case. A deterministic sample runs in `npm test`; all of them
+ * run with CONFORMANCE_ALL_CASE_FAULTS=1, and CONFORMANCE_CASE_FAULTS_REPORT=FILE writes what was caught.
+ */
+import { writeFileSync } from "node:fs";
+import { afterAll, describe, expect, it } from "vitest";
+import { createSimulator } from "../../src/simulator.ts";
+import { CASE_GROUPS } from "../cases/index.ts";
+import { caseCheck } from "../cases/run.ts";
+import type { TargetInfo } from "../lib/http/target.ts";
+import { type CaseFault, faultsOf, worldOfSim } from "./faults-cases.ts";
+import { brokenServer, deploymentServer, type Fault, runAll } from "./harness.ts";
+
+const ALL = process.env.CONFORMANCE_ALL_CASE_FAULTS === "1";
+/** One in `SAMPLE` of the faults, spread over every group and kind, when not all run. */
+const SAMPLE = 4;
+const DEPLOYMENT_SAMPLE = 16;
+
+const reference = createSimulator({ clock: "manual" });
+await reference.ready;
+const w = worldOfSim(reference);
+
+interface Planned {
+  group: string;
+  fault: CaseFault;
+}
+
+const planned: Planned[] = Object.entries(CASE_GROUPS).flatMap(([group, cases]) =>
+  cases.flatMap((c) => faultsOf(c, w).map((fault) => ({ group, fault }))),
+);
+
+const caught: Record<string, { caught: boolean; mode: string }> = {};
+afterAll(() => {
+  const file = process.env.CONFORMANCE_CASE_FAULTS_REPORT;
+  if (file) writeFileSync(file, JSON.stringify({ faults: planned.length, caught }, null, 2));
+});
+
+/** One server per mode, its fault switched per test. */
+function switchable(): { fault: Fault; use(f: Fault | null): void } {
+  let current: Fault | null = null;
+  return {
+    fault: (req, next, env) => (current ? current(req, next, env) : next(req)),
+    use: (f) => {
+      current = f;
+    },
+  };
+}
+
+const UNFIRED = "the reference server never gives the answer this fault changes (another allowed one)";
+
+/** Runs the fault's case alone behind it: null when the fault changed no answer. */
+async function runFault(
+  p: Planned,
+  info: TargetInfo,
+  sw: ReturnType<typeof switchable>,
+): Promise<{ hit: boolean; messages: string } | null> {
+  sw.use(p.fault.fault);
+  p.fault.fired();
+  try {
+    const c = casesOf(p.group, p.fault.caseId);
+    const found = await runAll([caseCheck(`cases/${p.group}`, [c])], info);
+    if (p.fault.fired() === 0) return null;
+    return {
+      hit: found.some((v) => v.message.startsWith(c.id)),
+      messages: found.map((v) => v.message).join("\n"),
+    };
+  } finally {
+    sw.use(null);
+  }
+}
+
+function casesOf(group: string, id: string) {
+  const c = CASE_GROUPS[group]?.find((x) => x.id === id);
+  if (!c) throw new Error(`no case ${id}`);
+  return c;
+}
+
+describe("each fault made from a case is reported by its check, naming the case", async () => {
+  const sw = switchable();
+  const server = await brokenServer(sw.fault);
+  afterAll(() => server.close());
+  const chosen = planned.filter((_, i) => ALL || i % SAMPLE === 0);
+  it("makes a fault of every kind", () => {
+    const kinds = new Set(planned.map((p) => p.fault.kind));
+    expect([...kinds].sort()).toEqual(
+      expect.arrayContaining(["accepted", "field", "message", "refused", "swapped"]),
+    );
+  });
+  for (const p of chosen)
+    it(p.fault.name, async (t) => {
+      const found = await runFault(p, server.info, sw);
+      if (found === null) return t.skip(UNFIRED);
+      caught[p.fault.name] = { caught: found.hit, mode: "simulator" };
+      expect(found.hit, found.messages || "nothing reported").toBe(true);
+    });
+});
+
+describe("against a deployment (a config only), the same faults are reported", async () => {
+  const sw = switchable();
+  const server = await deploymentServer(sw.fault);
+  afterAll(() => server.close());
+  const chosen = planned.filter(
+    (p, i) => (ALL || i % DEPLOYMENT_SAMPLE === 1) && !casesOf(p.group, p.fault.caseId).simulatorOnly,
+  );
+  for (const p of chosen)
+    it(p.fault.name, async (t) => {
+      const found = await runFault(p, server.info, sw);
+      if (found === null) return t.skip(UNFIRED);
+      expect(found.hit, found.messages || "nothing reported").toBe(true);
+    });
+});

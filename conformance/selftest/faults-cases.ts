@@ -1,0 +1,275 @@
+/**
+ * Faults made from the cases, mechanically: each case's request, answered as the description allows, is
+ * answered otherwise: a valid case refused with a documented 4xx, a refused case answered 2xx, a refusal
+ * swapped for another documented 4xx, a stated message or `data.code` changed, a stated field broken (a
+ * value moved, an enumerated value swapped, a field the description leaves out put in). The kit must report
+ * each one; no one chose which faults to write.
+ */
+
+import { type Answer, answersOf, type Case, type CaseWorld, type Field } from "../cases/case.ts";
+import { at, sameJson } from "../cases/judge.ts";
+import { operationsById } from "../lib/description/contract.ts";
+import { type Fault, type FaultEnv, keyOf, pathOf } from "./harness.ts";
+
+export interface CaseFault {
+  /** `<case id> — <what the fault does>` */
+  name: string;
+  caseId: string;
+  kind: "refused" | "accepted" | "swapped" | "message" | "code" | "field" | "media";
+  fault: Fault;
+  /**
+   * How many answers it changed since asked last. An allowed answer the reference server never gives (the
+   * 404 of two refusals it answers 403) leaves its fault nothing to change: such a fault proves nothing.
+   */
+  fired(): number;
+}
+
+/** Stands for a value the case's precondition makes at run time: matches any value. */
+const MADE = "\u0000made";
+
+/** The case's world as the fault sees it: the simulator's handles, and a wildcard for what givens make. */
+function faultWorld(env: FaultEnv): CaseWorld {
+  const m = env.sim.manifest();
+  const made = new Proxy({}, { get: () => MADE, has: () => true }) as Record<string, unknown>;
+  const info = {
+    audiences: Object.fromEntries(Object.entries(m.audiences).map(([k, a]) => [k, a.id])),
+    minds: Object.fromEntries(Object.entries(m.minds).map(([k, a]) => [k, a.id])),
+    users: Object.fromEntries(Object.entries(m.users).map(([k, u]) => [k, u.id])),
+    keys: Object.fromEntries(Object.entries(m.users).map(([k, u]) => [k, u.apiKey])),
+    plans: Object.fromEntries(Object.entries(m.users).map(([k, u]) => [k, u.plan])),
+    prices: m.prices,
+    formations: m.formations,
+  } as unknown as CaseWorld["info"];
+  return {
+    info,
+    made,
+    aud: (h) => info.audiences[h] as string,
+    mind: (h) => info.minds[h] as string,
+    formation: (h) => info.formations[h]?.id as string,
+    user: (r) => info.users[r] as string,
+    price: (h) => info.prices[h] as CaseWorld["info"]["prices"][string],
+  };
+}
+
+/** The case's path as a pattern: its static parameters as they are, what a given makes as any segment. */
+function pathPattern(c: Case, w: CaseWorld): RegExp {
+  const op = operationsById().get(c.op);
+  if (!op) throw new Error(`no operation ${c.op}`);
+  const params = c.request(w).params ?? {};
+  const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const v = params[name];
+    return v === undefined || v.includes(MADE) ? "[^/]+" : literal(encodeURIComponent(v));
+  });
+  const prefixes = op.prefixes.includes("/api/v1") ? "(?:/api/v1|/v1)" : literal(op.prefixes[0] ?? "");
+  return new RegExp(`^${prefixes}${literal(path).replaceAll("\\[\\^/\\]\\+", "[^/]+")}$`);
+}
+
+const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Whether `req` is the case's request: its operation and path, its caller, its query and body. */
+async function isCaseRequest(c: Case, req: Request, env: FaultEnv): Promise<boolean> {
+  const w = faultWorld(env);
+  const op = operationsById().get(c.op);
+  if (!op || req.method !== op.method || !pathPattern(c, w).test(pathOf(req))) return false;
+  const key = keyOf(req);
+  const handles = Object.entries(w.info.keys)
+    .filter(([, k]) => k === key)
+    .map(([h]) => h);
+  // A key no handle owns is one the case's precondition made (or none at all).
+  if (c.as ? !handles.includes(c.as) && !(c.given && handles.length === 0) : handles.length > 0) return false;
+  const spec = c.request(w);
+  if (spec.query !== undefined && typeof spec.query === "object") {
+    const got = new URL(req.url).searchParams;
+    for (const [k, v] of Object.entries(spec.query))
+      if (v !== undefined && got.get(k) !== String(v)) return false;
+  }
+  if (spec.json !== undefined && !JSON.stringify(spec.json).includes(MADE)) {
+    let sent: unknown;
+    try {
+      sent = JSON.parse(await req.clone().text());
+    } catch {
+      return false;
+    }
+    if (!sameJson(sent, spec.json)) return false;
+  }
+  return true;
+}
+
+/** A fault that changes the case's answer with `change` when the simulator answered `answer`'s status. */
+function onCase(
+  c: Case,
+  when: (a: Answer, index: number) => boolean,
+  change: (res: Response, body: unknown, url: string) => Response | Promise<Response>,
+): Fault & { fired(): number } {
+  let fired = 0;
+  const fault: Fault = async (req, next, env) => {
+    const mine = await isCaseRequest(c, req, env);
+    const res = await next(req);
+    if (!mine) return res;
+    const allowed = answersOf(c, faultWorld(env)).filter(when);
+    if (!allowed.some((a) => a.status === res.status)) return res;
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = text;
+    }
+    fired++;
+    return change(new Response(text, res), body, pathOf(req));
+  };
+  return Object.assign(fault, {
+    fired: () => {
+      const n = fired;
+      fired = 0;
+      return n;
+    },
+  });
+}
+
+function json(status: number, body: unknown, like: Response, contentType?: string): Response {
+  const headers = new Headers(like.headers);
+  headers.delete("content-length");
+  if (body === undefined || status === 204) {
+    headers.delete("content-type");
+    return new Response(null, { status, headers });
+  }
+  headers.set("content-type", contentType ?? "application/json; charset=utf-8");
+  return new Response(JSON.stringify(body), { status, headers });
+}
+
+function envelope(status: number, message: string, url: string, data?: unknown): Record<string, unknown> {
+  return { statusCode: status, statusMessage: message, message, url, error: true, ...(data ? { data } : {}) };
+}
+
+const isSuccess = (a: Answer) => a.status < 300;
+
+/** A copy of `body` with the value at `path` set (undefined: taken out). */
+export function setAt(body: unknown, path: string, value: unknown): unknown {
+  if (path === "") return value;
+  const copy = structuredClone(body) as Record<string, unknown>;
+  const keys = path.split(".");
+  const last = keys.pop() as string;
+  let v: Record<string, unknown> = copy;
+  for (const k of keys) {
+    if (v[k] === null || typeof v[k] !== "object") v[k] = {};
+    v = v[k] as Record<string, unknown>;
+  }
+  if (value === undefined) delete v[last];
+  else v[last] = value;
+  return copy;
+}
+
+/** A value `field` refuses, made from the one the answer holds. */
+export function broken(field: Field, value: unknown): unknown {
+  if ("holds" in field) return field.breaks(value);
+  if ("absent" in field) return "included by the fault";
+  if ("present" in field) return undefined;
+  const sample = "is" in field ? field.is : field.oneOf[0];
+  if (typeof sample === "number") return sample + 1;
+  if (typeof sample === "boolean") return !sample;
+  if (typeof sample === "string") return `${sample}-changed`;
+  if (sample === null) return "not null";
+  if (sample === undefined) return "included by the fault";
+  return null;
+}
+
+const REFUSALS = [403, 404, 400, 409, 401];
+const CLIENT_ERRORS = [400, 403, 404, 409];
+
+/** The world the faults of a case read its answers in: the simulator's, with givens left open. */
+export function worldOfSim(sim: FaultEnv["sim"]): CaseWorld {
+  return faultWorld({ sim, memory: new Map() });
+}
+
+/** Every fault the case gives, its answers read in `w` (worldOfSim). */
+export function faultsOf(c: Case, w: CaseWorld): CaseFault[] {
+  const op = operationsById().get(c.op);
+  if (!op) return [];
+  const answers = answersOf(c, w);
+  const out: CaseFault[] = [];
+  const add = (kind: CaseFault["kind"], what: string, fault: Fault & { fired(): number }) =>
+    out.push({ name: `${c.id} — ${what}`, caseId: c.id, kind, fault, fired: fault.fired });
+  const statuses = new Set(answers.map((a) => a.status));
+  if (answers.every(isSuccess)) {
+    const no = REFUSALS.find((s) => op.statuses.includes(s) && !statuses.has(s)) as number;
+    add(
+      "refused",
+      `refused with ${no}`,
+      onCase(c, isSuccess, (res, _body, url) => json(no, envelope(no, "Refused by the fault", url), res)),
+    );
+  }
+  if (answers.every((a) => !isSuccess(a))) {
+    const yes = op.statuses.find((s) => s >= 200 && s < 300) as number;
+    add(
+      "accepted",
+      `answered ${yes}`,
+      onCase(
+        c,
+        () => true,
+        (res) => json(yes, yes === 204 ? undefined : {}, res),
+      ),
+    );
+    const swap = CLIENT_ERRORS.find((s) => op.statuses.includes(s) && !statuses.has(s));
+    if (swap !== undefined)
+      add(
+        "swapped",
+        `answered ${swap} instead`,
+        onCase(
+          c,
+          () => true,
+          (res, body) => json(swap, { ...(body as object), statusCode: swap }, res),
+        ),
+      );
+  }
+  answers.forEach((a, i) => {
+    // The case's answers are made again from the world on each request: the i-th is this one.
+    const only = (_: Answer, index: number) => index === i;
+    if (a.message !== undefined)
+      add(
+        "message",
+        `${a.status} in other words`,
+        onCase(c, only, (res, body) =>
+          json(
+            a.status,
+            { ...(body as object), statusMessage: "Changed by the fault", message: "Changed by the fault" },
+            res,
+          ),
+        ),
+      );
+    if (a.code !== undefined)
+      add(
+        "code",
+        `${a.status} with another data.code`,
+        onCase(c, only, (res, body) => json(a.status, setAt(body, "data.code", `${a.code}_CHANGED`), res)),
+      );
+    if (a.contentType !== undefined)
+      add(
+        "media",
+        `served as another media type`,
+        onCase(
+          c,
+          only,
+          async (res) =>
+            new Response(await res.text(), {
+              status: res.status,
+              headers: { ...Object.fromEntries(res.headers), "content-type": "text/plain" },
+            }),
+        ),
+      );
+    for (const [path, field] of Object.entries(a.fields ?? {}))
+      add(
+        "field",
+        `${path || "the body"} broken`,
+        onCase(c, only, (res, body) =>
+          json(
+            a.status,
+            setAt(body, path, broken(field, at(body, path))),
+            res,
+            res.headers.get("content-type") ?? undefined,
+          ),
+        ),
+      );
+  });
+  return out;
+}
