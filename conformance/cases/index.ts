@@ -1,18 +1,46 @@
 /**
- * Every case of the kit, by group, and the checks that run them (a check a group): `cases/keys`,
- * `cases/audiences`, … Each case judges one request of one rule in one world (case.ts).
+ * Every case of the kit, by the resource it asks about, and the checks that run them (a check a group:
+ * `cases/keys`, `cases/audiences`, …). Each case judges one request of one rule in one world (case.ts).
  */
 import type { CheckDef } from "../lib/running/context.ts";
+import { AUDIENCE_CASES } from "./audiences.ts";
 import type { Case } from "./case.ts";
+import { CHECKOUT_CASES } from "./checkout.ts";
+import { FORMATION_CASES } from "./formations.ts";
 import { KEY_CASES } from "./keys.ts";
+import { COLLABORATOR_CASES, MEMBER_CASES } from "./members.ts";
+import { EXPORT_CASES, FILTER_CASES, PROGRESS_CASES, RECALIBRATION_CASES } from "./reads.ts";
 import { caseCheck } from "./run.ts";
 
 export const CASE_GROUPS: Record<string, readonly Case[]> = {
   keys: KEY_CASES,
+  audiences: AUDIENCE_CASES,
+  collaborators: COLLABORATOR_CASES,
+  members: MEMBER_CASES,
+  filters: FILTER_CASES,
+  formations: FORMATION_CASES,
+  progress: PROGRESS_CASES,
+  recalibration: RECALIBRATION_CASES,
+  exports: EXPORT_CASES,
+  checkout: CHECKOUT_CASES,
 };
 
 export const ALL_CASES: readonly Case[] = Object.values(CASE_GROUPS).flat();
 
+/** What each group's cases ask, in the line a run prints for its check. */
+const TITLES: Record<keyof typeof CASE_GROUPS, string> = {
+  keys: "auth/me and key management by every account, plan and SSO link; names at their bounds; deletions",
+  audiences: "every account reading, updating, deleting, following and duplicating every Audience",
+  collaborators: "collaborators listed and removed by every account; the owner not removable",
+  members: "members added and removed by every account; the body's rules, bounds and the plan's cap",
+  filters: "filter attributes read by every account; selections, facets and the filters' bounds",
+  formations: "Formations listed, paged, made, read, recomputed, deleted and previewed by every account",
+  progress: "progress read by every account; readiness against its rows",
+  recalibration: "recalibration by every account; its payload's refusals; operations through each path",
+  exports: "exports by every account, every kind and format; the validation report's refusals",
+  checkout: "checkout sessions by every account; the create body's rules; sessions of another account",
+};
+
 export const caseChecks: CheckDef[] = Object.entries(CASE_GROUPS).map(([group, cases]) =>
-  caseCheck(`cases/${group}`, cases),
+  caseCheck(`cases/${group}`, cases, `${cases.length} cases: ${TITLES[group] ?? group}`),
 );

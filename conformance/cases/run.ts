@@ -70,6 +70,7 @@ export async function runCase(ctx: CheckContext, c: Case): Promise<"judged" | "i
         return "inconclusive";
       }
       w = worldOf(ctx, made.made);
+      ctx.onCaseMade?.(c.id, made.made);
       if (made.as) cred = made.as;
     }
     const spec = c.request(w);

@@ -27,8 +27,10 @@ interface Planned {
   fault: CaseFault;
 }
 
+/** What each case's precondition made in the run under way: the faults read it to find their request. */
+const made = new Map<string, Readonly<Record<string, unknown>>>();
 const planned: Planned[] = Object.entries(CASE_GROUPS).flatMap(([group, cases]) =>
-  cases.flatMap((c) => faultsOf(c, w).map((fault) => ({ group, fault }))),
+  cases.flatMap((c) => faultsOf(c, w, (id) => made.get(id)).map((fault) => ({ group, fault }))),
 );
 
 const caught: Record<string, { caught: boolean; mode: string }> = {};
@@ -60,7 +62,10 @@ async function runFault(
   p.fault.fired();
   try {
     const c = casesOf(p.group, p.fault.caseId);
-    const found = await runAll([caseCheck(`cases/${p.group}`, [c])], info);
+    made.clear();
+    const found = await runAll([caseCheck(`cases/${p.group}`, [c])], info, {
+      onCaseMade: (id, m) => made.set(id, m),
+    });
     if (p.fault.fired() === 0) return null;
     return {
       hit: found.some((v) => v.message.startsWith(c.id)),
@@ -82,7 +87,19 @@ describe("each fault made from a case is reported by its check, naming the case"
   const server = await brokenServer(sw.fault);
   afterAll(() => server.close());
   const chosen = planned.filter((_, i) => ALL || i % SAMPLE === 0);
-  it("makes a fault of every kind", () => {
+  it("names every case once", () => {
+    const ids = Object.values(CASE_GROUPS)
+      .flat()
+      .map((c) => c.id);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+  it("makes a fault of every case, and of every kind", () => {
+    const faulted = new Set(planned.map((p) => p.fault.caseId));
+    const none = Object.values(CASE_GROUPS)
+      .flat()
+      .filter((c) => !faulted.has(c.id))
+      .map((c) => c.id);
+    expect(none).toEqual([]);
     const kinds = new Set(planned.map((p) => p.fault.kind));
     expect([...kinds].sort()).toEqual(
       expect.arrayContaining(["accepted", "field", "message", "refused", "swapped"]),

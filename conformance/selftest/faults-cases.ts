@@ -25,12 +25,19 @@ export interface CaseFault {
 }
 
 /** Stands for a value the case's precondition makes at run time: matches any value. */
-const MADE = "\u0000made";
+const MADE = "@@made-by-the-precondition@@";
 
-/** The case's world as the fault sees it: the simulator's handles, and a wildcard for what givens make. */
-function faultWorld(env: FaultEnv): CaseWorld {
+/**
+ * What a case's precondition made in the run the fault is part of, by case ID: the self-test hands the
+ * kit's (RunOptions.onCaseMade) to the faults, so that a fault knows the key or copy its case made.
+ */
+export type MadeOf = (caseId: string) => Readonly<Record<string, unknown>> | undefined;
+
+/** The case's world as the fault sees it: the simulator's handles, and what the case's given made. */
+function faultWorld(env: FaultEnv, given?: Readonly<Record<string, unknown>>): CaseWorld {
   const m = env.sim.manifest();
-  const made = new Proxy({}, { get: () => MADE, has: () => true }) as Record<string, unknown>;
+  // Before the run (when the faults are listed) what givens make is a wildcard.
+  const made = given ?? (new Proxy({}, { get: () => MADE, has: () => true }) as Record<string, unknown>);
   const info = {
     audiences: Object.fromEntries(Object.entries(m.audiences).map(([k, a]) => [k, a.id])),
     minds: Object.fromEntries(Object.entries(m.minds).map(([k, a]) => [k, a.id])),
@@ -67,8 +74,7 @@ function pathPattern(c: Case, w: CaseWorld): RegExp {
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** Whether `req` is the case's request: its operation and path, its caller, its query and body. */
-async function isCaseRequest(c: Case, req: Request, env: FaultEnv): Promise<boolean> {
-  const w = faultWorld(env);
+async function isCaseRequest(c: Case, req: Request, w: CaseWorld): Promise<boolean> {
   const op = operationsById().get(c.op);
   if (!op || req.method !== op.method || !pathPattern(c, w).test(pathOf(req))) return false;
   const key = keyOf(req);
@@ -78,11 +84,13 @@ async function isCaseRequest(c: Case, req: Request, env: FaultEnv): Promise<bool
   // A key no handle owns is one the case's precondition made (or none at all).
   if (c.as ? !handles.includes(c.as) && !(c.given && handles.length === 0) : handles.length > 0) return false;
   const spec = c.request(w);
-  if (spec.query !== undefined && typeof spec.query === "object") {
-    const got = new URL(req.url).searchParams;
-    for (const [k, v] of Object.entries(spec.query))
-      if (v !== undefined && got.get(k) !== String(v)) return false;
-  }
+  // The query as the case sends it, no more and no less.
+  const got = new URL(req.url).searchParams;
+  const sent = Object.entries(typeof spec.query === "object" ? spec.query : {}).filter(
+    ([, v]) => v !== undefined,
+  );
+  if ([...new Set(got.keys())].length !== sent.length) return false;
+  for (const [k, v] of sent) if (got.get(k) !== String(v)) return false;
   if (spec.json !== undefined && !JSON.stringify(spec.json).includes(MADE)) {
     let sent: unknown;
     try {
@@ -98,16 +106,19 @@ async function isCaseRequest(c: Case, req: Request, env: FaultEnv): Promise<bool
 /** A fault that changes the case's answer with `change` when the simulator answered `answer`'s status. */
 function onCase(
   c: Case,
+  madeOf: MadeOf,
   when: (a: Answer, index: number) => boolean,
-  change: (res: Response, body: unknown, url: string) => Response | Promise<Response>,
+  /** `live`: the allowed answer as the case's world now reads it (what its given made, not a wildcard). */
+  change: (res: Response, body: unknown, url: string, live: Answer) => Response | Promise<Response>,
 ): Fault & { fired(): number } {
   let fired = 0;
   const fault: Fault = async (req, next, env) => {
-    const mine = await isCaseRequest(c, req, env);
+    const w = faultWorld(env, madeOf(c.id));
+    const mine = await isCaseRequest(c, req, w);
     const res = await next(req);
     if (!mine) return res;
-    const allowed = answersOf(c, faultWorld(env)).filter(when);
-    if (!allowed.some((a) => a.status === res.status)) return res;
+    const live = answersOf(c, w).find((a, i) => when(a, i) && a.status === res.status);
+    if (!live) return res;
     const text = await res.text();
     let body: unknown;
     try {
@@ -116,7 +127,7 @@ function onCase(
       body = text;
     }
     fired++;
-    return change(new Response(text, res), body, pathOf(req));
+    return change(new Response(text, res), body, pathOf(req), live);
   };
   return Object.assign(fault, {
     fired: () => {
@@ -182,11 +193,25 @@ export function worldOfSim(sim: FaultEnv["sim"]): CaseWorld {
   return faultWorld({ sim, memory: new Map() });
 }
 
-/** Every fault the case gives, its answers read in `w` (worldOfSim). */
-export function faultsOf(c: Case, w: CaseWorld): CaseFault[] {
+/** The case's answers before the run: with givens as wildcards, or, where a value must be read, none. */
+function answersBefore(c: Case, w: CaseWorld): readonly Answer[] {
+  for (const made of [w.made, {}]) {
+    try {
+      return answersOf(c, { ...w, made });
+    } catch {
+      // An expectation computed from what the given made (a list of members): try without it.
+    }
+  }
+  return [];
+}
+
+/** Every fault the case gives, its answers read in `w` (worldOfSim), what its givens make from `madeOf`. */
+export function faultsOf(c: Case, w: CaseWorld, madeOf: MadeOf = () => undefined): CaseFault[] {
   const op = operationsById().get(c.op);
   if (!op) return [];
-  const answers = answersOf(c, w);
+  const answers = answersBefore(c, w);
+  // A case whose answers cannot be read before its run gives no fault (the self-test names it).
+  if (answers.length === 0) return [];
   const out: CaseFault[] = [];
   const add = (kind: CaseFault["kind"], what: string, fault: Fault & { fired(): number }) =>
     out.push({ name: `${c.id} — ${what}`, caseId: c.id, kind, fault, fired: fault.fired });
@@ -196,7 +221,9 @@ export function faultsOf(c: Case, w: CaseWorld): CaseFault[] {
     add(
       "refused",
       `refused with ${no}`,
-      onCase(c, isSuccess, (res, _body, url) => json(no, envelope(no, "Refused by the fault", url), res)),
+      onCase(c, madeOf, isSuccess, (res, _body, url) =>
+        json(no, envelope(no, "Refused by the fault", url), res),
+      ),
     );
   }
   if (answers.every((a) => !isSuccess(a))) {
@@ -206,6 +233,7 @@ export function faultsOf(c: Case, w: CaseWorld): CaseFault[] {
       `answered ${yes}`,
       onCase(
         c,
+        madeOf,
         () => true,
         (res) => json(yes, yes === 204 ? undefined : {}, res),
       ),
@@ -217,6 +245,7 @@ export function faultsOf(c: Case, w: CaseWorld): CaseFault[] {
         `answered ${swap} instead`,
         onCase(
           c,
+          madeOf,
           () => true,
           (res, body) => json(swap, { ...(body as object), statusCode: swap }, res),
         ),
@@ -229,7 +258,7 @@ export function faultsOf(c: Case, w: CaseWorld): CaseFault[] {
       add(
         "message",
         `${a.status} in other words`,
-        onCase(c, only, (res, body) =>
+        onCase(c, madeOf, only, (res, body) =>
           json(
             a.status,
             { ...(body as object), statusMessage: "Changed by the fault", message: "Changed by the fault" },
@@ -241,7 +270,9 @@ export function faultsOf(c: Case, w: CaseWorld): CaseFault[] {
       add(
         "code",
         `${a.status} with another data.code`,
-        onCase(c, only, (res, body) => json(a.status, setAt(body, "data.code", `${a.code}_CHANGED`), res)),
+        onCase(c, madeOf, only, (res, body) =>
+          json(a.status, setAt(body, "data.code", `${a.code}_CHANGED`), res),
+        ),
       );
     if (a.contentType !== undefined)
       add(
@@ -249,6 +280,7 @@ export function faultsOf(c: Case, w: CaseWorld): CaseFault[] {
         `served as another media type`,
         onCase(
           c,
+          madeOf,
           only,
           async (res) =>
             new Response(await res.text(), {
@@ -261,10 +293,10 @@ export function faultsOf(c: Case, w: CaseWorld): CaseFault[] {
       add(
         "field",
         `${path || "the body"} broken`,
-        onCase(c, only, (res, body) =>
+        onCase(c, madeOf, only, (res, body, _url, live) =>
           json(
             a.status,
-            setAt(body, path, broken(field, at(body, path))),
+            setAt(body, path, broken(live.fields?.[path] ?? field, at(body, path))),
             res,
             res.headers.get("content-type") ?? undefined,
           ),

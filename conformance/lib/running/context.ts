@@ -287,6 +287,8 @@ export interface RunOptions {
   onConsumed?: (what: string[]) => void;
   /** Told what the check met and could not judge (an answer it could not read on, a precondition not made). */
   onInconclusive?: (what: string[]) => void;
+  /** Told what a case's precondition made (the self-test's faults of that case read it). */
+  onCaseMade?: (caseId: string, made: Readonly<Record<string, unknown>>) => void;
 }
 
 export interface PropertyOptions {
@@ -339,6 +341,8 @@ export class CheckContext<R extends RuleId = RuleId> {
   /** Rules already told to `onFound`: shrinking meets the same violation again and again. */
   private readonly announced = new Set<string>();
   private readonly onFound: ((v: Violation) => void) | undefined;
+  /** Told what a case's precondition made (RunOptions.onCaseMade). */
+  readonly onCaseMade: RunOptions["onCaseMade"];
 
   constructor(
     info: TargetInfo,
@@ -349,6 +353,7 @@ export class CheckContext<R extends RuleId = RuleId> {
     readonly rules: readonly RuleId[] = [],
   ) {
     this.onFound = options.onFound;
+    this.onCaseMade = options.onCaseMade;
     this.target = new Target(info, options.fetch);
     this.coverage = coverage;
     const sim = info.kind === "simulator";

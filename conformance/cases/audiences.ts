@@ -1,0 +1,574 @@
+/**
+ * Audiences, case by case: every account reading every Audience of the cast (its role, the sharing
+ * fields only for collaborators, 404 where it may not see); PUT by every account on every Audience (with
+ * its name alone it changes nothing), team sharing changed by owners in and out of a team and by
+ * collaborators who are not the owner, names missing, blank, trimmed and of the wrong type, flags sent as
+ * strings; DELETE by everyone but the owner (404, still there) and by the owner on its own copy; follow and
+ * unfollow on public and private Audiences; duplicates by editors and by viewers who may not edit.
+ */
+import type { Role } from "../lib/http/target.ts";
+import {
+  ABSENT,
+  type Answer,
+  type Case,
+  type CaseWorld,
+  coded,
+  is,
+  NOBODY,
+  ok,
+  PRESENT,
+  refused,
+} from "./case.ts";
+import { canView, EVERYONE, isCollaborator, memberRole, ownerOf, relation } from "./cast.ts";
+import { copyOf, keepAudience, refusedStep } from "./given.ts";
+
+const NOT_FOUND = "Audience not found";
+const SHARING = ["isSharedWithTeam", "isLinkSharingEnabled", "publicShareId"] as const;
+/** The handles every account reads; `large` (5,200 members) is read by two. */
+const READ = ["main", "private", "public", "empty", "atCap", "soloAudience"];
+
+/** What `role` is answered reading `handle`: its role and the sharing fields a collaborator alone sees. */
+function readAnswer(w: CaseWorld, role: Role, handle: string): Answer[] {
+  const r = relation(role, handle);
+  if (!canView(r)) return [refused(404, NOT_FOUND)];
+  const sharing = Object.fromEntries(SHARING.map((f) => [`data.${f}`, isCollaborator(r) ? PRESENT : ABSENT]));
+  return [ok(200, { "data.id": is(w.aud(handle)), "data.currentMemberRole": is(memberRole(r)), ...sharing })];
+}
+
+function read(role: Role, handle: string): Case {
+  return {
+    id: `getAudience ${role} on ${handle}: ${canView(relation(role, handle)) ? memberRole(relation(role, handle)) : "hidden"}`,
+    rule: canView(relation(role, handle)) ? "audience/member-role" : "audience/read-roles",
+    op: "getAudience",
+    as: role,
+    request: (w) => ({ params: { audienceId: w.aud(handle) }, query: { members: "preview" } }),
+    expect: (w) => readAnswer(w, role, handle),
+  };
+}
+
+const READS: Case[] = [
+  ...READ.flatMap((h) => EVERYONE.map((r) => read(r, h))),
+  read("publisher", "large"),
+  read("outsider", "large"),
+  {
+    id: "getAudience owner on main: the complete detail without members=preview",
+    rule: "audience/members-preview",
+    op: "getAudience",
+    as: "owner",
+    request: (w) => ({ params: { audienceId: w.aud("main") } }),
+    expect: (w) => readAnswer(w, "owner", "main"),
+  },
+  {
+    id: "getAudience owner on main: members=full is not an allowed value",
+    rule: "input/invalid-400",
+    op: "getAudience",
+    as: "owner",
+    request: (w) => ({ params: { audienceId: w.aud("main") }, query: { members: "full" } }),
+    expect: [refused(400)],
+  },
+  {
+    id: "getAudience owner: an ID that names nothing",
+    rule: "ids/unknown-404",
+    op: "getAudience",
+    as: "owner",
+    request: () => ({ params: { audienceId: NOBODY } }),
+    expect: [refused(404, NOT_FOUND)],
+  },
+  {
+    id: "getAudience owner: a malformed ID",
+    rule: "ids/messages",
+    op: "getAudience",
+    as: "owner",
+    request: () => ({ params: { audienceId: "not-a-uuid" } }),
+    expect: [refused(400, "Invalid audience ID format")],
+  },
+  {
+    id: "getAudience studyViewer on main: uploaded-file URLs redacted",
+    rule: "audience/file-redaction",
+    op: "getAudience",
+    as: "studyViewer",
+    // The URLs the owner sees in `sources.files`: a Study-cascade viewer must not see one of them anywhere.
+    given: async (ctx, w) => {
+      const ex = await ctx.call({
+        op: "getAudience",
+        params: { audienceId: w.aud("main") },
+        as: ctx.as("owner"),
+      });
+      if (ex.status !== 200) return refusedStep(ex, 200, "owner reading main");
+      const urls = fileUrls(ex.body?.data);
+      return urls.length ? { made: { urls } } : { unmade: "main holds no uploaded-file URL to look for" };
+    },
+    mutates: false,
+    request: (w) => ({ params: { audienceId: w.aud("main") } }),
+    expect: (w) => [
+      ok(200, {
+        "data.sources": hidesUrls(w.made.urls as string[]),
+        "data.grounding": hidesUrls(w.made.urls as string[]),
+      }),
+    ],
+  },
+];
+
+/** The uploaded-file URLs of a detail, in `sources` and `grounding.sources`. */
+function fileUrls(
+  d: { sources?: { files?: { url?: unknown }[] }; grounding?: unknown } | undefined,
+): string[] {
+  const urls = (d?.sources?.files ?? [])
+    .map((f) => f.url)
+    .filter((u): u is string => typeof u === "string" && u !== "");
+  return [...new Set(urls)];
+}
+
+const hidesUrls = (urls: readonly string[]) =>
+  ({
+    holds: (v: unknown) => !urls.some((u) => JSON.stringify(v ?? null).includes(u)),
+    says: "shows an uploaded-file URL to a public or Study-cascade viewer",
+    breaks: (v: unknown) => ({ ...(v as object), files: urls.map((url) => ({ url })) }),
+  }) as const;
+
+// ---- PUT ----
+
+/** PUT with the Audience's own name and nothing else: changes nothing, allowed to collaborators only. */
+function putName(role: Role, handle: string): Case {
+  const r = relation(role, handle);
+  return {
+    id: `updateAudience ${role} on ${handle}: ${isCollaborator(r) ? "a collaborator may" : "404, no edit access"}`,
+    rule: isCollaborator(r) ? "audience/update-rules" : "access/hidden-as-404",
+    op: "updateAudience",
+    as: role,
+    changes: handle,
+    given: (ctx, w, later) => keepAudience(ctx, w, handle, later),
+    request: (w) => ({ params: { audienceId: w.aud(handle) }, json: { name: w.made.name } }),
+    expect: (w) =>
+      isCollaborator(r)
+        ? [
+            ok(200, {
+              "data.id": is(w.aud(handle)),
+              "data.name": is(w.made.name),
+              "data.currentMemberRole": is(memberRole(r)),
+              "data.isSharedWithTeam": is(w.made.isSharedWithTeam),
+              "data.isPublic": is(w.made.isPublic),
+            }),
+          ]
+        : [refused(404)],
+  };
+}
+
+/** A PUT of `json` on `handle` by `role` (after its current name), with what it must answer. */
+function put(
+  role: Role,
+  handle: string,
+  what: string,
+  rule: Case["rule"],
+  json: (w: CaseWorld) => Record<string, unknown>,
+  expect: (w: CaseWorld) => Answer[],
+): Case {
+  return {
+    id: `updateAudience ${role} on ${handle}: ${what}`,
+    rule,
+    op: "updateAudience",
+    as: role,
+    changes: handle,
+    given: (ctx, w, later) => keepAudience(ctx, w, handle, later),
+    request: (w) => ({ params: { audienceId: w.aud(handle) }, json: json(w) }),
+    expect,
+    after: [
+      {
+        what: "the owner reads it back",
+        op: "getAudience",
+        as: ownerOf(handle),
+        request: (w) => ({ params: { audienceId: w.aud(handle) }, query: { members: "preview" } }),
+        expect: (w) => [
+          ok(200, {
+            "data.isSharedWithTeam": is(w.made.isSharedWithTeam),
+            "data.isPublic": is(w.made.isPublic),
+          }),
+        ],
+      },
+    ],
+  };
+}
+
+const NAME_REQUIRED = ["name is required", "Name is required"];
+
+const PUTS: Case[] = [
+  ...["main", "private", "public", "soloAudience"].flatMap((h) => EVERYONE.map((r) => putName(r, h))),
+  ...(["admin", "member", "teammate"] as const).map((role) =>
+    put(
+      role,
+      "main",
+      "a collaborator who is not the owner changes team sharing",
+      "audience/team-share-owner",
+      (w) => ({ name: w.made.name, isSharedWithTeam: !w.made.isSharedWithTeam }),
+      () => [coded(403, "TEAM_SHARE_OWNER_ONLY")],
+    ),
+  ),
+  put(
+    "solo",
+    "soloAudience",
+    "an owner in no team shares with a team",
+    "audience/team-share-owner",
+    (w) => ({ name: w.made.name, isSharedWithTeam: true }),
+    () => [coded(400, "TEAM_REQUIRED")],
+  ),
+  put(
+    "publisher",
+    "public",
+    "an owner in no team (on a team plan) shares with a team",
+    "audience/team-share-owner",
+    (w) => ({ name: w.made.name, isSharedWithTeam: true }),
+    () => [coded(400, "TEAM_REQUIRED")],
+  ),
+  {
+    ...put(
+      "owner",
+      "private",
+      "an owner in a team shares with it, then stops",
+      "audience/team-share-owner",
+      (w) => ({ name: w.made.name, isSharedWithTeam: true }),
+      () => [ok(200, { "data.isSharedWithTeam": is(true) })],
+    ),
+    after: [
+      {
+        what: "the teammate now opens it as a team member",
+        op: "getAudience",
+        as: "teammate",
+        request: (w) => ({ params: { audienceId: w.aud("private") }, query: { members: "preview" } }),
+        expect: [ok(200, { "data.currentMemberRole": is("team_member") })],
+      },
+      {
+        what: "the owner stops sharing",
+        op: "updateAudience",
+        as: "owner",
+        request: (w) => ({
+          params: { audienceId: w.aud("private") },
+          json: { name: w.made.name, isSharedWithTeam: false },
+        }),
+        expect: [ok(200, { "data.isSharedWithTeam": is(false) })],
+      },
+      {
+        what: "the teammate no longer opens it",
+        op: "getAudience",
+        as: "teammate",
+        request: (w) => ({ params: { audienceId: w.aud("private") }, query: { members: "preview" } }),
+        expect: [refused(404, NOT_FOUND)],
+      },
+    ],
+  },
+  put(
+    "owner",
+    "private",
+    "flags sent as strings change nothing",
+    "audience/update-rules",
+    (w) => ({ name: w.made.name, isPublic: "true", isSharedWithTeam: "true" }),
+    (w) => [
+      ok(200, { "data.isPublic": is(w.made.isPublic), "data.isSharedWithTeam": is(w.made.isSharedWithTeam) }),
+    ],
+  ),
+  put(
+    "owner",
+    "private",
+    "isLinkSharingEnabled cannot be changed here and is echoed",
+    "audience/update-rules",
+    (w) => ({ name: w.made.name, isLinkSharingEnabled: true }),
+    () => [ok(200, { "data.isLinkSharingEnabled": is(false) })],
+  ),
+  put(
+    "owner",
+    "main",
+    "no name",
+    "audience/update-rules",
+    () => ({ isPublic: false }),
+    () => [refused(400, NAME_REQUIRED)],
+  ),
+  put(
+    "owner",
+    "main",
+    "a blank name",
+    "audience/update-rules",
+    () => ({ name: "   " }),
+    () => [refused(400, NAME_REQUIRED)],
+  ),
+  put(
+    "owner",
+    "main",
+    "an empty name",
+    "audience/update-rules",
+    () => ({ name: "" }),
+    () => [refused(400, NAME_REQUIRED)],
+  ),
+  put(
+    "owner",
+    "main",
+    "a name that is not a string",
+    "audience/update-rules",
+    () => ({ name: 7 }),
+    () => [refused(400)],
+  ),
+  put(
+    "owner",
+    "private",
+    "a name is trimmed",
+    "audience/update-rules",
+    (w) => ({ name: `  ${w.made.name}  ` }),
+    (w) => [ok(200, { "data.name": is(w.made.name) })],
+  ),
+  {
+    id: "updateAudience owner: an ID that names nothing",
+    rule: "ids/unknown-404",
+    op: "updateAudience",
+    as: "owner",
+    request: () => ({ params: { audienceId: NOBODY }, json: { name: "Nobody's" } }),
+    expect: [refused(404)],
+  },
+];
+
+// ---- DELETE, follow, duplicate ----
+
+function deleteRefused(role: Role, handle: string): Case {
+  return {
+    id: `deleteAudience ${role} on ${handle}: only the owner deletes (404, still there)`,
+    rule: "audience/delete-owner-only",
+    op: "deleteAudience",
+    as: role,
+    changes: handle,
+    request: (w) => ({ params: { audienceId: w.aud(handle) } }),
+    expect: [refused(404, NOT_FOUND)],
+    after: [
+      {
+        what: "the owner still reads it",
+        op: "getAudience",
+        as: ownerOf(handle),
+        request: (w) => ({ params: { audienceId: w.aud(handle) }, query: { members: "preview" } }),
+        expect: [ok(200)],
+      },
+    ],
+  };
+}
+
+const DELETES: Case[] = [
+  ...EVERYONE.filter((r) => r !== "owner").map((r) => deleteRefused(r, "main")),
+  deleteRefused("owner", "public"),
+  {
+    id: "deleteAudience teammate on its own copy: 204, then gone",
+    rule: "audience/delete-owner-only",
+    op: "deleteAudience",
+    as: "teammate",
+    given: (ctx, w, later) => copyOf(ctx, w, "main", "teammate", later),
+    request: (w) => ({ params: { audienceId: w.made.copy as string } }),
+    expect: [ok(204, { "": is(undefined) })],
+    after: [
+      {
+        what: "reading the deleted copy",
+        op: "getAudience",
+        as: "teammate",
+        request: (w) => ({ params: { audienceId: w.made.copy as string } }),
+        expect: [refused(404, NOT_FOUND)],
+      },
+      {
+        what: "deleting it again",
+        op: "deleteAudience",
+        as: "teammate",
+        request: (w) => ({ params: { audienceId: w.made.copy as string } }),
+        expect: [refused(404, NOT_FOUND)],
+      },
+    ],
+  },
+];
+
+function follow(role: Role, handle: string): Case {
+  const isPublic = handle === "public" || handle === "large";
+  return {
+    id: `followAudience ${role} on ${handle}: ${isPublic ? "followed" : "404, not a public Audience"}`,
+    rule: "audience/follow",
+    op: "followAudience",
+    as: role,
+    mutates: true,
+    request: (w) => ({ params: { audienceId: w.aud(handle) } }),
+    expect: isPublic ? [ok(200)] : [refused(404)],
+  };
+}
+
+const FOLLOWS: Case[] = [
+  ...EVERYONE.map((r) => follow(r, "public")),
+  ...(["owner", "admin", "outsider"] as const).map((r) => follow(r, "main")),
+  follow("owner", "private"),
+  {
+    id: "followAudience owner: an ID that names nothing",
+    rule: "audience/follow",
+    op: "followAudience",
+    as: "owner",
+    request: () => ({ params: { audienceId: NOBODY } }),
+    expect: [refused(404)],
+  },
+  ...(["outsider", "owner"] as const).map(
+    (role): Case => ({
+      id: `unfollowAudience ${role} on main, never followed: 200`,
+      rule: "audience/follow",
+      op: "unfollowAudience",
+      as: role,
+      request: (w) => ({ params: { audienceId: w.aud("main") } }),
+      expect: [ok(200)],
+    }),
+  ),
+  {
+    id: "unfollowAudience outsider: an ID that names nothing is 200 all the same",
+    rule: "audience/follow",
+    op: "unfollowAudience",
+    as: "outsider",
+    request: () => ({ params: { audienceId: NOBODY } }),
+    expect: [ok(200)],
+  },
+];
+
+function duplicate(role: Role, handle: string): Case {
+  const r = relation(role, handle);
+  const answers: Answer[] = isCollaborator(r)
+    ? [ok(201, { "data.id": PRESENT })]
+    : canView(r)
+      ? [refused(403)]
+      : [refused(404)];
+  return {
+    id: `duplicateAudience ${role} on ${handle}: ${isCollaborator(r) ? "a copy" : canView(r) ? "403, may not edit" : "404, hidden"}`,
+    rule: isCollaborator(r)
+      ? "duplicate/contents"
+      : canView(r)
+        ? "duplicate/plan-limit"
+        : "access/hidden-as-404",
+    op: "duplicateAudience",
+    as: role,
+    request: (w) => ({ params: { audienceId: w.aud(handle) }, json: { name: `Copy by ${role}` } }),
+    expect: answers,
+  };
+}
+
+const DUPLICATES: Case[] = [
+  duplicate("teammate", "main"),
+  duplicate("owner", "private"),
+  duplicate("solo", "soloAudience"),
+  duplicate("publisher", "public"),
+  duplicate("studyViewer", "main"),
+  duplicate("owner", "public"),
+  duplicate("outsider", "public"),
+  duplicate("outsider", "main"),
+  duplicate("admin", "private"),
+  {
+    id: "duplicateAudience owner on private: a copy is private, named as asked, and has no public link",
+    rule: "duplicate/contents",
+    op: "getAudience",
+    as: "owner",
+    given: (ctx, w, later) => copyOf(ctx, w, "private", "owner", later),
+    request: (w) => ({ params: { audienceId: w.made.copy as string }, query: { members: "preview" } }),
+    expect: (w) => [
+      ok(200, {
+        "data.name": is(w.made.copyName),
+        "data.isPublic": is(false),
+        "data.isSharedWithTeam": is(false),
+        "data.isLinkSharingEnabled": is(false),
+        "data.publicShareId": is(null),
+        "data.currentMemberRole": is("owner"),
+      }),
+    ],
+  },
+  {
+    id: "duplicateAudience owner on private: no name takes the original's, followed by a copy marker",
+    rule: "duplicate/default-name",
+    op: "duplicateAudience",
+    as: "owner",
+    given: (ctx, w, later) => keepAudience(ctx, w, "private", later),
+    request: (w) => ({ params: { audienceId: w.aud("private") }, json: {} }),
+    expect: (w) => [ok(201, { "data.name": copyName(w.made.name as string) })],
+  },
+  ...[
+    ["an empty name", ""],
+    ["a name of 201 characters", "d".repeat(201)],
+    ["a name that is not a string", 5],
+  ].map(
+    ([what, name]): Case => ({
+      id: `duplicateAudience owner on private: ${what}`,
+      rule: "duplicate/replay",
+      op: "duplicateAudience",
+      as: "owner",
+      request: (w) => ({ params: { audienceId: w.aud("private") }, json: { name } }),
+      expect: [refused(400)],
+    }),
+  ),
+  {
+    id: "duplicateAudience owner on private: a name of 200 characters",
+    rule: "duplicate/replay",
+    op: "duplicateAudience",
+    as: "owner",
+    request: (w) => ({ params: { audienceId: w.aud("private") }, json: { name: "d".repeat(200) } }),
+    expect: [ok(201, { "data.name": is("d".repeat(200)) })],
+  },
+  {
+    id: "duplicateAudience owner on private: the same idempotency key again replays the copy (200)",
+    rule: "duplicate/replay",
+    op: "duplicateAudience",
+    as: "owner",
+    given: async (ctx, w, later) => {
+      const key = `case-replay-${Date.now().toString(36)}`;
+      const made = await copyWithKey(ctx, w, key, later);
+      return "unmade" in made ? made : { made: { ...made.made, key } };
+    },
+    request: (w) => ({
+      params: { audienceId: w.aud("private") },
+      json: { name: "Case copy with a key" },
+      headers: { "x-service-idempotency-key": w.made.key as string },
+    }),
+    expect: (w) => [ok(200, { "data.id": is(w.made.copy) })],
+  },
+  {
+    id: "duplicateAudience owner on private: a key past 128 characters is ignored (a new copy, 201)",
+    rule: "duplicate/replay",
+    op: "duplicateAudience",
+    as: "owner",
+    given: async (ctx, w, later) => {
+      const key = `k${Date.now().toString(36)}`.padEnd(129, "k");
+      const made = await copyWithKey(ctx, w, key, later);
+      return "unmade" in made ? made : { made: { ...made.made, key } };
+    },
+    request: (w) => ({
+      params: { audienceId: w.aud("private") },
+      json: { name: "Case copy with a key" },
+      headers: { "x-service-idempotency-key": w.made.key as string },
+    }),
+    expect: (w) => [ok(201, { "data.id": differs(w.made.copy as string) })],
+  },
+];
+
+const differs = (id: string) =>
+  ({
+    holds: (v: unknown) => typeof v === "string" && v !== id,
+    says: `is the earlier copy ${id}`,
+    breaks: () => id,
+  }) as const;
+
+const copyName = (original: string) =>
+  ({
+    holds: (v: unknown) => typeof v === "string" && v.startsWith(original) && v.length > original.length,
+    says: `is not "${original}" followed by a copy marker`,
+    breaks: () => original,
+  }) as const;
+
+/** A copy of `private` made with idempotency key `key`, deleted after the case. */
+async function copyWithKey(
+  ctx: Parameters<NonNullable<Case["given"]>>[0],
+  w: CaseWorld,
+  key: string,
+  later: Parameters<NonNullable<Case["given"]>>[2],
+) {
+  const ex = await ctx.call({
+    op: "duplicateAudience",
+    params: { audienceId: w.aud("private") },
+    as: ctx.as("owner"),
+    json: { name: "Case copy with a key" },
+    headers: { "x-service-idempotency-key": key },
+  });
+  if (ex.status !== 201) return refusedStep(ex, 201, "the first copy under an idempotency key");
+  const copy = ex.body?.data?.id as string;
+  later(() => ctx.call({ op: "deleteAudience", params: { audienceId: copy }, as: ctx.as("owner") }));
+  return { made: { copy } };
+}
+
+export const AUDIENCE_CASES: Case[] = [...READS, ...PUTS, ...DELETES, ...FOLLOWS, ...DUPLICATES];

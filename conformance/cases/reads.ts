@@ -1,0 +1,438 @@
+/**
+ * What an Audience shows of itself, case by case: filter attributes and progress read by every account
+ * (404 where it may not see), the filters' refusals and bounds, a selected attribute's facet (counted over
+ * the other attributes' selections only); exports by every account, every kind with every format it offers
+ * and the one it does not, the validation report without edit rights and without a scored validation;
+ * recalibration refused to everyone but the owner, its payload's refusals, and its operation read through
+ * its own Audience and through another.
+ */
+import type { Role } from "../lib/http/target.ts";
+import type { CheckContext } from "../lib/running/context.ts";
+import { type Answer, type Case, type CaseWorld, coded, is, NOBODY, ok, PRESENT, refused } from "./case.ts";
+import { canView, EVERYONE, isCollaborator, relation } from "./cast.ts";
+import { copyOf, refusedStep } from "./given.ts";
+
+const NOT_FOUND = "Audience not found";
+type Later = (cleanup: () => Promise<unknown>) => void;
+
+// ---- filter attributes ----
+
+const sortedIds = {
+  holds: (v: unknown) => Array.isArray(v) && v.every((id, i) => i === 0 || String(v[i - 1]) < String(id)),
+  says: "are not sorted by ID, each once",
+  breaks: (v: unknown) =>
+    Array.isArray(v) && v.length ? [...v].reverse().concat(v.slice(0, 1)) : [NOBODY, NOBODY],
+} as const;
+
+const countsIds = {
+  holds: (v: unknown, body: unknown) => {
+    const d = (body as { data?: { mindIds?: unknown[]; truncated?: boolean } })?.data;
+    return d?.truncated === true || v === d?.mindIds?.length;
+  },
+  says: "is not the number of mindIds",
+  breaks: (v: unknown) => (typeof v === "number" ? v + 1 : 1),
+} as const;
+
+const facetsBounded = {
+  holds: (v: unknown) =>
+    Array.isArray(v) && v.every((f) => Array.isArray(f?.values) && f.values.length <= 200),
+  says: "has a facet with more than 200 values",
+  breaks: (v: unknown) =>
+    Array.isArray(v) && v[0]
+      ? [
+          { ...v[0], values: Array.from({ length: 201 }, (_, i) => ({ value: `v${i}`, count: 1 })) },
+          ...v.slice(1),
+        ]
+      : v,
+} as const;
+
+function filters(role: Role, handle: string): Case {
+  const r = relation(role, handle);
+  return {
+    id: `getFilterAttributes ${role} on ${handle}: ${canView(r) ? "read" : "404, hidden"}`,
+    rule: canView(r) ? "filters/selection" : "access/hidden-as-404",
+    op: "getFilterAttributes",
+    as: role,
+    request: (w) => ({ params: { audienceId: w.aud(handle) } }),
+    expect: canView(r)
+      ? [
+          ok(200, {
+            "data.mindIds": sortedIds,
+            "data.matchCount": countsIds,
+            "data.truncated": is(false),
+            "data.facets": facetsBounded,
+          }),
+        ]
+      : [refused(404)],
+  };
+}
+
+function badFilters(what: string, value: string): Case {
+  return {
+    id: `getFilterAttributes owner on main: ${what}`,
+    rule: "filters/limits",
+    op: "getFilterAttributes",
+    as: "owner",
+    request: (w) => ({ params: { audienceId: w.aud("main") }, query: { filters: value } }),
+    expect: [refused(400)],
+  };
+}
+
+export const FILTER_CASES: Case[] = [
+  ...EVERYONE.flatMap((r) => ["main", "private", "public", "soloAudience"].map((h) => filters(r, h))),
+  {
+    id: "getFilterAttributes outsider on large: more Minds than one request reads, truncated",
+    rule: "filters/truncation",
+    op: "getFilterAttributes",
+    as: "outsider",
+    request: (w) => ({ params: { audienceId: w.aud("large") } }),
+    expect: [ok(200, { "data.truncated": is(true), "data.facets": facetsBounded })],
+  },
+  badFilters("filters that are not JSON", "{country:"),
+  badFilters("an unknown attribute", JSON.stringify({ shoeSize: ["42"] })),
+  badFilters("values that are not a list", JSON.stringify({ country: "DE" })),
+  badFilters("a value that is not a string", JSON.stringify({ country: [49] })),
+  badFilters(
+    "51 values of one attribute",
+    JSON.stringify({ industry: Array.from({ length: 51 }, (_, i) => `i${i}`) }),
+  ),
+  badFilters("a list, not an object", JSON.stringify([{ country: ["DE"] }])),
+  {
+    id: "getFilterAttributes owner on main: 50 values of one attribute",
+    rule: "filters/limits",
+    op: "getFilterAttributes",
+    as: "owner",
+    request: (w) => ({
+      params: { audienceId: w.aud("main") },
+      query: { filters: JSON.stringify({ industry: Array.from({ length: 50 }, (_, i) => `i${i}`) }) },
+    }),
+    expect: [ok(200, { "data.matchCount": countsIds })],
+  },
+  {
+    id: "getFilterAttributes owner on main: null selects the Minds without a value",
+    rule: "filters/selection",
+    op: "getFilterAttributes",
+    as: "owner",
+    given: facetsFirst,
+    mutates: false,
+    request: (w) => ({
+      params: { audienceId: w.aud("main") },
+      query: { filters: JSON.stringify({ [w.made.key as string]: null }) },
+    }),
+    expect: (w) => [ok(200, { "data.matchCount": is(w.made.unknown) })],
+  },
+  {
+    id: "getFilterAttributes owner on main: one selected value; its facet still counts every value",
+    rule: "filters/selection",
+    op: "getFilterAttributes",
+    as: "owner",
+    given: facetsFirst,
+    mutates: false,
+    request: (w) => ({
+      params: { audienceId: w.aud("main") },
+      query: { filters: JSON.stringify({ [w.made.key as string]: [w.made.value] }) },
+    }),
+    expect: (w) => [
+      ok(200, {
+        "data.matchCount": is(w.made.count),
+        "data.facets": facetIs(w.made.key as string, w.made.facet),
+      }),
+    ],
+  },
+];
+
+/** The unfiltered facets of main: the first attribute with a value, its first value and counts. */
+async function facetsFirst(
+  ctx: CheckContext,
+  w: CaseWorld,
+): Promise<{ made: Record<string, unknown> } | { unmade: string }> {
+  const ex = await ctx.call({
+    op: "getFilterAttributes",
+    params: { audienceId: w.aud("main") },
+    as: ctx.as("owner"),
+  });
+  if (ex.status !== 200) return refusedStep(ex, 200, "owner reading main's filter attributes");
+  const facet = (ex.body?.data?.facets ?? []).find(
+    (f: { values?: unknown[] }) => (f.values?.length ?? 0) > 0,
+  );
+  if (!facet) return { unmade: "main has no filter attribute with a value" };
+  return {
+    made: {
+      key: facet.key,
+      value: facet.values[0].value,
+      count: facet.values[0].count,
+      unknown: facet.unknownCount,
+      facet,
+    },
+  };
+}
+
+const facetIs = (key: string, facet: unknown) =>
+  ({
+    holds: (v: unknown) =>
+      Array.isArray(v) && JSON.stringify(v.find((f) => f?.key === key)) === JSON.stringify(facet),
+    says: `has another ${key} facet than with no selection (a selected attribute's facet counts the others' selections only)`,
+    breaks: (v: unknown) =>
+      Array.isArray(v) ? v.map((f) => (f?.key === key ? { ...f, values: f.values.slice(0, 1) } : f)) : v,
+  }) as const;
+
+// ---- progress ----
+
+const readinessAgrees = {
+  holds: (v: unknown, body: unknown) => {
+    const r = v as { total?: number; failed?: number; ready?: number; training?: number };
+    const members = (body as { data?: { members?: unknown[] } })?.data?.members ?? [];
+    return (
+      r?.total === members.length && r.failed === 0 && (r.ready ?? 0) + (r.training ?? 0) <= (r.total ?? 0)
+    );
+  },
+  says: "does not agree with the member rows (total, failed always 0, ready and training within the total)",
+  breaks: (v: unknown) => ({ ...(v as object), failed: 1 }),
+} as const;
+
+function progress(role: Role, handle: string): Case {
+  const r = relation(role, handle);
+  return {
+    id: `getAudienceProgress ${role} on ${handle}: ${canView(r) ? "read" : "404, hidden"}`,
+    rule: canView(r) ? "progress/readiness" : "access/hidden-as-404",
+    op: "getAudienceProgress",
+    as: role,
+    request: (w) => ({ params: { audienceId: w.aud(handle) } }),
+    expect: (w) =>
+      canView(r)
+        ? [ok(200, { "data.audienceId": is(w.aud(handle)), "data.readiness": readinessAgrees })]
+        : [refused(404)],
+  };
+}
+
+export const PROGRESS_CASES: Case[] = [
+  ...EVERYONE.flatMap((r) => ["main", "private", "public"].map((h) => progress(r, h))),
+  {
+    id: "getAudienceProgress owner: an ID that is no UUID names nothing (404)",
+    rule: "ids/unknown-404",
+    op: "getAudienceProgress",
+    as: "owner",
+    request: () => ({ params: { audienceId: "not-an-audience" } }),
+    expect: [refused(404)],
+  },
+];
+
+// ---- exports ----
+
+const OFFERED = {
+  brief: ["pdf", "md", "markdown", "docx", "pptx"],
+  validation_report: ["pdf", "md", "markdown", "docx", "xlsx"],
+};
+const NOT_OFFERED = { brief: "xlsx", validation_report: "pptx" };
+
+function exportAs(
+  role: Role,
+  handle: string,
+  body: Record<string, unknown>,
+  what: string,
+  expect: Answer[],
+  rule: Case["rule"] = "exports/kinds",
+): Case {
+  return {
+    id: `exportAudience ${role} on ${handle}: ${what}`,
+    rule,
+    op: "exportAudience",
+    as: role,
+    request: (w) => ({ params: { audienceId: w.aud(handle) }, json: body }),
+    expect,
+  };
+}
+
+export const EXPORT_CASES: Case[] = [
+  ...EVERYONE.map((r) =>
+    exportAs(
+      r,
+      "main",
+      {},
+      canView(relation(r, "main")) ? "a brief" : "404, hidden",
+      canView(relation(r, "main")) ? [ok(200)] : [refused(404, NOT_FOUND)],
+      canView(relation(r, "main")) ? "exports/job" : "access/hidden-as-404",
+    ),
+  ),
+  ...(["brief", "validation_report"] as const).flatMap((kind) => [
+    ...OFFERED[kind].map((format) =>
+      exportAs("owner", "main", { kind, format }, `${kind} as ${format}`, [ok(200)]),
+    ),
+    exportAs(
+      "owner",
+      "main",
+      { kind, format: NOT_OFFERED[kind] },
+      `${kind} as ${NOT_OFFERED[kind]}, not offered`,
+      [refused(400)],
+    ),
+  ]),
+  ...(["admin", "member", "teammate", "studyViewer"] as const).map((r) =>
+    exportAs(
+      r,
+      "main",
+      { kind: "validation_report", format: "pdf" },
+      isCollaborator(relation(r, "main"))
+        ? "a validation report (edit access)"
+        : "a validation report without edit access",
+      isCollaborator(relation(r, "main")) ? [ok(200)] : [refused(404)],
+    ),
+  ),
+  exportAs(
+    "outsider",
+    "public",
+    { kind: "validation_report" },
+    "a validation report of an Audience it only views",
+    [refused(404), coded(409, "VALIDATION_REPORT_UNAVAILABLE")],
+  ),
+  exportAs(
+    "owner",
+    "private",
+    { kind: "validation_report", format: "pdf" },
+    "a validation report with no scored validation",
+    [coded(409, "VALIDATION_REPORT_UNAVAILABLE")],
+  ),
+  exportAs(
+    "owner",
+    "main",
+    { format: "gif" },
+    "a format no kind offers",
+    [refused(400)],
+    "input/invalid-400",
+  ),
+  exportAs(
+    "owner",
+    "main",
+    { kind: "summary" },
+    "a kind that does not exist",
+    [refused(400)],
+    "input/invalid-400",
+  ),
+  {
+    id: "getExportStatus owner on private: a validation report with no scored validation is unavailable",
+    rule: "exports/kinds",
+    op: "getExportStatus",
+    as: "owner",
+    request: (w) => ({ params: { audienceId: w.aud("private") }, query: { kind: "validation_report" } }),
+    expect: [ok(200, { "data.status": is("unavailable") })],
+  },
+  ...EVERYONE.filter((r) => !canView(relation(r, "main"))).map(
+    (r): Case => ({
+      id: `getExportStatus ${r} on main: 404, hidden`,
+      rule: "access/hidden-as-404",
+      op: "getExportStatus",
+      as: r,
+      request: (w) => ({ params: { audienceId: w.aud("main") } }),
+      expect: [refused(404)],
+    }),
+  ),
+  ...[
+    ["a kind that does not exist", { kind: "summary" }],
+    ["a format that does not exist", { format: "gif" }],
+  ].map(
+    ([what, query]): Case => ({
+      id: `getExportStatus owner on main: ${what}`,
+      rule: "input/invalid-400",
+      op: "getExportStatus",
+      as: "owner",
+      request: (w) => ({ params: { audienceId: w.aud("main") }, query: query as Record<string, string> }),
+      expect: [refused(400)],
+    }),
+  ),
+  {
+    id: "downloadExport outsider on main: 404, hidden",
+    rule: "access/hidden-as-404",
+    op: "downloadExport",
+    as: "outsider",
+    request: (w) => ({ params: { audienceId: w.aud("main") } }),
+    expect: [refused(404)],
+  },
+];
+
+// ---- recalibration ----
+
+const ASK = { instruction: "Rebalance slightly toward larger companies" };
+
+export const RECALIBRATION_CASES: Case[] = [
+  ...EVERYONE.filter((r) => r !== "owner").map(
+    (r): Case => ({
+      id: `recalibrateAudience ${r} on main: the owner alone (404, nothing queued)`,
+      rule: "recalibrate/owner-only",
+      op: "recalibrateAudience",
+      as: r,
+      changes: "main",
+      request: (w) => ({ params: { audienceId: w.aud("main") }, json: ASK }),
+      expect: [refused(404, NOT_FOUND)],
+    }),
+  ),
+  ...[
+    ["deepen that is not an object", { deepen: "yes" }, ["Invalid recalibrate payload"]],
+    [
+      "distributions that are not an object",
+      { distributions: 5 },
+      ["Invalid distributions payload", "Invalid recalibrate payload"],
+    ],
+    ["a body that is a list", [ASK], ["Invalid recalibrate payload"]],
+  ].map(
+    ([what, json, words]): Case => ({
+      id: `recalibrateAudience owner on main: ${what}`,
+      rule: "recalibrate/owner-only",
+      op: "recalibrateAudience",
+      as: "owner",
+      changes: "main",
+      request: (w) => ({ params: { audienceId: w.aud("main") }, json }),
+      expect: [refused(400, words as string[])],
+    }),
+  ),
+  ...(
+    [
+      [
+        "its own Audience's path, by its owner",
+        "teammate",
+        "copy",
+        [ok(200, { "data.operation.id": PRESENT })],
+      ],
+      ["main's path (another Audience)", "teammate", "main", [refused(404)]],
+      ["its own path, by someone who cannot see the copy", "outsider", "copy", [refused(404)]],
+    ] as const
+  ).map(
+    ([what, role, through, expect]): Case => ({
+      id: `getRecalibrationOperation ${role}: an operation read through ${what}`,
+      rule: "recalibrate/status-url",
+      op: "getRecalibrationOperation",
+      as: role,
+      given: (ctx, w, later) => recalibratedCopy(ctx, w, later),
+      request: (w) => ({
+        params: {
+          audienceId: through === "copy" ? (w.made.copy as string) : w.aud("main"),
+          operationId: w.made.operationId as string,
+        },
+      }),
+      expect: [...expect],
+    }),
+  ),
+  {
+    id: "getRecalibrationOperation owner on main: an operation ID that names nothing",
+    rule: "recalibrate/status-url",
+    op: "getRecalibrationOperation",
+    as: "owner",
+    request: (w) => ({ params: { audienceId: w.aud("main"), operationId: NOBODY } }),
+    expect: [refused(404)],
+  },
+];
+
+/** A teammate's copy of main with one recalibration accepted: its operation's ID. */
+async function recalibratedCopy(ctx: CheckContext, w: CaseWorld, later: Later) {
+  const copy = await copyOf(ctx, w, "main", "teammate", later);
+  if ("unmade" in copy) return copy;
+  const ex = await ctx.call({
+    op: "recalibrateAudience",
+    params: { audienceId: copy.made.copy as string },
+    as: ctx.as("teammate"),
+    json: ASK,
+  });
+  if (ex.status !== 202) return refusedStep(ex, 202, "the copy's owner asking for a recalibration");
+  const operationId = ex.body?.data?.operation?.id;
+  return typeof operationId === "string"
+    ? { made: { ...copy.made, operationId } }
+    : { unmade: "the 202 named no operation (a research job instead)" };
+}
