@@ -31,6 +31,8 @@ export interface Answer {
   fields?: Readonly<Record<string, Field>>;
   /** The media type the answer is served as (`application/x-ndjson`), where the description states it. */
   contentType?: string;
+  /** Response headers by lower-case name, what each must be (`retry-after`, `cache-control`). */
+  headers?: Readonly<Record<string, Field>>;
 }
 
 /** The world a case is made in: the target's handles, and what its `given` made. */
@@ -57,7 +59,10 @@ export type Made =
 export interface Case {
   /** Unique and stable: `<operation> <caller>: <what>` (a fault and a report name it). */
   id: string;
+  /** The rule the case judges (its violations name it). */
   rule: RuleId;
+  /** Other rules its answer shows (the sharing fields of a read, say): the sentence index reaches them too. */
+  also?: readonly RuleId[];
   op: string;
   /** The caller: a role's key, or none (`null`). */
   as: Role | null;
@@ -76,6 +81,8 @@ export interface Case {
   mutates?: boolean;
   /** Only on the simulator, and why a deployment cannot have it. */
   simulatorOnly?: string;
+  /** Puts the world back with a reset (what the API cannot undo): not with `--no-reset`. */
+  resets?: boolean;
   /** Sent again after the answer: the effect the rule states, read back (nothing added, a key gone). */
   after?: readonly Effect[];
 }

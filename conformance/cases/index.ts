@@ -6,13 +6,16 @@ import type { CheckDef } from "../lib/running/context.ts";
 import { AUDIENCE_CASES } from "./audiences.ts";
 import type { Case } from "./case.ts";
 import { CHECKOUT_CASES } from "./checkout.ts";
+import { SHARED_CASES } from "./envelope.ts";
 import { FORMATION_CASES } from "./formations.ts";
 import { KEY_CASES } from "./keys.ts";
+import { LIFECYCLE_CASES } from "./lifecycles.ts";
 import { COLLABORATOR_CASES, MEMBER_CASES } from "./members.ts";
 import { EXPORT_CASES, FILTER_CASES, PROGRESS_CASES, RECALIBRATION_CASES } from "./reads.ts";
 import { caseCheck } from "./run.ts";
 
 export const CASE_GROUPS: Record<string, readonly Case[]> = {
+  shared: SHARED_CASES,
   keys: KEY_CASES,
   audiences: AUDIENCE_CASES,
   collaborators: COLLABORATOR_CASES,
@@ -23,12 +26,14 @@ export const CASE_GROUPS: Record<string, readonly Case[]> = {
   recalibration: RECALIBRATION_CASES,
   exports: EXPORT_CASES,
   checkout: CHECKOUT_CASES,
+  lifecycles: LIFECYCLE_CASES,
 };
 
 export const ALL_CASES: readonly Case[] = Object.values(CASE_GROUPS).flat();
 
 /** What each group's cases ask, in the line a run prints for its check. */
 const TITLES: Record<keyof typeof CASE_GROUPS, string> = {
+  shared: "what every operation shares: prefixes, the envelope, headers, optional bodies, media types, sizes",
   keys: "auth/me and key management by every account, plan and SSO link; names at their bounds; deletions",
   audiences: "every account reading, updating, deleting, following and duplicating every Audience",
   collaborators: "collaborators listed and removed by every account; the owner not removable",
@@ -39,6 +44,8 @@ const TITLES: Record<keyof typeof CASE_GROUPS, string> = {
   recalibration: "recalibration by every account; its payload's refusals; operations through each path",
   exports: "exports by every account, every kind and format; the validation report's refusals",
   checkout: "checkout sessions by every account; the create body's rules; sessions of another account",
+  lifecycles:
+    "worlds made by earlier requests and by time: builds, exports, recalibrations, cascades, removals",
 };
 
 export const caseChecks: CheckDef[] = Object.entries(CASE_GROUPS).map(([group, cases]) =>

@@ -58,6 +58,8 @@ export interface Received {
   status: number;
   body: unknown;
   contentType?: string | null;
+  /** Response headers by lower-case name. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export interface Wording {
@@ -79,6 +81,10 @@ function problemsAgainst(got: Received, a: Answer, wording: Wording): string[] {
   for (const [path, field] of Object.entries(a.fields ?? {})) {
     const p = fieldProblem(got.body, path, field);
     if (p) out.push(p);
+  }
+  for (const [name, field] of Object.entries(a.headers ?? {})) {
+    const p = fieldProblem(got.headers ?? {}, name, field);
+    if (p) out.push(`header ${p}`);
   }
   return out;
 }

@@ -37,6 +37,8 @@ function leftOut(ctx: CheckContext, c: Case): string | null {
   const info = ctx.info;
   if (info.readOnly && mutates(c, op(c.op).method)) return "a read-only run (--read-only)";
   if (c.simulatorOnly && info.kind !== "simulator") return `needs the simulator: ${c.simulatorOnly}`;
+  if (c.resets && !info.mayReset)
+    return "changes what the API cannot undo, and the run may not reset (--no-reset)";
   if (c.as && !info.keys[c.as]) return `the target has no key for ${c.as} (keys.${c.as})`;
   if (c.changes && info.kind !== "simulator" && !ctx.target.canChange(c.changes))
     return `changes ${c.changes}, which the config does not list as changeable (changeable.audiences.${c.changes})`;
@@ -113,7 +115,14 @@ function judge(
   ex: Exchange,
   allowed: readonly Answer[],
 ): void {
-  const got = { status: ex.status, body: ex.json, contentType: ex.header("content-type") };
+  // A body that is not JSON (a Markdown download) is judged as its text.
+  const body = ex.json ?? (ex.text === "" ? undefined : ex.text);
+  const got = {
+    status: ex.status,
+    body,
+    contentType: ex.header("content-type"),
+    headers: ex.responseHeaders,
+  };
   const problem = judgeAnswer(got, allowed, {
     relaxed: ctx.info.relaxWording === true,
   });
@@ -122,7 +131,7 @@ function judge(
 
 /** The cases of one group as a check: it declares every rule its cases judge. */
 export function caseCheck(name: string, cases: readonly Case[], title?: string): CheckDef {
-  const rules = [...new Set(cases.map((c) => c.rule))] as RuleId[];
+  const rules = [...new Set(cases.flatMap((c) => [c.rule, ...(c.also ?? [])]))] as RuleId[];
   return check(name, rules, {
     title: title ?? `${cases.length} cases: ${rules.join(", ")}`,
     async run(ctx) {

@@ -7,7 +7,7 @@
  */
 
 import { type Answer, answersOf, type Case, type CaseWorld, type Field } from "../cases/case.ts";
-import { at, sameJson } from "../cases/judge.ts";
+import { at, judgeAnswer, sameJson } from "../cases/judge.ts";
 import { operationsById } from "../lib/description/contract.ts";
 import { type Fault, type FaultEnv, keyOf, pathOf } from "./harness.ts";
 
@@ -15,7 +15,7 @@ export interface CaseFault {
   /** `<case id> — <what the fault does>` */
   name: string;
   caseId: string;
-  kind: "refused" | "accepted" | "swapped" | "message" | "code" | "field" | "media";
+  kind: "refused" | "accepted" | "swapped" | "message" | "code" | "field" | "media" | "header";
   fault: Fault;
   /**
    * How many answers it changed since asked last. An allowed answer the reference server never gives (the
@@ -113,21 +113,35 @@ function onCase(
 ): Fault & { fired(): number } {
   let fired = 0;
   const fault: Fault = async (req, next, env) => {
-    const w = faultWorld(env, madeOf(c.id));
+    const given = madeOf(c.id);
+    // While the case's precondition is being made, its requests are its own: only the case's is changed.
+    if (c.given && !given) return next(req);
+    const w = faultWorld(env, given);
     const mine = await isCaseRequest(c, req, w);
     const res = await next(req);
     if (!mine) return res;
-    const live = answersOf(c, w).find((a, i) => when(a, i) && a.status === res.status);
-    if (!live) return res;
     const text = await res.text();
     let body: unknown;
     try {
-      body = text ? JSON.parse(text) : undefined;
+      body = text ? JSON.parse(text) : text || undefined;
     } catch {
       body = text;
     }
+    // The allowed answer the server gave (of those this fault changes): its stated values are what changes.
+    const got = {
+      status: res.status,
+      body,
+      contentType: res.headers.get("content-type"),
+      headers: Object.fromEntries(res.headers),
+    };
+    const live = answersOf(c, w).find(
+      (a, i) => when(a, i) && judgeAnswer(got, [a], { relaxed: false }) === null,
+    );
+    // A 204 or 304 carries no body at all, not even an empty one.
+    const again = () => new Response(res.status === 204 || res.status === 304 ? null : text, res);
+    if (!live) return again();
     fired++;
-    return change(new Response(text, res), body, pathOf(req), live);
+    return change(again(), body, pathOf(req), live);
   };
   return Object.assign(fault, {
     fired: () => {
@@ -289,7 +303,21 @@ export function faultsOf(c: Case, w: CaseWorld, madeOf: MadeOf = () => undefined
             }),
         ),
       );
-    for (const [path, field] of Object.entries(a.fields ?? {}))
+    for (const [name, field] of Object.entries(a.headers ?? {}))
+      add(
+        "header",
+        `header ${name} broken`,
+        onCase(c, madeOf, only, async (res, _body, _url, live) => {
+          const value = broken(live.headers?.[name] ?? field, res.headers.get(name) ?? undefined);
+          const headers = new Headers(res.headers);
+          if (value === undefined || value === null) headers.delete(name);
+          else headers.set(name, String(value));
+          const bytes = res.status === 204 ? null : await res.arrayBuffer();
+          return new Response(bytes, { status: res.status, headers });
+        }),
+      );
+    // No body travels with a 204: there is nothing for a fault to put there.
+    for (const [path, field] of Object.entries(a.status === 204 ? {} : (a.fields ?? {})))
       add(
         "field",
         `${path || "the body"} broken`,

@@ -238,6 +238,32 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
         return res;
       return withHeaders(res, (h) => h.set("ratelimit-remaining", String(left + 2)));
     },
+    "every key counts a window of its own (an account's other keys do not spend it)": async (
+      req,
+      next,
+      env,
+    ) => {
+      // The simulator counts the account; this server counts each key, and lets a key through (and says
+      // what it has left) by its own count, whatever the account spent.
+      const counts = remember(env, "perKey", () => new Map<string, { window: number; n: number }>());
+      const res = await next(req);
+      const limit = Number(res.headers.get("ratelimit-limit"));
+      if (!Number.isFinite(limit)) return res;
+      const window = Math.floor(env.sim.clock.now() / 60_000);
+      const key = keyOf(req) ?? "";
+      const c = counts.get(key);
+      const n = c && c.window === window ? c.n + 1 : 1;
+      counts.set(key, { window, n });
+      if (n > limit) return res;
+      const headers = { "ratelimit-limit": String(limit), "ratelimit-remaining": String(limit - n) };
+      if (res.status !== 429)
+        return withHeaders(res, (h) => h.set("ratelimit-remaining", headers["ratelimit-remaining"]));
+      const who = callerOf(req, env) ?? "member";
+      return new Response(JSON.stringify({ id: env.sim.manifest().users[who]?.id }), {
+        status: 200,
+        headers: { "content-type": "application/json", ...headers },
+      });
+    },
     "the rate-limit budget is per key, not per account": async (req, next, env) => {
       // Every key spends its own budget: a second key of a refused account is let through.
       const refused = remember(env, "refusedKeys", () => new Set<string>());

@@ -103,8 +103,9 @@ export function responseViolations(ex: Exchange): Violation[] {
     const detail = issue.detail ? ` ${JSON.stringify(issue.detail).slice(0, 600)}` : "";
     add(check, responseRule(o, ex.status), `${issue.message}${detail}`);
   }
-  if (ex.status >= 400) out.push(...envelopeViolations(ex, o));
-  if (isV1(o)) out.push(...rateLimitHeaderViolations(ex));
+  const early = beforeRouting(o, ex.status);
+  if (ex.status >= 400) out.push(...envelopeViolations(ex, o, early));
+  if (isV1(o) && !early) out.push(...rateLimitHeaderViolations(ex));
   if (o.isPrivate && ex.status >= 200 && ex.status < 300) {
     const cc = (ex.header("cache-control") ?? "").toLowerCase();
     if (!/no-store|private|no-cache/.test(cc)) {
@@ -118,9 +119,26 @@ export function responseViolations(ex: Exchange): Violation[] {
   return out;
 }
 
-export function envelopeViolations(ex: Exchange, o: Operation): Violation[] {
+/**
+ * Whether the contract says the HTTP layer answers `status` before any route (the 414 and 431 responses:
+ * "Answered before routing, so `url` is empty"): their answers declare no rate-limit headers, since no
+ * account was counted. Read from the document, so a newer contract's own responses say it.
+ */
+export function beforeRouting(o: Operation, status: number): boolean {
+  const raw = runContract().resolvePointer(
+    `#/paths/${o.path.replaceAll("~", "~0").replaceAll("/", "~1")}/${o.method.toLowerCase()}/responses/${status}`,
+  );
+  if (raw === undefined || raw === null) return false;
+  const response = resolve(raw) as { headers?: Record<string, unknown>; description?: string };
+  return (
+    /answered before routing/i.test(response.description ?? "") && !response.headers?.["RateLimit-Limit"]
+  );
+}
+
+export function envelopeViolations(ex: Exchange, o: Operation, early = false): Violation[] {
   const path = ex.pathname;
-  const problems = envelopeProblems(ex.json, ex.status, [path, path + new URL(ex.url).search]);
+  const urls = [path, path + new URL(ex.url).search, ...(early ? [""] : [])];
+  const problems = envelopeProblems(ex.json, ex.status, urls);
   const b = ex.json as Record<string, unknown> | undefined;
   if (isV1(o) && ex.status < 500 && typeof b?.message === "string" && b.message !== b.statusMessage)
     problems.push(
