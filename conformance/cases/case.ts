@@ -118,6 +118,16 @@ export const coded = (status: number, code: string, fields?: Answer["fields"]): 
 
 export const is = (value: unknown): Field => ({ is: value });
 export const oneOf = (...values: unknown[]): Field => ({ oneOf: values });
+/** A rule a value keeps, with the value that breaks it (a fault puts that in its place). */
+export type Rule = Extract<Field, { holds: unknown }>;
+
+/** Two rules of one value: both hold; the fault that breaks it breaks the second. */
+export const both = (a: Rule, b: Rule): Field => ({
+  holds: (v, body) => a.holds(v, body) && b.holds(v, body),
+  says: `${a.says}, or ${b.says}`,
+  breaks: b.breaks,
+});
+
 export const ABSENT: Field = { absent: true };
 export const PRESENT: Field = { present: true };
 

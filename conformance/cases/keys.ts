@@ -5,17 +5,7 @@
  * own key, of another account's, of one already deleted, and of the key the request itself uses.
  */
 import type { Role } from "../lib/http/target.ts";
-import {
-  type Answer,
-  type Case,
-  type CaseWorld,
-  type Field,
-  is,
-  NOBODY,
-  ok,
-  PRESENT,
-  refused,
-} from "./case.ts";
+import { type Answer, both, type Case, type CaseWorld, is, NOBODY, ok, PRESENT, refused } from "./case.ts";
 import { account, EVERYONE } from "./cast.ts";
 import { ownKey } from "./given.ts";
 
@@ -231,13 +221,6 @@ const DELETIONS: Case[] = [
     expect: [refused(400, "Invalid API key ID format"), refused(403, FORBIDDEN)],
   },
 ];
-
-/** Two rules of one value: both hold; breaking it breaks the second. */
-const both = (a: Extract<Field, { holds: unknown }>, b: Extract<Field, { holds: unknown }>): Field => ({
-  holds: (v, body) => a.holds(v, body) && b.holds(v, body),
-  says: `${a.says}, or ${b.says}`,
-  breaks: b.breaks,
-});
 
 /** Rows by createdAt descending, the new key among the newest (keys made in one instant tie). */
 const newestFirst = (id: unknown) =>

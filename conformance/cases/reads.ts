@@ -8,7 +8,18 @@
  */
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
-import { type Answer, type Case, type CaseWorld, coded, is, NOBODY, ok, PRESENT, refused } from "./case.ts";
+import {
+  type Answer,
+  both,
+  type Case,
+  type CaseWorld,
+  coded,
+  is,
+  NOBODY,
+  ok,
+  PRESENT,
+  refused,
+} from "./case.ts";
 import { canView, EVERYONE, isCollaborator, relation } from "./cast.ts";
 import { copyOf, refusedStep } from "./given.ts";
 
@@ -46,6 +57,23 @@ const facetsBounded = {
       : v,
 } as const;
 
+/** Every matching Mind has a value of an attribute or counts as unknown: no facet is cut short of them. */
+const facetsCover = {
+  holds: (v: unknown, body: unknown) => {
+    const d = (body as { data?: { matchCount?: number; truncated?: boolean } })?.data;
+    if (!Array.isArray(v) || d?.truncated) return Array.isArray(v);
+    return v.every(
+      (f) =>
+        (f?.values?.length ?? 0) >= 200 ||
+        (f.values as { count: number }[]).reduce((n, x) => n + x.count, 0) + (f.unknownCount ?? 0) >=
+          (d?.matchCount ?? 0),
+    );
+  },
+  says: "has a facet (under 200 values) whose values and unknowns count fewer Minds than match",
+  breaks: (v: unknown) =>
+    Array.isArray(v) ? v.map((f) => ({ ...f, values: (f?.values ?? []).slice(0, 1), unknownCount: 0 })) : v,
+} as const;
+
 function filters(role: Role, handle: string): Case {
   const r = relation(role, handle);
   return {
@@ -60,7 +88,7 @@ function filters(role: Role, handle: string): Case {
             "data.mindIds": sortedIds,
             "data.matchCount": countsIds,
             "data.truncated": is(false),
-            "data.facets": facetsBounded,
+            "data.facets": both(facetsBounded, facetsCover),
           }),
         ]
       : [refused(404)],

@@ -46,7 +46,7 @@ export const keySecrets = check(
       for (const role of ["owner", "teammate"] as Role[]) {
         if (!ctx.target.has(role)) continue;
         const list = await ctx.call({ op: "listApiKeys", as: ctx.as(role) });
-        if (list.status !== 200) continue;
+        if (!ctx.expectStatus(list, 200, "keys/secret-once", `${role}'s key listing`)) continue;
         ctx.expect(
           !list.text.includes(key),
           "keys/secret-once",
@@ -105,7 +105,7 @@ export const keyAccess = check("domain/api-key-access", ["keys/subscription-sso"
     if (ok(sso) && sso.body?.id) deleteKeyLater(ctx, sso.body.id, "sso");
     ctx.expectStatus(sso, 403, "keys/subscription-sso", "createApiKey on an SSO-linked account");
     const theirs = await newKey(ctx, "teammate", "not-yours");
-    if (theirs.status !== 201) return;
+    if (!ctx.expectStatus(theirs, 201, "keys/subscription-sso", "a Team subscription creating a key")) return;
     deleteKeyLater(ctx, theirs.body.id, "teammate");
     const del = await ctx.call({
       op: "deleteApiKey",
@@ -128,7 +128,7 @@ export const selfDelete = check("domain/api-key-self-delete", ["keys/delete-imme
   mutates: true,
   async run(ctx) {
     const created = await newKey(ctx, "owner", "self-delete");
-    if (created.status !== 201) return;
+    if (!ctx.expectStatus(created, 201, "keys/delete-immediate", "creating the key to delete")) return;
     const self = { key: created.body.key as string, label: "owner_new" };
     const del = await ctx.call({ op: "deleteApiKey", params: { keyId: created.body.id }, as: self });
     if (!ok(del)) deleteKeyLater(ctx, created.body.id);
@@ -149,7 +149,7 @@ export const selfDelete = check("domain/api-key-self-delete", ["keys/delete-imme
 
     // Key rotation, as the description tells it: create a new key, switch over, delete the old one.
     const old = await newKey(ctx, "owner", "rotate-old");
-    if (old.status !== 201) return;
+    if (!ctx.expectStatus(old, 201, "keys/delete-immediate", "creating the key to rotate")) return;
     const oldKey = { key: old.body.key as string, label: "owner_old" };
     const next = await ctx.call({ op: "createApiKey", as: oldKey, json: { name: fresh("rotate-new") } });
     if (!ctx.expectStatus(next, 201, "keys/delete-immediate", "creating the new key with the old one")) {

@@ -6,7 +6,7 @@
 import type { Exchange } from "../lib/http/http.ts";
 import type { Role } from "../lib/http/target.ts";
 import { check } from "../lib/running/context.ts";
-import { deleteAudienceLater, duplicator, ok, ownerOnMain } from "../lib/running/helpers.ts";
+import { deleteAudienceLater, duplicator, NO_DUPLICATOR, ok, ownerOnMain } from "../lib/running/helpers.ts";
 
 export const visibility = check(
   "domain/audience-visibility",
@@ -81,7 +81,10 @@ export const fileRedaction = check("domain/file-url-redaction", ["audience/file-
     const urls = ((own.body?.data?.sources?.files ?? []) as { url?: string | null }[])
       .map((f) => f.url)
       .filter((u): u is string => typeof u === "string" && u.length > 0);
-    if (urls.length === 0) return;
+    if (urls.length === 0)
+      return ctx.inconclusive(
+        `the owner's view of main lists no uploaded-file URL (answered ${own.status}): nothing to look for`,
+      );
     const viewer = await ctx.call({
       op: "getAudience",
       params: { audienceId },
@@ -106,15 +109,14 @@ export const updateRules = check(
     mutates: true,
     async run(ctx) {
       const audienceId = ctx.target.audience("main");
-      const before = (
-        await ctx.call({
-          op: "getAudience",
-          params: { audienceId },
-          as: ctx.as("owner"),
-          query: { members: "preview" },
-        })
-      ).body?.data;
-      if (!before) return;
+      const read = await ctx.call({
+        op: "getAudience",
+        params: { audienceId },
+        as: ctx.as("owner"),
+        query: { members: "preview" },
+      });
+      if (!ctx.expectStatus(read, 200, "audience/update-rules", "the owner reading main")) return;
+      const before = read.body.data;
       const restore = {
         name: before.name,
         isPublic: before.isPublic,
@@ -252,14 +254,22 @@ export const audienceDelete = check("domain/audience-delete", ["audience/delete-
     });
     ctx.expectStatus(byAdmin, 404, "audience/delete-owner-only", "a direct admin deleting the Audience");
     const who = duplicator(ctx);
-    if (!who) return;
+    if (!who) return ctx.inconclusive(NO_DUPLICATOR);
     const copy = await ctx.call({
       op: "duplicateAudience",
       params: { audienceId: who.audienceId },
       as: ctx.as(who.role),
       json: {},
     });
-    if (copy.status !== 201) return;
+    if (
+      !ctx.expectStatus(
+        copy,
+        201,
+        "audience/delete-owner-only",
+        `${who.role} copying an Audience it may edit`,
+      )
+    )
+      return;
     const audienceId = copy.body.data.id as string;
     const del = await ctx.call({ op: "deleteAudience", params: { audienceId }, as: ctx.as(who.role) });
     if (!ctx.expectStatus(del, 204, "audience/delete-owner-only", "the owner deleting an Audience")) {

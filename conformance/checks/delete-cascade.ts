@@ -5,7 +5,14 @@
  * gone). The sandbox is two private copies, whose Minds are the duplicator's own.
  */
 import { check } from "../lib/running/context.ts";
-import { DUPLICATOR_NEEDS, duplicateAs, duplicator, fresh, memberIds } from "../lib/running/helpers.ts";
+import {
+  DUPLICATOR_NEEDS,
+  duplicateAs,
+  duplicator,
+  fresh,
+  memberIds,
+  NO_DUPLICATOR,
+} from "../lib/running/helpers.ts";
 
 export const deleteCascade = check("domain/audience-delete-cascade", ["audience/delete-cascade"], {
   needs: DUPLICATOR_NEEDS,
@@ -13,7 +20,7 @@ export const deleteCascade = check("domain/audience-delete-cascade", ["audience/
   concurrent: true,
   async run(ctx) {
     const who = duplicator(ctx);
-    if (!who) return;
+    if (!who) return ctx.inconclusive(NO_DUPLICATOR);
     const as = ctx.as(who.role);
     const [a, b] = [
       await duplicateAs(ctx, who.audienceId, who.role, {}, fresh("cascade-a")),
@@ -24,7 +31,10 @@ export const deleteCascade = check("domain/audience-delete-cascade", ["audience/
     const [aId, bId] = [a.body.data.id as string, b.body.data.id as string];
     const minds = await memberIds(ctx, aId, who.role);
     const [shared, alone] = minds;
-    if (shared === undefined || alone === undefined) return;
+    if (shared === undefined || alone === undefined)
+      return ctx.inconclusive(
+        `the copy lists ${minds.length} member(s): two are needed, one to share and one alone`,
+      );
     const add = (mindId: string) =>
       ctx.call({ op: "addMembers", params: { audienceId: bId }, as, json: { mindId } });
     if (

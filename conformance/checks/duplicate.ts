@@ -13,6 +13,7 @@ import {
   duplicator,
   fresh,
   memberIds,
+  NO_DUPLICATOR,
   ok,
 } from "../lib/running/helpers.ts";
 
@@ -24,7 +25,7 @@ export const duplicateReplay = check(
     mutates: true,
     async run(ctx) {
       const who = duplicator(ctx);
-      if (!who) return;
+      if (!who) return ctx.inconclusive(NO_DUPLICATOR);
       const dup = (key: string, role: Role = who.role, json: object = {}) =>
         duplicateAs(ctx, who.audienceId, role, json, key);
       const key = fresh("replay");

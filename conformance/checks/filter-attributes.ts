@@ -32,8 +32,10 @@ export const facets = check("domain/filter-facets", ["filters/selection", "filte
         query: filters === undefined ? {} : { filters: JSON.stringify(filters) },
       });
     const base = await get();
-    const data = base.body?.data;
-    if (!data || data.truncated) return;
+    if (!ctx.expectStatus(base, 200, "filters/selection", "the owner reading main's filter attributes"))
+      return;
+    const data = base.body.data;
+    if (data?.truncated) return ctx.inconclusive("main is truncated: its facets do not count every Mind");
     checkShape(ctx, base, "filters/selection");
     for (const problem of countryProblems(data.facets)) ctx.expect(false, "filters/values", problem, base);
     // Attributes with one value per Mind: their facet (plus unknown) partitions the matches exactly.
@@ -42,7 +44,10 @@ export const facets = check("domain/filter-facets", ["filters/selection", "filte
         f.values.length < 200 &&
         f.values.reduce((s, v) => s + v.count, 0) + f.unknownCount === data.matchCount,
     );
-    if (single.length === 0) return;
+    if (single.length === 0)
+      return ctx.inconclusive(
+        "main has no attribute whose values and unknowns add up to its Minds: no selection is judged",
+      );
     // `null` selects the Minds without a value, every time (not only when the property happens to pick it):
     // they and the Minds with any of the values split the Audience.
     const gap = single.find((f) => f.unknownCount > 0 && f.unknownCount < data.matchCount);
@@ -95,7 +100,13 @@ export const facets = check("domain/filter-facets", ["filters/selection", "filte
         // value per Mind, its values and unknowns add up to matchCount.
         for (const other of single.filter((f) => !(f.key in filters))) {
           const facet = (d.facets as Facet[]).find((x) => x.key === other.key);
-          if (!facet || facet.values.length >= 200) continue;
+          if (!facet) {
+            ctx.inconclusive(
+              `the facet ${other.key} is missing from a selection's answer: its counts are not judged`,
+            );
+            continue;
+          }
+          if (facet.values.length >= 200) continue;
           const sum = facet.values.reduce((n, v) => n + v.count, 0) + facet.unknownCount;
           ctx.expect(
             sum === d.matchCount,
@@ -107,7 +118,12 @@ export const facets = check("domain/filter-facets", ["filters/selection", "filte
         for (const [f] of picks) {
           const sel = filters[f.key] as string[] | null;
           const facet = (d.facets as Facet[]).find((x) => x.key === f.key);
-          if (!facet) continue;
+          if (!facet) {
+            ctx.inconclusive(
+              `the selected attribute's facet ${f.key} is missing from the answer: not judged`,
+            );
+            continue;
+          }
           await sameAsWithout(ctx, get, filters, facet, ex);
           const counted =
             sel === null
@@ -140,9 +156,14 @@ async function sameAsWithout(
 ): Promise<void> {
   const others = Object.fromEntries(Object.entries(filters).filter(([k]) => k !== facet.key));
   const without = await get(Object.keys(others).length > 0 ? others : undefined);
-  const expected = (without.body?.data?.facets as Facet[] | undefined)?.find((x) => x.key === facet.key);
-  if (without.status !== 200 || without.body?.data?.truncated || !expected || expected.values.length >= 200)
+  if (!ctx.expectStatus(without, 200, "filters/selection", "the same selection without the attribute"))
     return;
+  const expected = (without.body?.data?.facets as Facet[] | undefined)?.find((x) => x.key === facet.key);
+  if (without.body?.data?.truncated || !expected)
+    return ctx.inconclusive(
+      `the facet ${facet.key} without its selection is truncated or missing: not compared`,
+    );
+  if (expected.values.length >= 200) return;
   const counts = (f: Facet) =>
     JSON.stringify([
       f.unknownCount,
@@ -209,8 +230,9 @@ export const largeAudience = check("domain/filter-truncation", ["filters/truncat
       const role: Role = handle === "large" ? "outsider" : "owner";
       if (!ctx.target.has(role)) continue;
       const ex = await ctx.call({ op: "getFilterAttributes", params: { audienceId }, as: ctx.as(role) });
-      const d = ex.body?.data;
-      if (!d) continue;
+      if (!ctx.expectStatus(ex, 200, "filters/truncation", `${role} reading ${handle}'s filter attributes`))
+        continue;
+      const d = ex.body.data;
       ctx.expect(
         d.truncated === d.totalMinds > limits().mindsRead,
         "filters/truncation",

@@ -22,8 +22,9 @@ export const formationPages = check("domain/formation-pagination", ["formations/
         query: { limit, offset },
       });
     const first = await list(100, 0);
+    if (!ctx.expectStatus(first, 200, "formations/pagination", "the first page")) return;
     const total = first.body?.pagination?.total;
-    if (typeof total !== "number") return;
+    if (typeof total !== "number") return ctx.inconclusive("the first page has no pagination.total");
     const rows = (first.body.data ?? []) as { createdAt?: string; id: string }[];
     if (rows.every((r) => typeof r.createdAt === "string"))
       ctx.expect(
@@ -40,9 +41,11 @@ export const formationPages = check("domain/formation-pagination", ["formations/
       fc.tuple(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 0, max: total + 3 })),
       async ([limit, offset]) => {
         const ex = await list(limit, offset);
+        // Every limit from 1 to 100 and every offset >= 0 is valid: past the end too (an empty page).
+        if (!ctx.expectStatus(ex, 200, "formations/pagination", `limit ${limit}, offset ${offset}`)) return;
         const p = ex.body?.pagination;
         const n = (ex.body?.data ?? []).length;
-        if (!p) return;
+        if (!p) return ctx.inconclusive(`limit ${limit}, offset ${offset}: no pagination to judge`);
         const expectedRows = Math.max(0, Math.min(limit, p.total - offset));
         const hasMore = offset + n < p.total;
         const problems = [
@@ -243,8 +246,12 @@ export const largePreview = check("domain/preview-hard-cap", ["preview/threshold
   async run(ctx) {
     const audienceId = ctx.target.audience("large");
     const det = await ctx.call({ op: "getFilterAttributes", params: { audienceId }, as: ctx.as("outsider") });
+    if (
+      !ctx.expectStatus(det, 200, "preview/thresholds", "a public viewer reading large's filter attributes")
+    )
+      return;
     const size = det.body?.data?.totalMinds;
-    if (typeof size !== "number") return;
+    if (typeof size !== "number") return ctx.inconclusive("large's filter attributes give no totalMinds");
     const ex = await ctx.call({
       op: "previewFormation",
       params: { audienceId },
@@ -253,7 +260,7 @@ export const largePreview = check("domain/preview-hard-cap", ["preview/threshold
       json: {},
       timeoutMs: 30_000,
     });
-    if (ex.status !== 200) return;
+    if (!ctx.expectStatus(ex, 200, "preview/thresholds", "a public viewer previewing large")) return;
     checkMeta(ctx, ex, ex.body?.data ?? {}, size);
   },
 });

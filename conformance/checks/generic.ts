@@ -530,7 +530,7 @@ export const prefixes = check("generic/v1-prefixes", ["versioning/prefixes"], {
   needs: { roles: ["owner"], audiences: ["main"] },
   async run(ctx) {
     const [main, ...others] = ctx.target.v1Prefixes();
-    if (!main) return;
+    if (!main) return ctx.inconclusive("the target names no v1 prefix");
     for (const o of operations().filter((x) => isRead(x) && isV1(x))) {
       const params = realParams(o, ctx.target);
       if (typeof params === "string") continue;

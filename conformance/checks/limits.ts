@@ -14,6 +14,7 @@ import {
   fresh,
   hypothesis,
   memberIds,
+  NO_DUPLICATOR,
   ok,
   ownerOnMain,
   padded,
@@ -339,7 +340,7 @@ export const duplicateLimits = check("limits/duplicate", ["duplicate/replay"], {
   mutates: true,
   async run(ctx) {
     const who = duplicator(ctx);
-    if (!who) return;
+    if (!who) return ctx.inconclusive(NO_DUPLICATOR);
     const { audienceId } = who;
     const dup = (json: unknown, key?: string) =>
       duplicateAs(ctx, audienceId, who.role, json, key || undefined);

@@ -61,7 +61,7 @@ export const listCalls = check("domain/list-calls", ["reads/safe"], {
       const query = op === "listFormations" ? { limit: 100 } : undefined;
       const a = await ctx.call({ op, params, as: owner, ...(query ? { query } : {}) });
       const b = await ctx.call({ op, params, as: owner, ...(query ? { query } : {}) });
-      if (a.status !== 200) continue;
+      if (!ctx.expectStatus(a, 200, "reads/safe", `the owner's ${op} of main`)) continue;
       const changed = settledItems(a.json).filter(
         (item) => !settledItems(b.json).some((other) => fingerprint(other) === fingerprint(item)),
       );

@@ -59,8 +59,8 @@ export const progressRules = check("domain/progress", ["progress/readiness"], {
   async run(ctx) {
     const audienceId = ctx.target.audience("main");
     const ex = await ctx.call({ op: "getAudienceProgress", params: { audienceId }, as: ctx.as("owner") });
-    const d = ex.body?.data;
-    if (!d) return;
+    if (!ctx.expectStatus(ex, 200, "progress/readiness", "the owner reading main's progress")) return;
+    const d = ex.body.data;
     ctx.expect(d.audienceId === audienceId, "progress/readiness", `audienceId ${d.audienceId}`, ex);
     for (const m of readinessDisagreements(d)) ctx.expect(false, "progress/readiness", m, ex);
 

@@ -30,7 +30,12 @@ export function sandboxCheck<const R extends RuleId>(
     async run(ctx) {
       const tag = name.replace(/\W+/g, "-");
       const copy = await teammateCopy(ctx, tag);
-      if (copy.status !== 201) return;
+      if (copy.status !== 201)
+        return ctx.report({
+          rule: rules[0] as R,
+          message: `the teammate copying main (a collaborator on a team plan) answered ${copy.status}, not 201: no copy to recalibrate`,
+          exchange: copy,
+        });
       const audienceId = copy.body.data.id as string;
       const key = fresh(tag);
       const send = () =>

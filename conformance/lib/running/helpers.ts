@@ -64,6 +64,10 @@ export function padded(json: string, bytes: number): string {
 /** What a check that duplicates as the `duplicator` needs: the publisher and its public Audience. */
 export const DUPLICATOR_NEEDS: Needs = { roles: ["publisher"], audiences: ["public"] };
 
+/** Why a check that needs a copy could not judge it: what `duplicator` found no one for. */
+export const NO_DUPLICATOR =
+  "no copy can be made without a Mind cap: the target has neither the publisher and public nor the teammate and main";
+
 /** Who may duplicate an Audience without running into a Mind cap: a team-plan caller and one they can edit. */
 export function duplicator(ctx: CheckContext): { role: Role; audienceId: string } | null {
   const i = ctx.info;
