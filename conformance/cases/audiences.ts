@@ -39,6 +39,7 @@ function read(role: Role, handle: string): Case {
   return {
     id: `getAudience ${role} on ${handle}: ${canView(relation(role, handle)) ? memberRole(relation(role, handle)) : "hidden"}`,
     rule: canView(relation(role, handle)) ? "audience/member-role" : "audience/read-roles",
+    also: ["audience/sharing-fields", "audience/read-roles"],
     op: "getAudience",
     as: role,
     request: (w) => ({ params: { audienceId: w.aud(handle) }, query: { members: "preview" } }),

@@ -100,6 +100,17 @@ const SHARED: Case[] = [
     expect: [{ status: 200, headers: { "cache-control": NO_STORE } }],
   },
   {
+    id: "createFormation owner on main: a private answer no cache keeps",
+    rule: "contract/responses",
+    op: "createFormation",
+    as: "owner",
+    request: (w) => ({
+      params: { audienceId: w.aud("main") },
+      json: { hypothesis: hypothesis(2, "private") },
+    }),
+    expect: [{ status: 200, headers: { "cache-control": NO_STORE } }],
+  },
+  {
     id: "getAudienceProgress owner on main: reconciledAt in epoch milliseconds",
     rule: "contract/responses",
     op: "getAudienceProgress",

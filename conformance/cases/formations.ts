@@ -169,6 +169,7 @@ function create(role: Role, handle: string): Case {
   return {
     id: `createFormation ${role} on ${handle}: ${canView(r) ? (isCollaborator(r) ? "shared" : "private") : "404, hidden"}`,
     rule: canView(r) ? "formations/visibility" : "access/hidden-as-404",
+    also: ["formations/lifecycle"],
     op: "createFormation",
     as: role,
     request: (w) => ({
@@ -313,6 +314,7 @@ function mutate(op: "deleteFormation" | "recomputeFormation", creator: Role, rol
   return {
     id: `${op} ${role} on ${shared ? "a shared" : "a private"} Formation by ${creator}: ${may ? "allowed" : "404"}`,
     rule: "formations/mutability",
+    also: ["formations/lifecycle"],
     op,
     as: role,
     given: (ctx, w, later) => formationBy(ctx, w, "main", creator, later),
@@ -405,7 +407,12 @@ function previewAs(
 ): Case {
   return {
     id: `previewFormation owner on ${handle}: ${what}`,
-    rule: expect[0]?.status === 406 || expect[0]?.contentType ? "preview/stream" : "preview/thresholds",
+    rule:
+      expect[0]?.status === 406 || expect[0]?.contentType
+        ? "preview/stream"
+        : expect[0]?.status === 400
+          ? "input/invalid-400"
+          : "preview/thresholds",
     op: "previewFormation",
     as: handle === "main" ? "owner" : "publisher",
     request: (w) => ({ params: { audienceId: w.aud(handle) }, json: body, headers }),

@@ -53,6 +53,7 @@ function create(role: Role): Case {
   return {
     id: `createApiKey ${role}: made with an active subscription unless SSO-linked`,
     rule: "keys/subscription-sso",
+    also: ["keys/secret-once"],
     op: "createApiKey",
     as: role,
     request: () => ({ json: { name: `case key of ${role}` } }),

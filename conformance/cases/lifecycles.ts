@@ -113,30 +113,34 @@ const FORMATIONS: Case[] = [
   {
     id: "previewFormation owner on main: a preview persists nothing",
     rule: "preview/persists-nothing",
-    op: "listFormations",
+    op: "previewFormation",
     as: "owner",
+    mutates: false,
     given: async (ctx, w) => {
-      const list = () =>
-        ctx.call({
-          op: "listFormations",
-          params: { audienceId: w.aud("main") },
-          as: ctx.as("owner"),
-          query: { limit: 100 },
-        });
-      const before = await list();
-      if (before.status !== 200) return refusedStep(before, 200, "listing main's Formations");
-      const p = await ctx.call({
-        op: "previewFormation",
+      const before = await ctx.call({
+        op: "listFormations",
         params: { audienceId: w.aud("main") },
         as: ctx.as("owner"),
-        json: { priorHypothesis: hypothesis(2, "pv") },
-        headers: { accept: "application/json" },
+        query: { limit: 100 },
       });
-      if (p.status !== 200) return refusedStep(p, 200, "a preview");
+      if (before.status !== 200) return refusedStep(before, 200, "listing main's Formations");
       return { made: { total: before.body?.pagination?.total } };
     },
-    request: (w) => ({ params: { audienceId: w.aud("main") }, query: { limit: 100, offset: 0 } }),
-    expect: (w) => [ok(200, { "pagination.total": is(w.made.total) })],
+    request: (w) => ({
+      params: { audienceId: w.aud("main") },
+      json: { priorHypothesis: hypothesis(2, "pv") },
+      headers: { accept: "application/json" },
+    }),
+    expect: [ok(200, { success: is(true) })],
+    after: [
+      {
+        what: "main's Formations, listed again",
+        op: "listFormations",
+        as: "owner",
+        request: (w) => ({ params: { audienceId: w.aud("main") }, query: { limit: 100, offset: 0 } }),
+        expect: (w) => [ok(200, { "pagination.total": is(w.made.total) })],
+      },
+    ],
   },
 ];
 
@@ -360,6 +364,12 @@ const RECALIBRATION: Case[] = [
 
 // ---- checkout, cascades, counts, removals ----
 
+const holdsMind = (mind: string): Field => ({
+  holds: (v) => Array.isArray(v) && v.some((m) => m?.id === mind),
+  says: `lacks the Mind ${mind}, which it holds`,
+  breaks: (v) => (Array.isArray(v) ? v.filter((m) => m?.id !== mind) : []),
+});
+
 const rowsInclude = (mind: string, n: number): Field => ({
   holds: (v) => Array.isArray(v) && v.length === n && v.some((r) => r?.mindId === mind),
   says: `are not ${n} rows with the added Mind ${mind}`,
@@ -399,10 +409,11 @@ const OTHERS: Case[] = [
     expect: (w) => [ok(200, { id: is(w.made.id) }), ok(201, { id: is(w.made.id) })],
   },
   {
-    id: "addMembers owner: a Mind of its own that only its deleted copy held is gone (the deletion cascaded)",
+    id: "deleteAudience owner on its copy: the Minds only the copy held go with it, the others stay",
     rule: "audience/delete-cascade",
-    op: "addMembers",
+    op: "deleteAudience",
     as: "owner",
+    // Two copies of private (the owner's own Minds): one Mind of the first is added to the second too.
     given: async (ctx, w, later) => {
       const a = await copyOf(ctx, w, "private", "owner", later);
       if ("unmade" in a) return a;
@@ -413,69 +424,112 @@ const OTHERS: Case[] = [
         json: { name: "Case copy kept" },
       });
       if (b.status !== 201) return refusedStep(b, 201, "a second copy of private");
-      later(() =>
-        ctx.call({ op: "deleteAudience", params: { audienceId: b.body?.data?.id }, as: ctx.as("owner") }),
-      );
+      const keep = b.body?.data?.id as string;
+      later(() => ctx.call({ op: "deleteAudience", params: { audienceId: keep }, as: ctx.as("owner") }));
       const detail = await ctx.call({
         op: "getAudience",
         params: { audienceId: a.made.copy as string },
         as: ctx.as("owner"),
       });
-      const mind = detail.body?.data?.minds?.[0]?.id as string | undefined;
-      if (!mind) return { unmade: "the copy lists no member" };
-      const gone = await ctx.call({
-        op: "deleteAudience",
-        params: { audienceId: a.made.copy as string },
-        as: ctx.as("owner"),
-      });
-      if (gone.status !== 204) return refusedStep(gone, 204, "the owner deleting its copy");
-      return { made: { mind, keep: b.body?.data?.id } };
-    },
-    request: (w) => ({ params: { audienceId: w.made.keep as string }, json: { mindId: w.made.mind } }),
-    expect: [refused(404, "One or more Minds not found or not accessible")],
-  },
-  {
-    id: "getAudienceProgress owner on private: a Mind added shows in the member rows and readiness",
-    rule: "members/counts-follow",
-    op: "getAudienceProgress",
-    as: "owner",
-    given: async (ctx, w, later) => {
-      const m = await keepAudience(ctx, w, "private", later);
-      if ("unmade" in m) return m;
-      const ex = await ctx.call({
+      const [shared, alone] = ((detail.body?.data?.minds ?? []) as { id: string }[]).map((m) => m.id);
+      if (!shared || !alone) return { unmade: "the copy lists fewer than two members" };
+      const add = await ctx.call({
         op: "addMembers",
-        params: { audienceId: w.aud("private") },
+        params: { audienceId: keep },
         as: ctx.as("owner"),
-        json: { mindId: w.mind("ownLoose") },
+        json: { mindId: shared },
       });
-      return ex.status === 200 ? m : refusedStep(ex, 200, "the owner adding its own Mind");
+      if (add.status !== 200)
+        return refusedStep(add, 200, "the owner adding the first copy's Mind to the second");
+      return { made: { copy: a.made.copy, keep, shared, alone } };
     },
-    changes: "private",
-    request: (w) => ({ params: { audienceId: w.aud("private") } }),
-    expect: (w) => {
-      const n = (w.made.members as string[]).length + 1;
-      return [ok(200, { "data.readiness.total": is(n), "data.members": rowsInclude(w.mind("ownLoose"), n) })];
-    },
+    request: (w) => ({ params: { audienceId: w.made.copy as string } }),
+    expect: [ok(204)],
+    after: [
+      {
+        what: "the Mind only the deleted copy held, added again",
+        op: "addMembers",
+        as: "owner",
+        request: (w) => ({ params: { audienceId: w.made.keep as string }, json: { mindId: w.made.alone } }),
+        expect: [refused(404, "One or more Minds not found or not accessible")],
+      },
+      {
+        what: "the Mind another Audience holds, read there",
+        op: "getAudience",
+        as: "owner",
+        request: (w) => ({ params: { audienceId: w.made.keep as string } }),
+        expect: (w) => [ok(200, { "data.minds": holdsMind(w.made.shared as string) })],
+      },
+    ],
   },
   {
-    id: "getAudience member on main: a removed collaborator loses it at once",
+    id: "addMembers owner on private: every count and list follows the added Mind",
+    rule: "members/counts-follow",
+    op: "addMembers",
+    as: "owner",
+    changes: "private",
+    given: (ctx, w, later) => keepAudience(ctx, w, "private", later),
+    request: (w) => ({ params: { audienceId: w.aud("private") }, json: { mindId: w.mind("ownLoose") } }),
+    expect: [ok(200, { "data.added": is(1) })],
+    after: [
+      {
+        what: "its progress",
+        op: "getAudienceProgress",
+        as: "owner",
+        request: (w) => ({ params: { audienceId: w.aud("private") } }),
+        expect: (w) => {
+          const n = (w.made.members as string[]).length + 1;
+          return [
+            ok(200, { "data.readiness.total": is(n), "data.members": rowsInclude(w.mind("ownLoose"), n) }),
+          ];
+        },
+      },
+      {
+        what: "its filter attributes",
+        op: "getFilterAttributes",
+        as: "owner",
+        request: (w) => ({ params: { audienceId: w.aud("private") } }),
+        expect: (w) => [ok(200, { "data.totalMinds": is((w.made.members as string[]).length + 1) })],
+      },
+      {
+        what: "its detail",
+        op: "getAudience",
+        as: "owner",
+        request: (w) => ({ params: { audienceId: w.aud("private") }, query: { members: "preview" } }),
+        expect: (w) => [ok(200, { "data.mindCount": is((w.made.members as string[]).length + 1) })],
+      },
+    ],
+  },
+  {
+    id: "removeCollaborator owner on main: the member removed, who loses the Audience at once",
     rule: "collaborators/removal-revokes",
-    op: "getAudience",
-    as: "member",
+    op: "removeCollaborator",
+    as: "owner",
     simulatorOnly:
       "the API cannot invite anyone back: only a simulator, rebuilt afterwards, may lose its member",
     resets: true,
-    given: async (ctx, w, later) => {
+    given: async (ctx, _w, later) => {
       later(() => ctx.target.rebuild());
-      const ex = await ctx.call({
-        op: "removeCollaborator",
-        params: { audienceId: w.aud("main"), userId: w.user("member") },
-        as: ctx.as("owner"),
-      });
-      return ex.status === 200 ? { made: {} } : refusedStep(ex, 200, "the owner removing its member");
+      return { made: {} };
     },
-    request: (w) => ({ params: { audienceId: w.aud("main") }, query: { members: "preview" } }),
-    expect: [refused(404, "Audience not found")],
+    request: (w) => ({ params: { audienceId: w.aud("main"), userId: w.user("member") } }),
+    expect: [ok(200, { "data.success": is(true) })],
+    after: [
+      {
+        what: "the removed member reads main",
+        op: "getAudience",
+        as: "member",
+        request: (w) => ({ params: { audienceId: w.aud("main") }, query: { members: "preview" } }),
+        expect: [refused(404, "Audience not found")],
+      },
+      {
+        what: "removing them again",
+        op: "removeCollaborator",
+        as: "owner",
+        request: (w) => ({ params: { audienceId: w.aud("main"), userId: w.user("member") } }),
+        expect: [refused(404)],
+      },
+    ],
   },
 ];
 

@@ -286,10 +286,16 @@ const REMOVES: Case[] = [
       refused(404, NOT_FOUND),
     ]),
   ),
-  remove("owner", "main", "a Mind that is no member: 204 all the same", (w) => w.mind("ownLoose"), [
-    ok(204, { "": is(undefined) }),
-  ]),
-  remove("owner", "main", "a Mind ID that names nothing: 204", () => NOBODY, [ok(204)]),
+  {
+    ...remove("owner", "main", "a Mind that is no member: 204 all the same", (w) => w.mind("ownLoose"), [
+      ok(204, { "": is(undefined) }),
+    ]),
+    also: ["ids/unknown-404"],
+  },
+  {
+    ...remove("owner", "main", "a Mind ID that names nothing: 204", () => NOBODY, [ok(204)]),
+    also: ["ids/unknown-404"],
+  },
   {
     ...remove(
       "owner",
@@ -318,6 +324,7 @@ const REMOVES: Case[] = [
   {
     id: "removeMember owner on main: a malformed Mind ID",
     rule: "ids/messages",
+    also: ["ids/malformed-400"],
     op: "removeMember",
     as: "owner",
     request: (w) => ({ params: { audienceId: w.aud("main"), mindId: "not-a-uuid" } }),
@@ -423,6 +430,14 @@ export const COLLABORATOR_CASES: Case[] = [
       (rel) => hiddenOr(rel, []),
     ),
   ),
+  {
+    id: "listCollaborators owner: a malformed Audience ID",
+    rule: "ids/malformed-400",
+    op: "listCollaborators",
+    as: "owner",
+    request: () => ({ params: { audienceId: "not-a-uuid" } }),
+    expect: [refused(400, "Invalid audience ID format")],
+  },
   {
     id: "removeCollaborator owner on main: a malformed user ID",
     rule: "ids/malformed-400",

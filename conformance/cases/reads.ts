@@ -6,8 +6,11 @@
  * recalibration refused to everyone but the owner, its payload's refusals, and its operation read through
  * its own Audience and through another.
  */
+
+import { limits } from "../lib/description/contract.ts";
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
+import { padded } from "../lib/running/helpers.ts";
 import {
   type Answer,
   both,
@@ -403,7 +406,7 @@ export const RECALIBRATION_CASES: Case[] = [
   ].map(
     ([what, json, words]): Case => ({
       id: `recalibrateAudience owner on main: ${what}`,
-      rule: "recalibrate/owner-only",
+      rule: "input/invalid-400",
       op: "recalibrateAudience",
       as: "owner",
       changes: "main",
@@ -438,6 +441,27 @@ export const RECALIBRATION_CASES: Case[] = [
       expect: [...expect],
     }),
   ),
+  {
+    id: "getRecalibrationOperation owner: a malformed Audience ID",
+    rule: "ids/malformed-400",
+    op: "getRecalibrationOperation",
+    as: "owner",
+    request: () => ({ params: { audienceId: "not-a-uuid", operationId: NOBODY } }),
+    expect: [refused(400, "Invalid audience ID format")],
+  },
+  {
+    id: "recalibrateAudience owner on main: a body one byte past 32 MiB is 413",
+    rule: "input/body-size-413",
+    op: "recalibrateAudience",
+    as: "owner",
+    changes: "main",
+    request: (w) => ({
+      params: { audienceId: w.aud("main") },
+      body: padded(JSON.stringify(ASK), limits().recalibrateBody + 1),
+      headers: { "content-type": "application/json" },
+    }),
+    expect: [refused(413)],
+  },
   {
     id: "getRecalibrationOperation owner on main: an operation ID that names nothing",
     rule: "recalibrate/status-url",

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ownContract } from "../../src/contract/contract.ts";
+import { casesOf } from "../index/cases.ts";
 import { INDEX_PARTS, indexSentences, SENTENCE_INDEX } from "../index/index.ts";
 import { FAULTS } from "./faults.ts";
 import { SIMULATOR_ONLY } from "./simulator-only.ts";
@@ -63,6 +64,15 @@ describe("the sentence index", () => {
       ([, e]) => e.code === "judged" && !e.simulatorOnly && e.faults.every((f) => SIMULATOR_ONLY[f]),
     );
     expect(simulatorOnly.map(([t]) => t)).toEqual([]);
+  });
+
+  it("has cases for every judged sentence, on the operations where it stands", () => {
+    const pointers = new Map<string, string[]>();
+    for (const s of sentences) pointers.set(s.text, [...(pointers.get(s.text) ?? []), s.pointer]);
+    const without = [...SENTENCE_INDEX].filter(
+      ([text, e]) => e.code === "judged" && casesOf(e, pointers.get(text) ?? []).length === 0,
+    );
+    expect(without.map(([t]) => t)).toEqual([]);
   });
 
   it("gives a reason in words wherever the reason is not plain from its code", () => {
