@@ -14,6 +14,7 @@ import {
   type CaseWorld,
   coded,
   is,
+  type Later,
   NOBODY,
   ok,
   PRESENT,
@@ -557,7 +558,7 @@ async function copyWithKey(
   ctx: Parameters<NonNullable<Case["given"]>>[0],
   w: CaseWorld,
   key: string,
-  later: Parameters<NonNullable<Case["given"]>>[2],
+  later: Later,
 ) {
   const ex = await ctx.call({
     op: "duplicateAudience",

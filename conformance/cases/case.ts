@@ -12,6 +12,15 @@ import type { CallSpec, Credentials, Exchange } from "../lib/http/http.ts";
 import type { Role, TargetInfo } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
 
+/** How the case ended, as a cleanup is told: its answer (null if it was not sent) and whether it found anything. */
+export interface Ending {
+  answer: Exchange | null;
+  found: boolean;
+}
+
+/** Registers a cleanup that runs right after the case (most recent first), told how the case ended. */
+export type Later = (cleanup: (ending: Ending) => Promise<unknown>) => void;
+
 /** What a field of the answer must be, by a dotted path into its JSON body (`data.currentMemberRole`). */
 export type Field =
   | { is: unknown }
@@ -74,7 +83,7 @@ export interface Case {
    * Makes the case's precondition (a key of one's own, a copy, a Formation) and registers its cleanup;
    * its own requests are held to what they must answer (a refused setup is a violation of the case's rule).
    */
-  given?(ctx: CheckContext, w: CaseWorld, later: (cleanup: () => Promise<unknown>) => void): Promise<Made>;
+  given?(ctx: CheckContext, w: CaseWorld, later: Later): Promise<Made>;
   /** The Audience handle a case changes (and puts back): against a deployment it must be changeable. */
   changes?: string;
   /** The case changes state (a read-only run leaves it out). Default: a `given`, or any method but GET. */

@@ -6,11 +6,9 @@
  */
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
-import { type Answer, type Case, type CaseWorld, is, ok, PRESENT, refused } from "./case.ts";
+import { type Answer, type Case, type CaseWorld, is, type Later, ok, PRESENT, refused } from "./case.ts";
 import { EVERYONE } from "./cast.ts";
 import { refusedStep } from "./given.ts";
-
-type Later = (cleanup: () => Promise<unknown>) => void;
 
 /** A fresh idempotency key of `n` characters of the ACP pattern. */
 function key(n = 24): string {

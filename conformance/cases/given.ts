@@ -7,10 +7,8 @@ import type { Credentials, Exchange } from "../lib/http/http.ts";
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
 import { fresh, hypothesis } from "../lib/running/helpers.ts";
-import type { CaseWorld, Made } from "./case.ts";
+import type { CaseWorld, Later, Made } from "./case.ts";
 import { ownerOf } from "./cast.ts";
-
-type Later = (cleanup: () => Promise<unknown>) => void;
 
 /** The precondition stops here: `ex` should have answered `status`. */
 export function refusedStep(ex: Exchange, status: number, what: string): Made {
@@ -72,7 +70,14 @@ export async function formationBy(
   return { made: { formationId, audienceId, creator: role } };
 }
 
-/** The owner's view of `handle` (name and sharing flags), put back after the case if the case moved it. */
+/** The owner's view of each Audience as a check last knew it: read once, read again only after a change. */
+const views = new WeakMap<CheckContext, Map<string, Record<string, unknown>>>();
+
+/**
+ * The owner's view of `handle` (name, sharing flags, members), put back after the case when the case may
+ * have moved it: a success, an answer past 4xx, or a finding (a server that refused and changed it anyway).
+ * A refusal that found nothing changed nothing: the view is kept for the next case, unread.
+ */
 export async function keepAudience(
   ctx: CheckContext,
   w: CaseWorld,
@@ -81,26 +86,42 @@ export async function keepAudience(
 ): Promise<Made> {
   const audienceId = w.aud(handle);
   const owner = ownerOf(handle);
-  const ex = await ctx.call({ op: "getAudience", params: { audienceId }, as: ctx.as(owner) });
-  if (ex.status !== 200) return refusedStep(ex, 200, `${owner} reading ${handle}`);
-  const d = ex.body?.data ?? {};
-  const state = { name: d.name, isPublic: d.isPublic, isSharedWithTeam: d.isSharedWithTeam };
-  const members = ((d.minds ?? []) as { id: string }[]).map((m) => m.id);
-  later(async () => {
-    const now = await ctx.call({ op: "getAudience", params: { audienceId }, as: ctx.as(owner) });
-    const n = now.body?.data ?? {};
-    if (
-      n.name !== state.name ||
-      n.isPublic !== state.isPublic ||
-      n.isSharedWithTeam !== state.isSharedWithTeam
-    )
-      await ctx.call({ op: "updateAudience", params: { audienceId }, as: ctx.as(owner), json: state });
-    const had = new Set(members);
-    for (const m of (n.minds ?? []) as { id: string }[])
-      if (!had.has(m.id))
-        await ctx.call({ op: "removeMember", params: { audienceId, mindId: m.id }, as: ctx.as(owner) });
+  const known = views.get(ctx) ?? new Map<string, Record<string, unknown>>();
+  views.set(ctx, known);
+  let view = known.get(handle);
+  if (!view) {
+    const ex = await ctx.call({ op: "getAudience", params: { audienceId }, as: ctx.as(owner) });
+    if (ex.status !== 200) return refusedStep(ex, 200, `${owner} reading ${handle}`);
+    const d = ex.body?.data ?? {};
+    view = {
+      name: d.name,
+      isPublic: d.isPublic,
+      isSharedWithTeam: d.isSharedWithTeam,
+      members: ((d.minds ?? []) as { id: string }[]).map((m) => m.id),
+    };
+    known.set(handle, view);
+  }
+  const state = view;
+  later(async ({ answer, found }) => {
+    const quiet = answer !== null && answer.status >= 400 && answer.status < 500 && !found;
+    if (quiet) return;
+    known.delete(handle);
+    await putBack(ctx, audienceId, owner, state);
   });
-  return { made: { ...state, members, owner } };
+  return { made: { ...state, owner } };
+}
+
+/** Puts an Audience back as `state` had it: its name and flags, and no member it did not have. */
+async function putBack(ctx: CheckContext, audienceId: string, owner: Role, state: Record<string, unknown>) {
+  const now = await ctx.call({ op: "getAudience", params: { audienceId }, as: ctx.as(owner) });
+  const n = now.body?.data ?? {};
+  const flags = { name: state.name, isPublic: state.isPublic, isSharedWithTeam: state.isSharedWithTeam };
+  if (n.name !== flags.name || n.isPublic !== flags.isPublic || n.isSharedWithTeam !== flags.isSharedWithTeam)
+    await ctx.call({ op: "updateAudience", params: { audienceId }, as: ctx.as(owner), json: flags });
+  const had = new Set(state.members as string[]);
+  for (const m of (n.minds ?? []) as { id: string }[])
+    if (!had.has(m.id))
+      await ctx.call({ op: "removeMember", params: { audienceId, mindId: m.id }, as: ctx.as(owner) });
 }
 
 /** Runs the givens in order, joining what they made; the first that could not be made stops them. */

@@ -7,10 +7,19 @@
  */
 import type { CheckContext } from "../lib/running/context.ts";
 import { hypothesis } from "../lib/running/helpers.ts";
-import { type Case, type CaseWorld, type Field, is, type Made, ok, oneOf, PRESENT, refused } from "./case.ts";
+import {
+  type Case,
+  type CaseWorld,
+  type Field,
+  is,
+  type Later,
+  type Made,
+  ok,
+  oneOf,
+  PRESENT,
+  refused,
+} from "./case.ts";
 import { copyOf, formationBy, keepAudience, refusedStep } from "./given.ts";
-
-type Later = (cleanup: () => Promise<unknown>) => void;
 
 const notNull: Field = {
   holds: (v) => v !== null && v !== undefined,

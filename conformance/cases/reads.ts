@@ -18,6 +18,7 @@ import {
   type CaseWorld,
   coded,
   is,
+  type Later,
   NOBODY,
   ok,
   PRESENT,
@@ -27,7 +28,6 @@ import { canView, EVERYONE, isCollaborator, relation } from "./cast.ts";
 import { copyOf, refusedStep } from "./given.ts";
 
 const NOT_FOUND = "Audience not found";
-type Later = (cleanup: () => Promise<unknown>) => void;
 
 // ---- filter attributes ----
 

@@ -4,11 +4,11 @@
  * runs. A case the target cannot have (a handle its config lacks, a read-only run, the simulator's control
  * plane) is left, naming why; a case whose precondition could not be made is inconclusive, never passed.
  */
-import { op } from "../lib/description/contract.ts";
+import { limits, op } from "../lib/description/contract.ts";
 import type { RuleId } from "../lib/description/rules.ts";
 import type { Credentials, Exchange } from "../lib/http/http.ts";
 import { type CheckContext, type CheckDef, check, MissingHandle } from "../lib/running/context.ts";
-import { type Answer, answersOf, type Case, type CaseWorld } from "./case.ts";
+import { type Answer, answersOf, type Case, type CaseWorld, type Ending } from "./case.ts";
 import { judgeAnswer } from "./judge.ts";
 import { undoOf } from "./undo.ts";
 
@@ -54,7 +54,9 @@ export function mutates(c: Case, method: string): boolean {
 export async function runCase(ctx: CheckContext, c: Case): Promise<"judged" | "inconclusive" | "left"> {
   const left = leftOut(ctx, c);
   if (left) return leave(ctx, c, left);
-  const cleanups: (() => Promise<unknown>)[] = [];
+  const cleanups: ((ending: Ending) => Promise<unknown>)[] = [];
+  let answer: Exchange | null = null;
+  const reported = ctx.reportedCount();
   try {
     let w = worldOf(ctx, {});
     let cred: Credentials | null = c.as ? ctx.as(c.as) : null;
@@ -78,6 +80,7 @@ export async function runCase(ctx: CheckContext, c: Case): Promise<"judged" | "i
     const spec = c.request(w);
     const answers = answersOf(c, w);
     const ex = await ctx.call({ ...spec, op: c.op, as: cred });
+    answer = ex;
     judge(ctx, c.rule, c.id, ex, answers);
     const undo = undoOf(c.op, ex, cred, w);
     if (undo) cleanups.unshift(() => undo(ctx));
@@ -93,9 +96,10 @@ export async function runCase(ctx: CheckContext, c: Case): Promise<"judged" | "i
     if (e instanceof Missing) return leave(ctx, c, `the target lacks ${e.message}`);
     throw e;
   } finally {
+    const ending = { answer, found: ctx.reportedCount() > reported };
     for (const fn of cleanups) {
       try {
-        await fn();
+        await fn(ending);
       } catch (e) {
         ctx.leftover(`${c.id}: ${(e as Error).message}`);
       }
@@ -135,7 +139,52 @@ export function caseCheck(name: string, cases: readonly Case[], title?: string):
   return check(name, rules, {
     title: title ?? `${cases.length} cases: ${rules.join(", ")}`,
     async run(ctx) {
-      for (const c of cases) await runCase(ctx as CheckContext, c);
+      const c = ctx as CheckContext;
+      if (!c.info.quick) {
+        for (const x of cases) await runCase(c, x);
+        return;
+      }
+      // A quick run has one rate-limit window per account: every rule's cases in turn, so that what does
+      // not fit leaves no rule unjudged first, and the share the world model runs on kept for it.
+      let left = 0;
+      for (const x of byRuleInTurn(cases)) {
+        const over = overWindow(c, x);
+        if (over) {
+          left++;
+          leave(c, x, `left for --deep: ${over}`);
+        } else await runCase(c, x);
+      }
+      if (left) c.partly(`${left} of ${cases.length} cases (a quick run's window; --deep judges them)`);
     },
   });
+}
+
+/** The cases in turns of one per rule: the first case of every rule, then the second, and so on. */
+export function byRuleInTurn(cases: readonly Case[]): Case[] {
+  const byRule = new Map<RuleId, Case[]>();
+  for (const c of cases) byRule.set(c.rule, [...(byRule.get(c.rule) ?? []), c]);
+  const out: Case[] = [];
+  for (let i = 0; out.length < cases.length; i++)
+    for (const list of byRule.values()) if (list[i]) out.push(list[i] as Case);
+  return out;
+}
+
+/** What a quick run keeps of each account's window for the checks after the cases (the world model's share). */
+const KEPT = 0.45;
+/** Requests a precondition is taken to cost its caller (a key, a copy, a read). */
+const GIVEN_COST = 3;
+
+/** Why `c` would take an account past what the quick run may spend on cases, or null. */
+function overWindow(ctx: CheckContext, c: Case): string | null {
+  const limit = ctx.info.rateLimitPerMinute ?? limits().rateLimitPerMinute;
+  const cost = new Map<string, number>();
+  const add = (account: string, n: number) => cost.set(account, (cost.get(account) ?? 0) + n);
+  if (c.as) add(c.as, 1 + (c.given ? GIVEN_COST : 0));
+  for (const e of c.after ?? []) if (typeof e.as === "string" && e.as !== "case") add(e.as, 1);
+  for (const [account, n] of cost) {
+    const remaining = ctx.client.remaining(account) ?? limit;
+    if (remaining - n < Math.ceil(limit * KEPT))
+      return `the ${account} account's window is spent down to the share kept for the checks after the cases`;
+  }
+  return null;
 }

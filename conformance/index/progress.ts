@@ -200,6 +200,13 @@ const EXPORTS: Record<string, Entry> = {
     "a brief offered as xlsx",
   ),
   "`markdown` is accepted as md.": by("exports/kinds", "`markdown` refused as an export format"),
+  "Kind and format: `brief` (the default kind) offers pdf, md (or markdown), docx and pptx; `validation_report` offers pdf, md (or markdown), docx and xlsx.":
+    by(
+      "exports/kinds",
+      "a brief is not offered as pptx (400), one of the formats the description names for it",
+      "a brief offered as xlsx",
+      "`markdown` refused as an export format",
+    ),
   "A cached artifact returns at once; otherwise the job is queued and polled through export-status.": by(
     "exports/job",
     "an export job never becomes downloadable",

@@ -7,7 +7,7 @@ import { LIMITS } from "../../src/contract/limits.ts";
 import { allChecks } from "../checks/index.ts";
 import { accountOf } from "../lib/http/http.ts";
 import type { TargetInfo } from "../lib/http/target.ts";
-import { costOf, isMeasured, planRun } from "../lib/planning/budget.ts";
+import { costOf, isElastic, isMeasured, planRun } from "../lib/planning/budget.ts";
 import { skipReason } from "../lib/running/context.ts";
 import { type BrokenServer, brokenServer } from "./harness.ts";
 
@@ -40,7 +40,7 @@ describe("planRun", () => {
     expect(plan.budget).toBe(270);
     const spent = new Map<string, number>();
     for (const def of [...plan.concurrent, ...plan.sequential]) {
-      if (def.name === "stateful/world" || def.needs?.rateLimit || skipReason(def, deployment)) continue;
+      if (isElastic(def) || def.needs?.rateLimit || skipReason(def, deployment)) continue;
       for (const [label, n] of Object.entries(costOf(def)))
         spent.set(accountOf(label), (spent.get(accountOf(label)) ?? 0) + n);
     }
@@ -54,9 +54,16 @@ describe("planRun", () => {
       );
   });
 
-  it("runs the world model on what is left, then the check that spends a window, then what uses up a consumable", () => {
+  it("runs the cases and then the world model on what is left, then the check that spends a window, then what uses up a consumable", () => {
     const names = planRun(allChecks, deployment).sequential.map((d) => d.name);
-    expect(names.slice(-3)).toEqual(["stateful/world", "ratelimit/429", "domain/collaborator-removal"]);
+    const cases = names.filter((n) => n.startsWith("cases/"));
+    expect(cases.length).toBeGreaterThan(5);
+    expect(names.slice(-cases.length - 3)).toEqual([
+      ...cases,
+      "stateful/world",
+      "ratelimit/429",
+      "domain/collaborator-removal",
+    ]);
     expect(planRun(allChecks, { ...deployment, quick: false }).sequential.at(-1)?.name).toBe(
       "domain/collaborator-removal",
     );
@@ -68,7 +75,7 @@ describe("planRun", () => {
     const cost = (d: (typeof allChecks)[number]) => Object.values(costOf(d)).reduce((a, b) => a + b, 0);
     expect(first).toBeDefined();
     for (const d of plan.sequential.slice(1))
-      if (d.name !== "stateful/world" && !d.needs?.rateLimit && !skipReason(d, deployment))
+      if (!isElastic(d) && !d.needs?.rateLimit && !skipReason(d, deployment))
         expect(d.rules.length / (cost(d) + 1)).toBeLessThanOrEqual(
           (first?.rules.length ?? 0) / (cost(first as (typeof allChecks)[number]) + 1),
         );

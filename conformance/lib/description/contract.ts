@@ -125,15 +125,24 @@ export function responseViolations(ex: Exchange): Violation[] {
  * account was counted. Read from the document, so a newer contract's own responses say it.
  */
 export function beforeRouting(o: Operation, status: number): boolean {
-  const raw = runContract().resolvePointer(
-    `#/paths/${o.path.replaceAll("~", "~0").replaceAll("/", "~1")}/${o.method.toLowerCase()}/responses/${status}`,
-  );
-  if (raw === undefined || raw === null) return false;
-  const response = resolve(raw) as { headers?: Record<string, unknown>; description?: string };
-  return (
-    /answered before routing/i.test(response.description ?? "") && !response.headers?.["RateLimit-Limit"]
-  );
+  if (!o.statuses.includes(status)) return false;
+  const contract = runContract();
+  const known = earlyAnswers.get(contract) ?? new Map<string, boolean>();
+  earlyAnswers.set(contract, known);
+  const key = `${o.operationId} ${status}`;
+  let early = known.get(key);
+  if (early === undefined) {
+    const path = o.path.replaceAll("~", "~0").replaceAll("/", "~1");
+    const raw = contract.resolvePointer(`#/paths/${path}/${o.method.toLowerCase()}/responses/${status}`);
+    const response = resolve(raw) as { headers?: Record<string, unknown>; description?: string };
+    early = /answered before routing/i.test(response.description ?? "") && !response.headers?.["RateLimit-Limit"];
+    known.set(key, early);
+  }
+  return early;
 }
+
+/** What `beforeRouting` read of each contract, by operation and status: it is asked for every exchange. */
+const earlyAnswers = new WeakMap<Contract, Map<string, boolean>>();
 
 export function envelopeViolations(ex: Exchange, o: Operation, early = false): Violation[] {
   const path = ex.pathname;

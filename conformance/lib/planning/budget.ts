@@ -32,8 +32,12 @@ export interface Plan {
   budget: number | null;
 }
 
-/** Checks planned with what is left, not with a measure: they size themselves at run time. */
-const ELASTIC = new Set(["stateful/world"]);
+/**
+ * Checks planned with what is left, not with a measure: they size themselves at run time. The cases
+ * (conformance/cases) take what they can and list the rest; the world model draws as many sequences as the
+ * windows still hold.
+ */
+export const isElastic = (c: CheckDef): boolean => c.name === "stateful/world" || c.name.startsWith("cases/");
 /** The share of each account's window kept for the world model. */
 const WORLD_SHARE = 1 / 3;
 /** Requests a check nobody measured is assumed to cost, per account it names. */
@@ -78,10 +82,10 @@ export function planRun(checks: readonly CheckDef[], info: TargetInfo): Plan {
   const taken: CheckDef[] = [];
   for (const c of concurrent) take(costOf(c));
   // The 429 check spends what is left of its account's window, so it goes last and plans nothing.
-  const last = rest.filter((c) => c.needs?.rateLimit || ELASTIC.has(c.name));
+  const last = rest.filter((c) => c.needs?.rateLimit || isElastic(c));
   let open = rest.filter((c) => !last.includes(c) && runnable(c));
   const unplanned = rest.filter((c) => !last.includes(c) && !runnable(c));
-  const cap = Math.floor(budget * (last.some((c) => ELASTIC.has(c.name)) ? 1 - WORLD_SHARE : 1));
+  const cap = Math.floor(budget * (last.some(isElastic) ? 1 - WORLD_SHARE : 1));
   while (open.length) {
     const score = (c: CheckDef) => {
       const fresh = c.rules.filter((r) => !reached.has(r)).length;
@@ -101,10 +105,15 @@ export function planRun(checks: readonly CheckDef[], info: TargetInfo): Plan {
   const sequential = [
     ...taken,
     ...unplanned,
-    ...last.sort((a, b) => Number(ELASTIC.has(b.name)) - Number(ELASTIC.has(a.name))),
+    // The cases first, then the world model, then the check that spends a window.
+    ...last.sort((a, b) => lastOrder(a) - lastOrder(b)),
     ...consuming,
   ];
   return { sequential, concurrent, deferred, budget };
+}
+
+function lastOrder(c: CheckDef): number {
+  return c.name.startsWith("cases/") ? 0 : c.name === "stateful/world" ? 1 : 2;
 }
 
 /** The accounts whose planned window `cost` would overrun, named for the reason a check is left out. */

@@ -427,6 +427,11 @@ export class CheckContext<R extends RuleId = RuleId> {
     return this.expect(ok, rule, `${what} answered ${got}, not ${status} ${code}`, exchange);
   }
 
+  /** How many violations the check has found so far (a case's cleanup asks whether the case found one). */
+  reportedCount(): number {
+    return this.found.length + this.sinks.reduce((n, s) => n + s.length, 0);
+  }
+
   /** Registers cleanup that runs after the check, whatever happened (most recent first). */
   defer(fn: () => Promise<unknown>): void {
     this.cleanups.unshift(fn);

@@ -249,8 +249,19 @@ function finishJob(s: Services, payload: unknown): void {
 
 // ---------------------------------------------------------------------------------------------- routes
 
-/** The contract's enums name the field; the description's words say what is wrong. */
-function invalidExportBody(issues: ValidationIssue[]) {
+/**
+ * The contract's enums name the field; the description's words say what is wrong. A format the contract
+ * knows, asked of a kind that does not offer it (the schema's if/then), is said as such.
+ */
+function invalidExportBody(issues: ValidationIssue[], body: unknown) {
+  const { kind = "brief", format } = (body ?? {}) as { kind?: unknown; format?: unknown };
+  const known = typeof format === "string" && canonicalFormat(format) !== null;
+  if (
+    (kind === "brief" || kind === "validation_report") &&
+    known &&
+    !issues.some((i) => i.path === "/kind" || i.path === "/force")
+  )
+    return badRequest(`Format ${format} is not available for kind ${kind}`);
   if (issues.some((i) => i.path === "/format")) return badRequest("Invalid export format");
   if (issues.some((i) => i.path === "/kind")) return badRequest("Invalid export kind");
   if (issues.some((i) => i.path === "/force")) return badRequest("force must be a boolean");
