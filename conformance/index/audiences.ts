@@ -1,5 +1,15 @@
 /** The sentences of an Audience: read, update, delete, duplicate, follow, collaborators and members. */
-import { by, type Entry, internal, LABEL, permits, SERVER_FAILURE, unshown, WORDING } from "./entry.ts";
+import {
+  by,
+  type Entry,
+  internal,
+  LABEL,
+  permits,
+  SERVER_FAILURE,
+  stated,
+  unshown,
+  WORDING,
+} from "./entry.ts";
 
 const HIDDEN = "403 instead of 404 for an Audience the caller cannot view";
 const HIDDEN_WRITE = "403 instead of 404 for a write to an Audience the caller cannot view";
@@ -50,7 +60,15 @@ const READ: Record<string, Entry> = {
   "Audience ID is required": by("ids/messages", MESSAGES),
   "Invalid audience ID format": by("ids/messages", MESSAGES),
   "Missing or not viewable.": by(["ids/unknown-404", "access/hidden-as-404"], UNKNOWN, HIDDEN),
-  "Audience not found": WORDING,
+  "Audience not found": stated([
+    "audience/read-roles",
+    "ids/unknown-404",
+    "access/hidden-as-404",
+    "audience/delete-owner-only",
+    "members/remove-rules",
+    "recalibrate/owner-only",
+    "errors/envelope",
+  ]),
   "The caller's role as a collaborator.": by(
     "audience/member-role",
     "a public viewer's currentMemberRole is `viewer`",
@@ -114,7 +132,7 @@ const UPDATE: Record<string, Entry> = {
   "The new name, and optionally sharing flags.": LABEL,
   "The updated Audience.": by("audience/update-rules", "PUT answers the new name but keeps the old one"),
   "Invalid input.": by("input/invalid-400", "500 for a malformed JSON body"),
-  "name is required": WORDING,
+  "name is required": stated("audience/update-rules"),
   "Sharing requires the owner to be in a team (TEAM_REQUIRED)": by("audience/team-share-owner", NO_TEAM),
   "A non-owner tried to change team sharing.": by("audience/team-share-owner", TEAM_OWNER),
   "Only the owner can change team sharing (TEAM_SHARE_OWNER_ONLY)": by(
@@ -278,9 +296,9 @@ const MEMBERS: Record<string, Entry> = {
     by("members/counts-follow", "an added Mind is never sorted into the Audience's ready Formations"),
   "Exactly one of `mindId` or `mindIds`.": by("members/add-rules", "mindIds used although mindId is present"),
   "Added.": by("members/add-rules", "`added` counts new memberships instead of distinct IDs"),
-  "Invalid JSON body": WORDING,
-  "mindId or mindIds is required": WORDING,
-  "At least one Mind ID is required": WORDING,
+  "Invalid JSON body": stated("input/invalid-400"),
+  "mindId or mindIds is required": stated("members/add-rules"),
+  "At least one Mind ID is required": stated("members/add-rules"),
   "At most 1000 Mind IDs are allowed": WORDING,
   "Invalid mind ID format": by("ids/messages", MESSAGES),
   "The Audience member cap would be exceeded.": by(
@@ -293,7 +311,7 @@ const MEMBERS: Record<string, Entry> = {
     NOT_OWNER_ADDS,
     MIND_NOT_USABLE,
   ),
-  "One or more Minds not found or not accessible": WORDING,
+  "One or more Minds not found or not accessible": stated(["members/add-rules", "audience/delete-cascade"]),
   "The body exceeds 64 KiB.": by("input/body-size-413", "a body over x-max-body-bytes answered 400, not 413"),
   "Request body too large": WORDING,
   "Exactly one of `mindId` or `mindIds`; when both are present `mindId` wins and `mindIds` is ignored.": by(

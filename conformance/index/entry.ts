@@ -28,7 +28,10 @@ export interface Judged {
   code: "judged";
   /** The catalogue rules (lib/description/rules.ts) whose checks judge the sentence. */
   rules: readonly RuleId[];
-  /** Self-test faults (by name) that break the sentence; each must be reported by a check of `rules`. */
+  /**
+   * Hand-written self-test faults (by name) that break the sentence; each must be reported by a check of
+   * `rules`. Empty for a message the cases state (their faults are made from them: `stated`).
+   */
   faults: readonly string[];
   /** Judged against the simulator only, and why a deployment cannot show it. */
   simulatorOnly?: string;
@@ -39,6 +42,14 @@ export type Entry = Judged | Reason;
 export const LABEL: Reason = { code: "label" };
 export const WORDING: Reason = { code: "wording" };
 export const DOCUMENT: Reason = { code: "document" };
+
+/**
+ * A message the description states word for word (the cases check it, and the faults made from them change
+ * it): judged by the cases of `rules`, with no hand-written fault of its own.
+ */
+export function stated(rules: RuleId | readonly RuleId[]): Judged {
+  return { code: "judged", rules: typeof rules === "string" ? [rules] : rules, faults: [] };
+}
 
 /** Judged by `rules`, broken by `faults`. */
 export function by(rules: RuleId | readonly RuleId[], ...faults: string[]): Judged {

@@ -6,6 +6,7 @@ import {
   LABEL,
   permits,
   SERVER_FAILURE,
+  stated,
   unreachable,
   unshown,
   WORDING,
@@ -106,7 +107,12 @@ const LISTING: Record<string, Entry> = {
     UNKNOWN,
     HIDDEN,
   ),
-  "Formation not found": WORDING,
+  "Formation not found": stated([
+    "formations/visibility",
+    "access/hidden-as-404",
+    "ids/unknown-404",
+    "formations/lifecycle",
+  ]),
   "The list item form, carrying subgroups and membership counts; its fields beyond `id` are not shown.":
     unshown("a listed Formation's fields beyond `id`"),
 };
@@ -122,7 +128,7 @@ const FORMATION: Record<string, Entry> = {
   ),
   "The hypothesis, and optionally a name.": LABEL,
   "Accepted; the build has started.": by("formations/lifecycle", NEVER_FINISH),
-  "Invalid Formation input": WORDING,
+  "Invalid Formation input": stated("formations/hypothesis-rules"),
   "Audience has no members to categorize": by(
     "formations/create-refusals",
     "a Formation of an Audience with no members is made",

@@ -1,5 +1,5 @@
 /** The sentences of identity and API keys (`/auth/me`, `/api-keys`, the key schemas). */
-import { by, type Entry, LABEL, unreachable, WORDING } from "./entry.ts";
+import { by, type Entry, LABEL, stated, unreachable } from "./entry.ts";
 
 const LEAK = "the secret `key` leaked in API key listings";
 const NO_SUB = "API keys listed for an account without an active subscription";
@@ -19,7 +19,7 @@ export const IDENTITY: Record<string, Entry> = {
   "Secret values are never returned.": by("keys/secret-once", LEAK),
   "Requires an active Premium or Team subscription.": by("keys/subscription-sso", NO_SUB),
   "No active subscription.": by("keys/subscription-sso", NO_SUB),
-  Forbidden: WORDING,
+  Forbidden: stated("keys/subscription-sso"),
 
   "Create an API key": LABEL,
   "Creates a key; the raw `key` is returned once only, in this response.": by(
@@ -40,7 +40,7 @@ export const IDENTITY: Record<string, Entry> = {
     NO_SUB,
     "an SSO-linked account can create an API key",
   ),
-  "API keys are disabled for this SSO-linked account": WORDING,
+  "API keys are disabled for this SSO-linked account": stated("keys/subscription-sso"),
   "Optional; an empty body is accepted.": by(
     "input/optional-body",
     "a request without its optional body refused",
@@ -50,8 +50,8 @@ export const IDENTITY: Record<string, Entry> = {
     "the creation response of an API key has no secret",
   ),
   "Invalid name.": by("keys/name-limit", "API key name of 101 characters accepted"),
-  "name must be a string": WORDING,
-  "name must be 100 characters or fewer": WORDING,
+  "name must be a string": stated("keys/name-limit"),
+  "name must be 100 characters or fewer": stated("keys/name-limit"),
 
   "Delete an API key": LABEL,
   "Deleting the key used for the request is allowed; a deleted key stops authenticating immediately.": by(
@@ -76,7 +76,7 @@ export const IDENTITY: Record<string, Entry> = {
     "keys/own-account-only",
     "a non-owner can delete an API key of another account (404 replaced by 204)",
   ),
-  "API key not found": WORDING,
+  "API key not found": stated(["keys/own-account-only", "keys/subscription-sso"]),
 
   "cuid: `c` followed by 24 lowercase alphanumerics.": by(
     "contract/responses",

@@ -6,6 +6,7 @@ import {
   LABEL,
   permits,
   SERVER_FAILURE,
+  stated,
   unreachable,
   unshown,
   WORDING,
@@ -89,8 +90,8 @@ const RECALIBRATE: Record<string, Entry> = {
     "the recalibration statusUrl is not served",
   ),
   "Invalid payload or ID.": by("input/invalid-400", "500 for a malformed JSON body"),
-  "Invalid recalibrate payload": WORDING,
-  "Invalid distributions payload": WORDING,
+  "Invalid recalibrate payload": stated("input/invalid-400"),
+  "Invalid distributions payload": stated("input/invalid-400"),
   "Missing or invalid API key.": by("auth/401", "403 instead of 401 for a missing key"),
   Unauthorized: by("auth/401", "a 401 whose statusMessage is not `Unauthorized`"),
   "Member cap or Mind quota would be exceeded.": unreachable(

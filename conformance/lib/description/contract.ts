@@ -135,7 +135,8 @@ export function beforeRouting(o: Operation, status: number): boolean {
     const path = o.path.replaceAll("~", "~0").replaceAll("/", "~1");
     const raw = contract.resolvePointer(`#/paths/${path}/${o.method.toLowerCase()}/responses/${status}`);
     const response = resolve(raw) as { headers?: Record<string, unknown>; description?: string };
-    early = /answered before routing/i.test(response.description ?? "") && !response.headers?.["RateLimit-Limit"];
+    early =
+      /answered before routing/i.test(response.description ?? "") && !response.headers?.["RateLimit-Limit"];
     known.set(key, early);
   }
   return early;
