@@ -138,6 +138,11 @@ export const both = (a: Rule, b: Rule): Field => ({
 });
 
 export const ABSENT: Field = { absent: true };
+export const NOT_NULL: Field = {
+  holds: (v) => v !== null && v !== undefined,
+  says: "is null or absent",
+  breaks: () => null,
+};
 export const PRESENT: Field = { present: true };
 
 /** A UUID that names nothing (version 4, so that every schema takes it). */

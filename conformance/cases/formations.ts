@@ -194,8 +194,10 @@ function badInput(what: string, body: unknown, answer: Answer = refused(400, INV
   };
 }
 
-const withSubgroups = (subgroups: object[]) => ({ hypothesis: { intent: "Split the audience", subgroups } });
-const sg = (id: string, label = `Label ${id}`, definition = `Definition of ${id}`) => ({
+export const withSubgroups = (subgroups: object[]) => ({
+  hypothesis: { intent: "Split the audience", subgroups },
+});
+export const sg = (id: string, label = `Label ${id}`, definition = `Definition of ${id}`) => ({
   id,
   label,
   definition,
@@ -380,126 +382,9 @@ const READS: Case[] = [
   },
 ];
 
-// ---- preview ----
-
-const JSON_ACCEPT = { accept: "application/json" };
-
-function preview(role: Role, handle: string): Case {
-  const r = relation(role, handle);
-  return {
-    id: `previewFormation ${role} on ${handle}: ${canView(r) ? "a proposal" : "404, hidden"}`,
-    rule: canView(r) ? "formations/visibility" : "access/hidden-as-404",
-    op: "previewFormation",
-    as: role,
-    request: (w) => ({ params: { audienceId: w.aud(handle) }, json: {}, headers: JSON_ACCEPT }),
-    expect: canView(r)
-      ? [ok(200, { success: is(true), "data.phase": is("hypothesizing"), "data.hypothesis": PRESENT })]
-      : [refused(404)],
-  };
-}
-
-function previewAs(
-  what: string,
-  body: unknown,
-  headers: Record<string, string>,
-  expect: Answer[],
-  handle = "main",
-): Case {
-  return {
-    id: `previewFormation owner on ${handle}: ${what}`,
-    rule:
-      expect[0]?.status === 406 || expect[0]?.contentType
-        ? "preview/stream"
-        : expect[0]?.status === 400
-          ? "input/invalid-400"
-          : "preview/thresholds",
-    op: "previewFormation",
-    as: handle === "main" ? "owner" : "publisher",
-    request: (w) => ({ params: { audienceId: w.aud(handle) }, json: body, headers }),
-    expect,
-  };
-}
-
-/** main's memberCount against its thresholds, whatever its size. */
-const thresholdsOfMain = {
-  "data.softWarn": {
-    holds: (v: unknown, body: unknown) =>
-      v === ((body as { data?: { memberCount?: number } })?.data?.memberCount ?? 0) >= 50,
-    says: "is not whether memberCount is 50 or more",
-    breaks: (v: unknown) => !v,
-  },
-  "data.hardCapExceeded": {
-    holds: (v: unknown, body: unknown) =>
-      v === ((body as { data?: { memberCount?: number } })?.data?.memberCount ?? 0) > 1000,
-    says: "is not whether memberCount is above 1000",
-    breaks: (v: unknown) => !v,
-  },
-} as const;
-
-const PREVIEWS: Case[] = [
-  ...EVERYONE.map((r) => preview(r, "main")),
-  preview("outsider", "private"),
-  previewAs("priorHypothesis null", { priorHypothesis: null }, JSON_ACCEPT, [ok(200, { success: is(true) })]),
-  previewAs("a valid priorHypothesis", { priorHypothesis: hypothesis(3) }, JSON_ACCEPT, [
-    ok(200, { success: is(true) }),
-  ]),
-  previewAs("a malformed priorHypothesis", { priorHypothesis: hypothesis(1) }, JSON_ACCEPT, [refused(400)]),
-  previewAs(
-    "a priorHypothesis with a reserved id",
-    { priorHypothesis: withSubgroups([sg("a"), sg("__other")]).hypothesis },
-    JSON_ACCEPT,
-    [refused(400)],
-  ),
-  previewAs("userInput of 2000 characters", { userInput: "u".repeat(2000) }, JSON_ACCEPT, [ok(200)]),
-  previewAs(
-    "userInput of 2000 characters after trimming",
-    { userInput: `  ${"u".repeat(2000)}  ` },
-    JSON_ACCEPT,
-    [ok(200)],
-  ),
-  previewAs("userInput of 2001 characters", { userInput: "u".repeat(2001) }, JSON_ACCEPT, [refused(400)]),
-  previewAs("userInput that is not a string", { userInput: 5 }, JSON_ACCEPT, [refused(400)]),
-  previewAs("Accept: application/x-ndjson streams", {}, { accept: "application/x-ndjson" }, [
-    { status: 200, contentType: "application/x-ndjson" },
-  ]),
-  previewAs("no Accept streams", {}, {}, [{ status: 200, contentType: "application/x-ndjson" }]),
-  previewAs("Accept: */* streams", {}, { accept: "*/*" }, [
-    { status: 200, contentType: "application/x-ndjson" },
-  ]),
-  previewAs("JSON preferred by quality", {}, { accept: "application/x-ndjson;q=0.5, application/json" }, [
-    { status: 200, contentType: "application/json" },
-  ]),
-  previewAs(
-    "the stream preferred by quality",
-    {},
-    { accept: "application/json;q=0.2, application/x-ndjson;q=0.9" },
-    [{ status: 200, contentType: "application/x-ndjson" }],
-  ),
-  previewAs("JSON with media parameters", {}, { accept: "application/json; charset=utf-8" }, [
-    { status: 200, contentType: "application/json" },
-  ]),
-  previewAs("application/* takes either", {}, { accept: "application/*" }, [
-    { status: 200, contentType: "application/x-ndjson" },
-    { status: 200, contentType: "application/json" },
-  ]),
-  previewAs("nothing acceptable: 406", {}, { accept: "text/html" }, [refused(406)]),
-  previewAs("JSON refused by q=0: 406", {}, { accept: "application/json;q=0, application/x-ndjson;q=0" }, [
-    refused(406),
-  ]),
-  previewAs("main's size: its thresholds", {}, JSON_ACCEPT, [ok(200, thresholdsOfMain)]),
-  previewAs(
-    "over 1000 members: both thresholds",
-    {},
-    JSON_ACCEPT,
-    [ok(200, { "data.softWarn": is(true), "data.hardCapExceeded": is(true) })],
-    "large",
-  ),
-];
-
 export const FORMATION_CASES: Case[] = [
   ...EVERYONE.flatMap((r) => ["main", "private", "public"].map((h) => list(r, h))),
   ...PAGES,
   ...CREATES,
   ...READS,
-  ...PREVIEWS,
 ];

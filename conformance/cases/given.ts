@@ -10,6 +10,18 @@ import { fresh, hypothesis } from "../lib/running/helpers.ts";
 import type { CaseWorld, Later, Made } from "./case.ts";
 import { ownerOf } from "./cast.ts";
 
+/** An instruction every recalibration case sends: an adjustment, which keeps the Audience's size. */
+export const REBALANCE = { instruction: "Rebalance slightly toward larger companies" };
+
+/** Waits for `read` to say done: the virtual clock on the simulator, polling against a deployment. */
+export function settled(
+  ctx: CheckContext,
+  read: () => Promise<boolean>,
+  machine?: "formationBuild" | "recalibration" | "export" | "research",
+): Promise<boolean> {
+  return ctx.waitUntil(read, 1_000, machine);
+}
+
 /** The precondition stops here: `ex` should have answered `status`. */
 export function refusedStep(ex: Exchange, status: number, what: string): Made {
   return { unmade: `${what} answered ${ex.status}, not ${status}`, refused: ex };

@@ -6,27 +6,33 @@ import type { CheckDef } from "../lib/running/context.ts";
 import { AUDIENCE_CASES } from "./audiences.ts";
 import type { Case } from "./case.ts";
 import { CHECKOUT_CASES } from "./checkout.ts";
+import { COLLABORATOR_CASES } from "./collaborators.ts";
+import { COPY_CASES } from "./copies.ts";
 import { SHARED_CASES } from "./envelope.ts";
+import { FILTER_CASES } from "./filters.ts";
 import { FORMATION_CASES } from "./formations.ts";
 import { KEY_CASES } from "./keys.ts";
+import { LATER_ACCOUNT_CASES } from "./later-accounts.ts";
+import { LATER_WORK_CASES } from "./later-work.ts";
 import { LIFECYCLE_CASES } from "./lifecycles.ts";
-import { COLLABORATOR_CASES, MEMBER_CASES } from "./members.ts";
-import { EXPORT_CASES, FILTER_CASES, PROGRESS_CASES, RECALIBRATION_CASES } from "./reads.ts";
+import { MEMBER_CASES } from "./members.ts";
+import { PREVIEW_CASES } from "./previews.ts";
 import { caseCheck } from "./run.ts";
+import { EXPORT_CASES, PROGRESS_CASES, RECALIBRATION_CASES } from "./work.ts";
 
 export const CASE_GROUPS: Record<string, readonly Case[]> = {
   shared: SHARED_CASES,
   keys: KEY_CASES,
-  audiences: AUDIENCE_CASES,
+  audiences: [...AUDIENCE_CASES, ...COPY_CASES],
   collaborators: COLLABORATOR_CASES,
   members: MEMBER_CASES,
   filters: FILTER_CASES,
-  formations: FORMATION_CASES,
+  formations: [...FORMATION_CASES, ...PREVIEW_CASES],
   progress: PROGRESS_CASES,
   recalibration: RECALIBRATION_CASES,
   exports: EXPORT_CASES,
   checkout: CHECKOUT_CASES,
-  lifecycles: LIFECYCLE_CASES,
+  lifecycles: [...LIFECYCLE_CASES, ...LATER_WORK_CASES, ...LATER_ACCOUNT_CASES],
 };
 
 export const ALL_CASES: readonly Case[] = Object.values(CASE_GROUPS).flat();

@@ -1,41 +1,12 @@
 /**
- * Cases whose world is made by earlier requests and by time: a Formation's build finished and read again,
- * deleted and read; a preview that persists nothing; an export's documents; a recalibration replayed once
- * terminal, its completed receipt, the Audience's calibration flag while it waits; Go deeper accepted and
- * queued behind itself; a checkout session replayed under its key; an Audience's deletion cascading to the
- * Minds it alone held; members added and every count following; a removed collaborator losing access.
+ * Cases whose world earlier requests and time make, for Formations: a build finished and read again and
+ * recomputed, a soft-deleted Formation, a preview that persists nothing, and a fresh world where only the
+ * first page seeds. The rest of such cases: later-work.ts (time) and later-accounts.ts (earlier requests).
  */
 import type { CheckContext } from "../lib/running/context.ts";
 import { hypothesis } from "../lib/running/helpers.ts";
-import {
-  type Case,
-  type CaseWorld,
-  type Field,
-  is,
-  type Later,
-  type Made,
-  ok,
-  oneOf,
-  PRESENT,
-  refused,
-} from "./case.ts";
-import { copyOf, formationBy, keepAudience, refusedStep } from "./given.ts";
-
-const notNull: Field = {
-  holds: (v) => v !== null && v !== undefined,
-  says: "is null or absent",
-  breaks: () => null,
-};
-const ASK = { instruction: "Rebalance slightly toward larger companies" };
-
-/** Waits for `read` to say `done` (the virtual clock on the simulator, polling against a deployment). */
-async function settled(
-  ctx: CheckContext,
-  read: () => Promise<boolean>,
-  machine?: "formationBuild" | "recalibration" | "export" | "research",
-) {
-  return ctx.waitUntil(read, 1_000, machine);
-}
+import { type Case, type CaseWorld, type Field, is, type Later, type Made, ok, oneOf } from "./case.ts";
+import { formationBy, refusedStep, settled } from "./given.ts";
 
 /** A Formation the owner made on main, its build finished (ready or failed). */
 async function builtFormation(ctx: CheckContext, w: CaseWorld, later: Later): Promise<Made> {
@@ -153,393 +124,62 @@ const FORMATIONS: Case[] = [
   },
 ];
 
-// ---- exports ----
-
-/** An export of `kind` as Markdown of `handle`, asked for and waited for until it downloads. */
-function exportReady(kind: string): NonNullable<Case["given"]> {
-  return async (ctx, w) => {
-    const params = { audienceId: w.aud("main") };
-    const query = { kind, format: "md" };
-    const ask = await ctx.call({ op: "exportAudience", params, as: ctx.as("owner"), json: query });
-    if (ask.status !== 200) return refusedStep(ask, 200, `exporting main's ${kind}`);
-    const done = await settled(
-      ctx,
-      async () => {
-        const s = await ctx.call({ op: "getExportStatus", params, as: ctx.as("owner"), query });
-        return !["queued", "running"].includes(s.body?.data?.status);
-      },
-      "export",
-    );
-    return done ? { made: {} } : { unmade: `main's ${kind} did not finish within its deadline` };
-  };
-}
-
-const mentions = (...words: string[]): Field => ({
-  holds: (v) => typeof v === "string" && words.every((x) => v.toLowerCase().includes(x.toLowerCase())),
-  says: `does not speak of ${words.join(", ")}`,
-  breaks: (v) => (typeof v === "string" ? v.replace(new RegExp(words.at(-1) as string, "gi"), "") : ""),
-});
-
-const nonEmpty: Field = {
-  holds: (v) => typeof v === "string" && v.trim() !== "",
-  says: "is empty",
-  breaks: () => "",
-};
-
-const EXPORTS: Case[] = [
-  {
-    id: "downloadExport owner on main: the validation report holds what the description lists",
-    rule: "exports/job",
-    also: ["exports/kinds"],
-    op: "downloadExport",
-    as: "owner",
-    given: exportReady("validation_report"),
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
-      query: { kind: "validation_report", format: "md" },
-    }),
-    expect: [
-      {
-        status: 200,
-        contentType: "text/markdown",
-        fields: { "": mentions("overall score", "95%", "answer share", "composition", "provenance") },
-      },
-    ],
-  },
-  {
-    id: "downloadExport owner on main: the brief, asked for with no kind, downloads",
-    rule: "exports/job",
-    op: "downloadExport",
-    as: "owner",
-    given: exportReady("brief"),
-    request: (w) => ({ params: { audienceId: w.aud("main") }, query: { format: "md" } }),
-    expect: [{ status: 200, contentType: "text/markdown", fields: { "": nonEmpty } }],
-  },
-];
-
-// ---- recalibration and research ----
-
-/** A teammate's copy of main, one recalibration asked for under a key: the receipt, waited for if `finish`. */
-async function recalibrated(ctx: CheckContext, w: CaseWorld, later: Later, finish: boolean): Promise<Made> {
-  const copy = await copyOf(ctx, w, "main", "teammate", later);
-  if ("unmade" in copy) return copy;
-  const audienceId = copy.made.copy as string;
-  const key = `case-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-  const ex = await ctx.call({
-    op: "recalibrateAudience",
-    params: { audienceId },
-    as: ctx.as("teammate"),
-    json: ASK,
-    headers: { "x-service-idempotency-key": key },
+/**
+ * A fresh world of the simulator's (a sandbox of the run's scenario) where no listing has seeded anything:
+ * the sandbox's solo key and soloAudience (grounded, so a listing at offset 0 seeds from its charts).
+ */
+async function freshWorld(ctx: CheckContext, later: Later): Promise<Made> {
+  const info = ctx.info;
+  if (info.sandbox)
+    return { unmade: "the run is in a sandbox: a fresh world needs the operator's control plane" };
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (info.controlToken) headers["x-sim-control-token"] = info.controlToken;
+  const res = await fetch(`${info.baseUrl}/__sim/sandboxes`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(info.world && typeof info.world === "object" ? { scenario: info.world } : {}),
   });
-  if (ex.status !== 202) return refusedStep(ex, 202, "a recalibration of the teammate's copy");
-  const operationId = ex.body?.data?.operation?.id as string | undefined;
-  if (!operationId) return { unmade: "the 202 named no operation" };
-  const made = { ...copy.made, operationId, key };
-  if (!finish) return { made };
-  const done = await settled(
-    ctx,
-    async () => {
-      const op = await ctx.call({
-        op: "getRecalibrationOperation",
-        params: { audienceId, operationId },
-        as: ctx.as("teammate"),
-      });
-      return ["completed", "failed"].includes(op.body?.data?.operation?.status);
-    },
-    "recalibration",
-  );
-  return done ? { made } : { unmade: "the recalibration did not finish within its deadline" };
+  if (res.status !== 201)
+    return { unmade: `a fresh world could not be made (POST /__sim/sandboxes answered ${res.status})` };
+  const made = (await res.json()) as {
+    id: string;
+    manifest: { users: Record<string, { apiKey: string }>; audiences: Record<string, { id: string }> };
+  };
+  later(() => fetch(`${info.baseUrl}/__sim/sandboxes/${made.id}`, { method: "DELETE", headers }));
+  const solo = made.manifest.users.solo?.apiKey;
+  const audienceId = made.manifest.audiences.soloAudience?.id;
+  if (!solo || !audienceId) return { unmade: "the fresh world lacks solo or soloAudience" };
+  return { made: { audienceId }, as: { key: solo, label: "solo_fresh" } };
 }
 
-const terminal = [
-  ok(200, {
-    "data.operation.status": is("completed"),
-    "data.operation.result": notNull,
-    "data.operation.error": is(null),
-  }),
-  ok(200, { "data.operation.status": is("failed"), "data.operation.error": notNull }),
-];
-
-const RECALIBRATION: Case[] = [
+const SEEDING: Case[] = [
   {
-    id: "getRecalibrationOperation teammate: a finished operation holds its result (or its error)",
-    rule: "recalibrate/status-url",
-    op: "getRecalibrationOperation",
-    as: "teammate",
-    given: (ctx, w, later) => recalibrated(ctx, w, later, true),
-    request: (w) => ({
-      params: { audienceId: w.made.copy as string, operationId: w.made.operationId as string },
-    }),
-    expect: terminal,
-  },
-  {
-    id: "recalibrateAudience teammate: the same key after the operation ended replays its receipt (200)",
-    rule: "recalibrate/replay",
-    op: "recalibrateAudience",
-    as: "teammate",
-    given: (ctx, w, later) => recalibrated(ctx, w, later, true),
-    request: (w) => ({
-      params: { audienceId: w.made.copy as string },
-      json: ASK,
-      headers: { "x-service-idempotency-key": w.made.key as string },
-    }),
-    expect: (w) =>
-      terminal.map((a) => ({ ...a, fields: { ...a.fields, "data.operation.id": is(w.made.operationId) } })),
-  },
-  {
-    id: "getAudience teammate: calibration.active while its recalibration waits",
-    rule: "recalibrate/calibration-active",
-    op: "getAudience",
-    as: "teammate",
+    id: "listFormations solo in a fresh world: a page past offset 0 seeds nothing, offset 0 seeds",
+    rule: "reads/safe",
+    also: ["formations/pagination"],
+    op: "listFormations",
+    as: "solo",
     simulatorOnly:
-      "the operation must still wait when the Audience is read: only a clock that stands still holds it there",
-    given: (ctx, w, later) => recalibrated(ctx, w, later, false),
-    request: (w) => ({ params: { audienceId: w.made.copy as string }, query: { members: "preview" } }),
-    expect: [ok(200, { "data.calibration.active": is(true) })],
-  },
-  {
-    id: "recalibrateAudience teammate: Go deeper is accepted at once with its research job",
-    rule: "research/stages",
-    op: "recalibrateAudience",
-    as: "teammate",
-    given: (ctx, w, later) => copyOf(ctx, w, "main", "teammate", later),
-    request: (w) => ({
-      params: { audienceId: w.made.copy as string },
-      json: { deepen: { topics: ["buying committees"] } },
-    }),
-    expect: [
-      ok(202, {
-        "data.research.jobId": PRESENT,
-        "data.research.phase": is("researching"),
-        "data.research.status": is("queued"),
-        "data.research.stage": is("researching"),
-        "data.progressUrl": PRESENT,
-      }),
+      "only a world no listing has touched shows what the first listing seeds: a new sandbox of the run's world",
+    given: (ctx, _w, later) => freshWorld(ctx, later),
+    request: (w) => ({ params: { audienceId: w.made.audienceId as string }, query: { offset: 3 } }),
+    expect: [ok(200, { "pagination.offset": is(3) })],
+    after: [
+      {
+        what: "the first page, which seeds the grounded Audience's Formations",
+        op: "listFormations",
+        as: "case",
+        request: (w) => ({ params: { audienceId: w.made.audienceId as string } }),
+        expect: (_w, answer) => [ok(200, { "pagination.total": moreThan(answer.body?.pagination?.total) })],
+      },
     ],
   },
-  {
-    id: "recalibrateAudience teammate: Go deeper while research runs is queued behind it",
-    rule: "research/stages",
-    op: "recalibrateAudience",
-    as: "teammate",
-    simulatorOnly:
-      "the first research must still run when the second is asked for: only a clock that stands still holds it there",
-    given: async (ctx, w, later) => {
-      const copy = await copyOf(ctx, w, "main", "teammate", later);
-      if ("unmade" in copy) return copy;
-      const first = await ctx.call({
-        op: "recalibrateAudience",
-        params: { audienceId: copy.made.copy as string },
-        as: ctx.as("teammate"),
-        json: { deepen: { topics: ["pricing"] } },
-      });
-      return first.status === 202 ? copy : refusedStep(first, 202, "the first Go deeper");
-    },
-    request: (w) => ({
-      params: { audienceId: w.made.copy as string },
-      json: { deepen: { topics: ["procurement"] } },
-    }),
-    expect: [ok(202, { "data.research.queuedBehindRunningResearch": is(true) })],
-  },
-  {
-    id: "recalibrateAudience teammate: an eleventh pending edit is refused (RECALIBRATION_IN_PROGRESS)",
-    rule: "recalibrate/pending-limit",
-    op: "recalibrateAudience",
-    as: "teammate",
-    simulatorOnly:
-      "ten edits must still wait when the eleventh is sent: only a clock that stands still holds them",
-    given: async (ctx, w, later) => {
-      const copy = await copyOf(ctx, w, "main", "teammate", later);
-      if ("unmade" in copy) return copy;
-      for (let i = 0; i < 10; i++) {
-        const ex = await ctx.call({
-          op: "recalibrateAudience",
-          params: { audienceId: copy.made.copy as string },
-          as: ctx.as("teammate"),
-          json: { instruction: `Rebalance, step ${i}` },
-        });
-        if (ex.status !== 202) return refusedStep(ex, 202, `pending edit ${i + 1} of 10`);
-      }
-      return copy;
-    },
-    request: (w) => ({
-      params: { audienceId: w.made.copy as string },
-      json: { instruction: "Rebalance, once more" },
-    }),
-    expect: [{ status: 409, code: "RECALIBRATION_IN_PROGRESS" }],
-  },
 ];
 
-// ---- checkout, cascades, counts, removals ----
-
-const holdsMind = (mind: string): Field => ({
-  holds: (v) => Array.isArray(v) && v.some((m) => m?.id === mind),
-  says: `lacks the Mind ${mind}, which it holds`,
-  breaks: (v) => (Array.isArray(v) ? v.filter((m) => m?.id !== mind) : []),
+const moreThan = (before: unknown): Field => ({
+  holds: (v) => typeof v === "number" && typeof before === "number" && v > before,
+  says: `is not more than the ${String(before)} a page past offset 0 showed: that page seeded them already (only offset 0 seeds)`,
+  breaks: () => before,
 });
 
-const rowsInclude = (mind: string, n: number): Field => ({
-  holds: (v) => Array.isArray(v) && v.length === n && v.some((r) => r?.mindId === mind),
-  says: `are not ${n} rows with the added Mind ${mind}`,
-  breaks: (v) => (Array.isArray(v) ? v.filter((r) => r?.mindId !== mind) : []),
-});
-
-const OTHERS: Case[] = [
-  {
-    id: "createCheckoutSession owner: the same Idempotency-Key and body return the same session",
-    rule: "checkout/idempotency",
-    op: "createCheckoutSession",
-    as: "owner",
-    given: async (ctx, w, later) => {
-      const key = `caseIdem${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-      const p = w.price("credits");
-      const json = { line_items: [{ id: p.id }], currency: p.currency, capabilities: {} };
-      const ex = await ctx.call({
-        op: "createCheckoutSession",
-        as: ctx.as("owner"),
-        json,
-        headers: { "idempotency-key": key },
-      });
-      if (ex.status !== 201) return refusedStep(ex, 201, "the first session under the key");
-      later(() =>
-        ctx.call({ op: "cancelCheckoutSession", params: { id: ex.body?.id }, as: ctx.as("owner") }),
-      );
-      return { made: { key, id: ex.body?.id } };
-    },
-    request: (w) => ({
-      json: {
-        line_items: [{ id: w.price("credits").id }],
-        currency: w.price("credits").currency,
-        capabilities: {},
-      },
-      headers: { "idempotency-key": w.made.key as string },
-    }),
-    expect: (w) => [ok(200, { id: is(w.made.id) }), ok(201, { id: is(w.made.id) })],
-  },
-  {
-    id: "deleteAudience owner on its copy: the Minds only the copy held go with it, the others stay",
-    rule: "audience/delete-cascade",
-    op: "deleteAudience",
-    as: "owner",
-    // Two copies of private (the owner's own Minds): one Mind of the first is added to the second too.
-    given: async (ctx, w, later) => {
-      const a = await copyOf(ctx, w, "private", "owner", later);
-      if ("unmade" in a) return a;
-      const b = await ctx.call({
-        op: "duplicateAudience",
-        params: { audienceId: w.aud("private") },
-        as: ctx.as("owner"),
-        json: { name: "Case copy kept" },
-      });
-      if (b.status !== 201) return refusedStep(b, 201, "a second copy of private");
-      const keep = b.body?.data?.id as string;
-      later(() => ctx.call({ op: "deleteAudience", params: { audienceId: keep }, as: ctx.as("owner") }));
-      const detail = await ctx.call({
-        op: "getAudience",
-        params: { audienceId: a.made.copy as string },
-        as: ctx.as("owner"),
-      });
-      const [shared, alone] = ((detail.body?.data?.minds ?? []) as { id: string }[]).map((m) => m.id);
-      if (!shared || !alone) return { unmade: "the copy lists fewer than two members" };
-      const add = await ctx.call({
-        op: "addMembers",
-        params: { audienceId: keep },
-        as: ctx.as("owner"),
-        json: { mindId: shared },
-      });
-      if (add.status !== 200)
-        return refusedStep(add, 200, "the owner adding the first copy's Mind to the second");
-      return { made: { copy: a.made.copy, keep, shared, alone } };
-    },
-    request: (w) => ({ params: { audienceId: w.made.copy as string } }),
-    expect: [ok(204)],
-    after: [
-      {
-        what: "the Mind only the deleted copy held, added again",
-        op: "addMembers",
-        as: "owner",
-        request: (w) => ({ params: { audienceId: w.made.keep as string }, json: { mindId: w.made.alone } }),
-        expect: [refused(404, "One or more Minds not found or not accessible")],
-      },
-      {
-        what: "the Mind another Audience holds, read there",
-        op: "getAudience",
-        as: "owner",
-        request: (w) => ({ params: { audienceId: w.made.keep as string } }),
-        expect: (w) => [ok(200, { "data.minds": holdsMind(w.made.shared as string) })],
-      },
-    ],
-  },
-  {
-    id: "addMembers owner on private: every count and list follows the added Mind",
-    rule: "members/counts-follow",
-    op: "addMembers",
-    as: "owner",
-    changes: "private",
-    given: (ctx, w, later) => keepAudience(ctx, w, "private", later),
-    request: (w) => ({ params: { audienceId: w.aud("private") }, json: { mindId: w.mind("ownLoose") } }),
-    expect: [ok(200, { "data.added": is(1) })],
-    after: [
-      {
-        what: "its progress",
-        op: "getAudienceProgress",
-        as: "owner",
-        request: (w) => ({ params: { audienceId: w.aud("private") } }),
-        expect: (w) => {
-          const n = (w.made.members as string[]).length + 1;
-          return [
-            ok(200, { "data.readiness.total": is(n), "data.members": rowsInclude(w.mind("ownLoose"), n) }),
-          ];
-        },
-      },
-      {
-        what: "its filter attributes",
-        op: "getFilterAttributes",
-        as: "owner",
-        request: (w) => ({ params: { audienceId: w.aud("private") } }),
-        expect: (w) => [ok(200, { "data.totalMinds": is((w.made.members as string[]).length + 1) })],
-      },
-      {
-        what: "its detail",
-        op: "getAudience",
-        as: "owner",
-        request: (w) => ({ params: { audienceId: w.aud("private") }, query: { members: "preview" } }),
-        expect: (w) => [ok(200, { "data.mindCount": is((w.made.members as string[]).length + 1) })],
-      },
-    ],
-  },
-  {
-    id: "removeCollaborator owner on main: the member removed, who loses the Audience at once",
-    rule: "collaborators/removal-revokes",
-    op: "removeCollaborator",
-    as: "owner",
-    simulatorOnly:
-      "the API cannot invite anyone back: only a simulator, rebuilt afterwards, may lose its member",
-    resets: true,
-    given: async (ctx, _w, later) => {
-      later(() => ctx.target.rebuild());
-      return { made: {} };
-    },
-    request: (w) => ({ params: { audienceId: w.aud("main"), userId: w.user("member") } }),
-    expect: [ok(200, { "data.success": is(true) })],
-    after: [
-      {
-        what: "the removed member reads main",
-        op: "getAudience",
-        as: "member",
-        request: (w) => ({ params: { audienceId: w.aud("main") }, query: { members: "preview" } }),
-        expect: [refused(404, "Audience not found")],
-      },
-      {
-        what: "removing them again",
-        op: "removeCollaborator",
-        as: "owner",
-        request: (w) => ({ params: { audienceId: w.aud("main"), userId: w.user("member") } }),
-        expect: [refused(404)],
-      },
-    ],
-  },
-];
-
-export const LIFECYCLE_CASES: Case[] = [...FORMATIONS, ...EXPORTS, ...RECALIBRATION, ...OTHERS];
+export const LIFECYCLE_CASES: Case[] = [...FORMATIONS, ...SEEDING];

@@ -94,7 +94,11 @@ const LISTING: Record<string, Entry> = {
   "Only one row per auto dimension (ready preferred over building over failed); de-duplication precedes pagination.":
     unshown("a listed row's dimension is not shown (FormationSummary shows only `id`)"),
   "Only offset 0 seeds the canonical default and grounding-derived Formations for collaborators and re-queues at most 100 of the oldest stalled builds, so listed rows may have `status: building`.":
-    by("reads/safe", "listing Formations rebuilds the first ready one"),
+    by(
+      "reads/safe",
+      "listing Formations rebuilds the first ready one",
+      "Formations seeded when the list is read at an offset past 0",
+    ),
   "x-background-recovery-limit": internal(
     "which builds stalled is the server's own; a listing is judged by reads/safe",
   ),

@@ -5,6 +5,7 @@
  */
 
 import { LIMITS } from "../../src/contract/limits.ts";
+import { caseChecks } from "../cases/index.ts";
 import { keySecrets, selfDelete } from "../checks/api-keys.ts";
 import { followRules, membersPreview } from "../checks/audiences.ts";
 import { checkout } from "../checks/checkout.ts";
@@ -21,6 +22,7 @@ import { recalibrateOwnerOnly } from "../checks/recalibrate.ts";
 import { memberCapBoundary, previewSoftWarn } from "../checks/thresholds.ts";
 import { exportJob, researchStages } from "../checks/timelines.ts";
 import { world } from "../checks/world.ts";
+import type { CheckDef } from "../lib/running/context.ts";
 import {
   asCaller,
   bodyOf,
@@ -202,6 +204,18 @@ export const SEQUENCE_FAULTS: FaultCase[] = [
       const res = await next(req);
       if (res.status === 201 && key) seen.set(key, await res.clone().text());
       return res;
+    },
+  }),
+  ...casesOf(caseChecks.find((c) => c.name === "cases/lifecycles") as CheckDef, {
+    "Formations seeded when the list is read at an offset past 0": async (req, next) => {
+      // The first page is read (and seeds) before any page past it is answered.
+      const url = new URL(req.url);
+      const offset = Number(url.searchParams.get("offset") ?? 0);
+      if (req.method === "GET" && /\/formations$/.test(url.pathname) && offset > 0) {
+        url.searchParams.delete("offset");
+        await next(new Request(url, { headers: req.headers }));
+      }
+      return next(req);
     },
   }),
   ...casesOf(rateLimit, {

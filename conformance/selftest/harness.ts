@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { startServer } from "../../src/node/server.ts";
-import { createSimulator, type Simulator } from "../../src/simulator.ts";
+import { createSandboxes, createSimulator, type Simulator } from "../../src/simulator.ts";
 import { discover, type TargetInfo } from "../lib/http/target.ts";
 import { configOf } from "../lib/planning/config-of.ts";
 import type { Violation } from "../lib/reporting/report.ts";
@@ -46,8 +46,9 @@ export async function brokenServer(
   seed = 7,
   layer: HttpLayer = "host",
 ): Promise<BrokenServer> {
-  const sim = createSimulator({ clock: "manual", wallClock: Date.now });
-  const server = await serveBroken(sim, fault, layer);
+  const options = { clock: "manual" as const, wallClock: Date.now };
+  const sim = createSimulator(options);
+  const server = await serveBroken(sim, fault, layer, createSandboxes(options, sim));
   const info = await discover({
     target: server.url,
     config: null,
@@ -61,17 +62,21 @@ export async function brokenServer(
   return { info, sim, close: server.close };
 }
 
-/** `sim` behind `fault` (the control plane passes untouched), served over `layer` on a free port. */
+/**
+ * `sim` behind `fault` (the control plane passes untouched), served over `layer` on a free port; with
+ * `host`, sandboxes beside it (as `serve` has them), whose requests pass the fault too.
+ */
 async function serveBroken(
   sim: Simulator,
   fault: Fault | null,
   layer: HttpLayer,
+  host: { fetch(req: Request): Promise<Response> } = sim,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const env: FaultEnv = { sim, memory: new Map() };
   const handler = {
     fetch: (req: Request) => {
       const control = new URL(req.url).pathname.startsWith("/__sim");
-      return fault && !control ? fault(req, (r) => sim.fetch(r), env) : sim.fetch(req);
+      return fault && !control ? fault(req, (r) => host.fetch(r), env) : host.fetch(req);
     },
   };
   return layer === "host"

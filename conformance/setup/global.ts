@@ -21,10 +21,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // The project's own suite: one fixed seed, so that a red run replays as it was (CONFORMANCE_SEED=N
     // explores others). Runs against a user's target keep a fresh seed each time, printed.
     if (!process.env.CONFORMANCE_SEED) settings.seed = OWN_SUITE_SEED;
-    const { createSimulator } = await import("../../src/simulator.ts");
+    const { createSandboxes, createSimulator } = await import("../../src/simulator.ts");
     const { startServer } = await import("../../src/node/server.ts");
     // Every reused answer is checked against a fresh one: a stale one answers 500, which the kit reports.
-    const sim = createSimulator({ clock: "manual", wallClock: Date.now, verifyKeptAnswers: true });
+    const options = { clock: "manual" as const, wallClock: Date.now, verifyKeptAnswers: true };
+    // With sandboxes beside the default world, as `serve` has them: a case makes a fresh world in one.
+    const sim = createSandboxes(options, createSimulator(options));
     const server = await startServer(sim, { port: 0, host: "127.0.0.1", onError: () => {} });
     settings.target = server.url;
     close = server.close;

@@ -1181,6 +1181,7 @@ export interface components {
         ExportFormat: "pdf" | "md" | "markdown" | "docx" | "pptx" | "xlsx";
         /** @enum {string} */
         ExportKind: "brief" | "validation_report";
+        /** @description Kind and format: `brief` (the default kind) offers pdf, md (or markdown), docx and pptx; `validation_report` offers pdf, md (or markdown), docx and xlsx. */
         ExportRequest: {
             format?: components["schemas"]["ExportFormat"];
             kind?: components["schemas"]["ExportKind"];

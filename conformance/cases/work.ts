@@ -1,19 +1,16 @@
 /**
- * What an Audience shows of itself, case by case: filter attributes and progress read by every account
- * (404 where it may not see), the filters' refusals and bounds, a selected attribute's facet (counted over
- * the other attributes' selections only); exports by every account, every kind with every format it offers
- * and the one it does not, the validation report without edit rights and without a scored validation;
- * recalibration refused to everyone but the owner, its payload's refusals, and its operation read through
- * its own Audience and through another.
+ * What an Audience is worked on, case by case: its progress read by every account (readiness against its
+ * rows); exports by every account, every kind with every format it offers and the one it does not, the
+ * validation report without edit rights and without a scored validation; recalibration refused to everyone
+ * but the owner, its payload's refusals and size, and its operation read through its own Audience and
+ * through another.
  */
-
 import { limits } from "../lib/description/contract.ts";
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
 import { padded } from "../lib/running/helpers.ts";
 import {
   type Answer,
-  both,
   type Case,
   type CaseWorld,
   coded,
@@ -25,187 +22,9 @@ import {
   refused,
 } from "./case.ts";
 import { canView, EVERYONE, isCollaborator, relation } from "./cast.ts";
-import { copyOf, refusedStep } from "./given.ts";
+import { copyOf, REBALANCE, refusedStep } from "./given.ts";
 
 const NOT_FOUND = "Audience not found";
-
-// ---- filter attributes ----
-
-const sortedIds = {
-  holds: (v: unknown) => Array.isArray(v) && v.every((id, i) => i === 0 || String(v[i - 1]) < String(id)),
-  says: "are not sorted by ID, each once",
-  breaks: (v: unknown) =>
-    Array.isArray(v) && v.length ? [...v].reverse().concat(v.slice(0, 1)) : [NOBODY, NOBODY],
-} as const;
-
-const countsIds = {
-  holds: (v: unknown, body: unknown) => {
-    const d = (body as { data?: { mindIds?: unknown[]; truncated?: boolean } })?.data;
-    return d?.truncated === true || v === d?.mindIds?.length;
-  },
-  says: "is not the number of mindIds",
-  breaks: (v: unknown) => (typeof v === "number" ? v + 1 : 1),
-} as const;
-
-const facetsBounded = {
-  holds: (v: unknown) =>
-    Array.isArray(v) && v.every((f) => Array.isArray(f?.values) && f.values.length <= 200),
-  says: "has a facet with more than 200 values",
-  breaks: (v: unknown) =>
-    Array.isArray(v) && v[0]
-      ? [
-          { ...v[0], values: Array.from({ length: 201 }, (_, i) => ({ value: `v${i}`, count: 1 })) },
-          ...v.slice(1),
-        ]
-      : v,
-} as const;
-
-/** Every matching Mind has a value of an attribute or counts as unknown: no facet is cut short of them. */
-const facetsCover = {
-  holds: (v: unknown, body: unknown) => {
-    const d = (body as { data?: { matchCount?: number; truncated?: boolean } })?.data;
-    if (!Array.isArray(v) || d?.truncated) return Array.isArray(v);
-    return v.every(
-      (f) =>
-        (f?.values?.length ?? 0) >= 200 ||
-        (f.values as { count: number }[]).reduce((n, x) => n + x.count, 0) + (f.unknownCount ?? 0) >=
-          (d?.matchCount ?? 0),
-    );
-  },
-  says: "has a facet (under 200 values) whose values and unknowns count fewer Minds than match",
-  breaks: (v: unknown) =>
-    Array.isArray(v) ? v.map((f) => ({ ...f, values: (f?.values ?? []).slice(0, 1), unknownCount: 0 })) : v,
-} as const;
-
-function filters(role: Role, handle: string): Case {
-  const r = relation(role, handle);
-  return {
-    id: `getFilterAttributes ${role} on ${handle}: ${canView(r) ? "read" : "404, hidden"}`,
-    rule: canView(r) ? "filters/selection" : "access/hidden-as-404",
-    op: "getFilterAttributes",
-    as: role,
-    request: (w) => ({ params: { audienceId: w.aud(handle) } }),
-    expect: canView(r)
-      ? [
-          ok(200, {
-            "data.mindIds": sortedIds,
-            "data.matchCount": countsIds,
-            "data.truncated": is(false),
-            "data.facets": both(facetsBounded, facetsCover),
-          }),
-        ]
-      : [refused(404)],
-  };
-}
-
-function badFilters(what: string, value: string): Case {
-  return {
-    id: `getFilterAttributes owner on main: ${what}`,
-    rule: "filters/limits",
-    op: "getFilterAttributes",
-    as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("main") }, query: { filters: value } }),
-    expect: [refused(400)],
-  };
-}
-
-export const FILTER_CASES: Case[] = [
-  ...EVERYONE.flatMap((r) => ["main", "private", "public", "soloAudience"].map((h) => filters(r, h))),
-  {
-    id: "getFilterAttributes outsider on large: more Minds than one request reads, truncated",
-    rule: "filters/truncation",
-    op: "getFilterAttributes",
-    as: "outsider",
-    request: (w) => ({ params: { audienceId: w.aud("large") } }),
-    expect: [ok(200, { "data.truncated": is(true), "data.facets": facetsBounded })],
-  },
-  badFilters("filters that are not JSON", "{country:"),
-  badFilters("an unknown attribute", JSON.stringify({ shoeSize: ["42"] })),
-  badFilters("values that are not a list", JSON.stringify({ country: "DE" })),
-  badFilters("a value that is not a string", JSON.stringify({ country: [49] })),
-  badFilters(
-    "51 values of one attribute",
-    JSON.stringify({ industry: Array.from({ length: 51 }, (_, i) => `i${i}`) }),
-  ),
-  badFilters("a list, not an object", JSON.stringify([{ country: ["DE"] }])),
-  {
-    id: "getFilterAttributes owner on main: 50 values of one attribute",
-    rule: "filters/limits",
-    op: "getFilterAttributes",
-    as: "owner",
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
-      query: { filters: JSON.stringify({ industry: Array.from({ length: 50 }, (_, i) => `i${i}`) }) },
-    }),
-    expect: [ok(200, { "data.matchCount": countsIds })],
-  },
-  {
-    id: "getFilterAttributes owner on main: null selects the Minds without a value",
-    rule: "filters/selection",
-    op: "getFilterAttributes",
-    as: "owner",
-    given: facetsFirst,
-    mutates: false,
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
-      query: { filters: JSON.stringify({ [w.made.key as string]: null }) },
-    }),
-    expect: (w) => [ok(200, { "data.matchCount": is(w.made.unknown) })],
-  },
-  {
-    id: "getFilterAttributes owner on main: one selected value; its facet still counts every value",
-    rule: "filters/selection",
-    op: "getFilterAttributes",
-    as: "owner",
-    given: facetsFirst,
-    mutates: false,
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
-      query: { filters: JSON.stringify({ [w.made.key as string]: [w.made.value] }) },
-    }),
-    expect: (w) => [
-      ok(200, {
-        "data.matchCount": is(w.made.count),
-        "data.facets": facetIs(w.made.key as string, w.made.facet),
-      }),
-    ],
-  },
-];
-
-/** The unfiltered facets of main: the first attribute with a value, its first value and counts. */
-async function facetsFirst(
-  ctx: CheckContext,
-  w: CaseWorld,
-): Promise<{ made: Record<string, unknown> } | { unmade: string }> {
-  const ex = await ctx.call({
-    op: "getFilterAttributes",
-    params: { audienceId: w.aud("main") },
-    as: ctx.as("owner"),
-  });
-  if (ex.status !== 200) return refusedStep(ex, 200, "owner reading main's filter attributes");
-  const facet = (ex.body?.data?.facets ?? []).find(
-    (f: { values?: unknown[] }) => (f.values?.length ?? 0) > 0,
-  );
-  if (!facet) return { unmade: "main has no filter attribute with a value" };
-  return {
-    made: {
-      key: facet.key,
-      value: facet.values[0].value,
-      count: facet.values[0].count,
-      unknown: facet.unknownCount,
-      facet,
-    },
-  };
-}
-
-const facetIs = (key: string, facet: unknown) =>
-  ({
-    holds: (v: unknown) =>
-      Array.isArray(v) && JSON.stringify(v.find((f) => f?.key === key)) === JSON.stringify(facet),
-    says: `has another ${key} facet than with no selection (a selected attribute's facet counts the others' selections only)`,
-    breaks: (v: unknown) =>
-      Array.isArray(v) ? v.map((f) => (f?.key === key ? { ...f, values: f.values.slice(0, 1) } : f)) : v,
-  }) as const;
 
 // ---- progress ----
 
@@ -381,8 +200,6 @@ export const EXPORT_CASES: Case[] = [
 
 // ---- recalibration ----
 
-const ASK = { instruction: "Rebalance slightly toward larger companies" };
-
 export const RECALIBRATION_CASES: Case[] = [
   ...EVERYONE.filter((r) => r !== "owner").map(
     (r): Case => ({
@@ -391,7 +208,7 @@ export const RECALIBRATION_CASES: Case[] = [
       op: "recalibrateAudience",
       as: r,
       changes: "main",
-      request: (w) => ({ params: { audienceId: w.aud("main") }, json: ASK }),
+      request: (w) => ({ params: { audienceId: w.aud("main") }, json: REBALANCE }),
       expect: [refused(404, NOT_FOUND)],
     }),
   ),
@@ -402,7 +219,7 @@ export const RECALIBRATION_CASES: Case[] = [
       { distributions: 5 },
       ["Invalid distributions payload", "Invalid recalibrate payload"],
     ],
-    ["a body that is a list", [ASK], ["Invalid recalibrate payload"]],
+    ["a body that is a list", [REBALANCE], ["Invalid recalibrate payload"]],
   ].map(
     ([what, json, words]): Case => ({
       id: `recalibrateAudience owner on main: ${what}`,
@@ -457,7 +274,7 @@ export const RECALIBRATION_CASES: Case[] = [
     changes: "main",
     request: (w) => ({
       params: { audienceId: w.aud("main") },
-      body: padded(JSON.stringify(ASK), limits().recalibrateBody + 1),
+      body: padded(JSON.stringify(REBALANCE), limits().recalibrateBody + 1),
       headers: { "content-type": "application/json" },
     }),
     expect: [refused(413)],
@@ -480,7 +297,7 @@ async function recalibratedCopy(ctx: CheckContext, w: CaseWorld, later: Later) {
     op: "recalibrateAudience",
     params: { audienceId: copy.made.copy as string },
     as: ctx.as("teammate"),
-    json: ASK,
+    json: REBALANCE,
   });
   if (ex.status !== 202) return refusedStep(ex, 202, "the copy's owner asking for a recalibration");
   const operationId = ex.body?.data?.operation?.id;
