@@ -18,7 +18,7 @@ import { type BrokenServer, brokenServer } from "./harness.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "conformance-html-"));
 const ONLY =
-  /^(generic\/auth-401|domain\/identity|domain\/checkout|stateful\/world|domain\/filter-truncation):/;
+  /^(generic\/auth-401|domain\/identity|domain\/checkout|stateful\/world|domain\/filter-truncation|cases\/keys):/;
 let server: BrokenServer;
 let browser: Browser | null = null;
 
@@ -74,6 +74,9 @@ it("shows the counts of the JSON reports, each violation with its rule and curl"
   expect(await count("operations")).toBe(coverage.operations.exercised);
   expect(await count("statuses")).toBe(coverage.statuses.exercised);
   expect(await count("limits")).toBe(coverage.limits.exercised);
+  expect(await count("cases")).toBe(coverage.cases.judged);
+  expect(coverage.cases.judged).toBeGreaterThan(0);
+  expect(await count("inconclusive")).toBe(found.inconclusive.length);
   expect(await page.locator("[data-violation]").count()).toBe(found.violations.length);
   const text = await page.locator("body").innerText();
   for (const v of found.violations as { rule: string; message: string }[]) {

@@ -27,6 +27,8 @@ export interface HtmlReportInput {
     error?: string;
   }[];
   violations: readonly Violation[];
+  /** What the checks met and could not judge either way. */
+  inconclusive?: readonly { check: string; what: string }[];
   coverage: CoverageReport;
 }
 
@@ -83,6 +85,28 @@ export function violationRows(violations: readonly Violation[]): string {
     .join("");
 }
 
+/** What the checks met and could not judge either way: never a pass, so always shown. */
+function inconclusiveSection(items: readonly { check: string; what: string }[]): string {
+  if (items.length === 0) return "";
+  const rows = items.map((i) => `<tr><td>${esc(i.check)}</td><td>${esc(i.what)}</td></tr>`).join("");
+  return `<section><h2>Inconclusive (not judged either way; --strict fails on them)</h2><table><tr><th>check</th><th>what could not be judged</th></tr>${rows}</table></section>`;
+}
+
+/** The cases this target could not have, grouped by why. */
+function casesLeft(c: CoverageReport): string {
+  const left = c.cases?.left ?? [];
+  if (left.length === 0) return "";
+  const byWhy = new Map<string, string[]>();
+  for (const l of left) byWhy.set(l.why, [...(byWhy.get(l.why) ?? []), l.id]);
+  const rows = [...byWhy]
+    .map(
+      ([why, ids]) =>
+        `<tr><td>${esc(why)}</td><td>${ids.length}</td><td class="muted">${esc(ids.slice(0, 5).join("; "))}${ids.length > 5 ? " …" : ""}</td></tr>`,
+    )
+    .join("");
+  return `<h2>Cases left (and why)</h2><table><tr><th>why</th><th>cases</th><th>for instance</th></tr>${rows}</table>`;
+}
+
 export function renderHtmlReport(r: HtmlReportInput): string {
   const c = r.coverage;
   const count = (s: string) => r.checks.filter((x) => x.status === s).length;
@@ -125,19 +149,24 @@ ${card("checks skipped", "skipped", count("skipped"))}
 ${card("violations", "violations", r.violations.length, undefined, r.violations.length ? "bad" : "ok")}
 ${card("description rules reached", "rules", c.rules.reached.length, c.rules.total)}
 ${card("contract sentences judged", "sentences", c.sentences.reached, c.sentences.judged)}
+${card("rule cases judged", "cases", c.cases?.judged ?? 0, c.cases?.total ?? 0)}
+${card("inconclusive", "inconclusive", r.inconclusive?.length ?? 0, undefined, r.inconclusive?.length ? "bad" : "ok")}
 ${card("operations", "operations", c.operations.exercised, c.operations.total)}
 ${card("documented statuses", "statuses", c.statuses.exercised, c.statuses.documented)}
 ${card("contract limits", "limits", c.limits.exercised, c.limits.total)}
 </div>
 <section><h2>Violations</h2><table><tr><th>check</th><th>what was observed</th><th>exchange</th></tr>${violationRows(r.violations)}</table></section>
+${inconclusiveSection(r.inconclusive ?? [])}
 <section><h2>Checks</h2><table><tr><th>check</th><th>what it checks</th><th>result</th><th>time</th><th>requests</th><th>note</th></tr>${checks}</table></section>
 <section><h2>Coverage</h2><table>
 <tr><td>description rules</td><td>${bar(c.rules.reached.length, c.rules.total)}</td></tr>
 <tr><td>contract sentences judged (${c.sentences.total - c.sentences.judged} more state no checkable rule: ${esc(reasonsOf(c))})</td><td>${bar(c.sentences.reached, c.sentences.judged)}</td></tr>
+<tr><td>rule cases judged (each one request in a world it makes, every answer the description allows)</td><td>${bar(c.cases?.judged ?? 0, c.cases?.total ?? 0)}</td></tr>
 <tr><td>operations</td><td>${bar(c.operations.exercised, c.operations.total)}</td></tr>
 <tr><td>documented statuses</td><td>${bar(c.statuses.exercised, c.statuses.documented)}</td></tr>
 <tr><td>contract limits</td><td>${bar(c.limits.exercised, c.limits.total)}</td></tr></table>
 ${missingRules ? `<h2>Rules not reached</h2><ul>${missingRules}</ul>` : ""}
+${casesLeft(c)}
 <h2>State machines (transitions seen)</h2><table>${machines}</table>
 <h2>Statuses by operation (struck: documented, not seen)</h2><table>${statuses}</table></section>
 </main></body></html>

@@ -206,6 +206,7 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
           finishedAt: new Date().toISOString(),
           checks: report.checks,
           violations: dedupe(results.violations),
+          inconclusive: results.inconclusive,
           coverage: coverageReport,
         }),
       );
