@@ -116,7 +116,10 @@ describe("each fault made from a case is reported by its check, naming the case"
 
 describe("against a deployment (a config only), the same faults are reported", async () => {
   const sw = switchable();
-  const server = await deploymentServer(sw.fault);
+  // Every Audience of the cast is the run's to change: each case that claims a deployment can run there.
+  const server = await deploymentServer(sw.fault, "host", {
+    changeable: ["main", "private", "public", "large", "empty", "atCap", "soloAudience"],
+  });
   afterAll(() => server.close());
   const chosen = planned.filter(
     (p, i) => (ALL || i % DEPLOYMENT_SAMPLE === 1) && !casesOf(p.group, p.fault.caseId).simulatorOnly,
@@ -127,4 +130,33 @@ describe("against a deployment (a config only), the same faults are reported", a
       if (found === null) return t.skip(UNFIRED);
       expect(found.hit, found.messages || "nothing reported").toBe(true);
     });
+});
+
+/**
+ * What the HTTP layer answers before any route (414, 431) no fault in front of the simulator can change:
+ * those cases are shown to fail behind node:http as it comes (a bare 431 with no envelope for a long
+ * target or head, where the contract wants its own 414 and 431 in the envelope).
+ */
+describe("the HTTP layer's cases fail behind node:http's defaults", () => {
+  const layerCases = Object.entries(CASE_GROUPS).flatMap(([group, cases]) =>
+    cases.filter((c) => c.rule === "http/layer").map((c) => ({ group, c })),
+  );
+  it("has such cases", () => expect(layerCases.length).toBeGreaterThan(0));
+  for (const mode of ["simulator", "deployment"] as const)
+    for (const { group, c } of layerCases)
+      it(`${c.id} (${mode})`, async () => {
+        const server =
+          mode === "simulator"
+            ? await brokenServer(null, 7, "node-defaults")
+            : await deploymentServer(null, "node-defaults");
+        try {
+          const found = await runAll([caseCheck(`cases/${group}`, [c])], server.info);
+          expect(
+            found.some((v) => v.message.startsWith(c.id)),
+            found.map((v) => v.message).join("\n"),
+          ).toBe(true);
+        } finally {
+          await server.close();
+        }
+      });
 });

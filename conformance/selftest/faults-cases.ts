@@ -46,6 +46,8 @@ function faultWorld(env: FaultEnv, given?: Readonly<Record<string, unknown>>): C
     plans: Object.fromEntries(Object.entries(m.users).map(([k, u]) => [k, u.plan])),
     prices: m.prices,
     formations: m.formations,
+    // The simulator serves the API host's prefix beside /api/v1.
+    extraPrefixes: ["/v1"],
   } as unknown as CaseWorld["info"];
   return {
     info,
@@ -117,7 +119,13 @@ function onCase(
     // While the case's precondition is being made, its requests are its own: only the case's is changed.
     if (c.given && !given) return next(req);
     const w = faultWorld(env, given);
-    const mine = await isCaseRequest(c, req, w);
+    let mine: boolean;
+    try {
+      mine = await isCaseRequest(c, req, w);
+    } catch (e) {
+      // A fault that cannot tell its request proves nothing: said, not passed over as unfired.
+      throw new Error(`the fault of ${c.id} could not read its case: ${(e as Error).message}`);
+    }
     const res = await next(req);
     if (!mine) return res;
     const text = await res.text();

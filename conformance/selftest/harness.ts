@@ -103,6 +103,7 @@ export async function deploymentServer(
     rateLimitPerMinute = null,
     deep = true,
     countedInOnePlace = false,
+    changeable,
   }: {
     speed?: number;
     seed?: number;
@@ -110,6 +111,8 @@ export async function deploymentServer(
     deep?: boolean;
     /** The config says the deployment counts each account in one place (`rateLimitCountedInOnePlace`). */
     countedInOnePlace?: boolean;
+    /** The Audiences the config lets the run change (configOf's choice unless given). */
+    changeable?: readonly string[];
   } = {},
 ): Promise<BrokenServer> {
   const start = Date.now();
@@ -132,6 +135,7 @@ export async function deploymentServer(
     pollTimeoutMs: 15_000,
     rateLimitPerMinute,
     deadlines,
+    ...(changeable ? { changeable } : {}),
   });
   if (countedInOnePlace) config.rateLimitCountedInOnePlace = true;
   // The team offers one collaborator the run may remove for good.
