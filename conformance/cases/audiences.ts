@@ -60,6 +60,25 @@ const READS: Case[] = [
     expect: (w) => readAnswer(w, "owner", "main"),
   },
   {
+    id: "getAudience owner on main: members=preview lists the members without reviewed-field metadata",
+    rule: "audience/members-preview",
+    op: "getAudience",
+    as: "owner",
+    request: (w) => ({ params: { audienceId: w.aud("main") }, query: { members: "preview" } }),
+    expect: [
+      ok(200, {
+        "data.minds": {
+          holds: (v) =>
+            Array.isArray(v) &&
+            v.length > 0 &&
+            v.every((m) => m && typeof m === "object" && !("reviewedFields" in m)),
+          says: "lists no member, or a member with reviewed-field metadata",
+          breaks: (v) => (Array.isArray(v) ? v.map((m) => ({ ...m, reviewedFields: ["bio"] })) : v),
+        },
+      }),
+    ],
+  },
+  {
     id: "getAudience owner on main: members=full is not an allowed value",
     rule: "input/invalid-400",
     op: "getAudience",

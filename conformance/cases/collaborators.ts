@@ -41,8 +41,9 @@ const listsCollaborators = (w: CaseWorld) => {
     holds: (v: unknown) =>
       Array.isArray(v) &&
       want.every((id) => v.some((c) => c?.userId === id)) &&
-      !v.some((c) => never.includes(c?.userId)),
-    says: "does not list the accepted collaborators alone (admin and member; not the owner, not a pending invitee)",
+      !v.some((c) => never.includes(c?.userId)) &&
+      v.every((c, i) => i === 0 || String(v[i - 1]?.joinedAt) <= String(c?.joinedAt)),
+    says: "does not list the accepted collaborators alone, oldest first (admin and member; not the owner, not a pending invitee)",
     breaks: (v: unknown) => (Array.isArray(v) ? v.filter((c) => c?.userId !== want[0]) : v),
   } as const;
 };

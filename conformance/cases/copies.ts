@@ -169,6 +169,33 @@ const DUPLICATES: Case[] = [
     ],
   },
   {
+    id: "duplicateAudience owner on private: the copy holds new Minds, as many as the original's members",
+    rule: "duplicate/contents",
+    op: "getAudience",
+    as: "owner",
+    given: async (ctx, w, later) => {
+      const original = await keepAudience(ctx, w, "private", later);
+      if ("unmade" in original) return original;
+      const copy = await copyOf(ctx, w, "private", "owner", later);
+      return "unmade" in copy ? copy : { made: { ...copy.made, members: original.made.members } };
+    },
+    request: (w) => ({ params: { audienceId: w.made.copy as string } }),
+    expect: (w) => {
+      const members = (w.made.members ?? []) as string[];
+      return [
+        ok(200, {
+          "data.mindCount": is(members.length),
+          "data.minds": {
+            holds: (v) =>
+              Array.isArray(v) && v.length === members.length && !v.some((m) => members.includes(m?.id)),
+            says: `are not ${members.length} new Minds (the copy must hold independent copies, not the original's)`,
+            breaks: (v) => (Array.isArray(v) ? [...v.slice(1), { id: members[0] }] : v),
+          },
+        }),
+      ];
+    },
+  },
+  {
     id: "duplicateAudience owner on private: no name takes the original's, followed by a copy marker",
     rule: "duplicate/default-name",
     op: "duplicateAudience",

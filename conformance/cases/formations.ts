@@ -179,6 +179,24 @@ function create(role: Role, handle: string): Case {
     expect: canView(r)
       ? [ok(200, { "data.id": PRESENT, "data.name": is(`By ${role}`), "data.status": STATUS })]
       : [refused(404)],
+    // Who else sees it: a collaborator's is shared (a Study viewer of main reads it), a viewer's private
+    // (the owner does not).
+    after:
+      canView(r) && handle === "main"
+        ? [
+            {
+              what: isCollaborator(r)
+                ? "a Study viewer reads the shared Formation"
+                : "the owner reads the private one",
+              op: "getFormation",
+              as: isCollaborator(r) ? (role === "studyViewer" ? "owner" : "studyViewer") : "owner",
+              request: (w, answer) => ({
+                params: { audienceId: w.aud("main"), formationId: String(answer.body?.data?.id ?? NOBODY) },
+              }),
+              expect: isCollaborator(r) ? [ok(200)] : [refused(404, NOT_FOUND)],
+            },
+          ]
+        : [],
   };
 }
 

@@ -4,15 +4,58 @@
  * (quality weights, wildcards, media parameters, none, nothing acceptable), and the thresholds of the member
  * count it reports.
  */
+
+import { streamProblems } from "../checks/formations.ts";
 import type { Role } from "../lib/http/target.ts";
 import { hypothesis } from "../lib/running/helpers.ts";
-import { type Answer, type Case, is, ok, PRESENT, refused } from "./case.ts";
+import { type Answer, type Case, type Field, is, ok, refused } from "./case.ts";
 import { canView, EVERYONE, relation } from "./cast.ts";
 import { sg, withSubgroups } from "./formations.ts";
 
 // ---- preview ----
 
 const JSON_ACCEPT = { accept: "application/json" };
+
+/** "Returned proposals satisfy the creation input rules": 2 to 15 subgroups, unique ids and labels, none reserved. */
+const CREATABLE: Field = {
+  holds: (v) => {
+    const h = v as {
+      intent?: unknown;
+      subgroups?: { id?: unknown; label?: unknown; definition?: unknown }[];
+    };
+    const sgs = Array.isArray(h?.subgroups) ? h.subgroups : [];
+    const ids = sgs.map((g) => String(g.id ?? "").trim());
+    const labels = sgs.map((g) => String(g.label ?? "").trim());
+    const filled = (x: unknown) => typeof x === "string" && x.trim() !== "";
+    return (
+      filled(h?.intent) &&
+      sgs.length >= 2 &&
+      sgs.length <= 15 &&
+      sgs.every((g) => filled(g.id) && filled(g.label) && filled(g.definition)) &&
+      new Set(ids).size === ids.length &&
+      new Set(labels).size === labels.length &&
+      !ids.some((id) => ["unanswered", "__unanswered", "__other"].includes(id))
+    );
+  },
+  says: "is no hypothesis the creation rules take (2 to 15 subgroups, unique non-empty ids and labels, no reserved id)",
+  breaks: (v) => ({
+    ...(v as object),
+    subgroups: [{ id: "__other", label: "Other", definition: "Everyone else" }],
+  }),
+};
+
+/** The NDJSON stream: one JSON object a line, meta, status, subgroups (or error), done last. */
+const STREAM: Field = {
+  holds: (v) => typeof v === "string" && streamProblems(v).problems.length === 0,
+  says: "is not the stream of events the description orders (meta, status, subgroups or error, done last)",
+  breaks: (v) =>
+    typeof v === "string"
+      ? v
+          .split("\n")
+          .filter((l) => !l.includes('"done"'))
+          .join("\n")
+      : "",
+};
 
 function preview(role: Role, handle: string): Case {
   const r = relation(role, handle);
@@ -23,7 +66,7 @@ function preview(role: Role, handle: string): Case {
     as: role,
     request: (w) => ({ params: { audienceId: w.aud(handle) }, json: {}, headers: JSON_ACCEPT }),
     expect: canView(r)
-      ? [ok(200, { success: is(true), "data.phase": is("hypothesizing"), "data.hypothesis": PRESENT })]
+      ? [ok(200, { success: is(true), "data.phase": is("hypothesizing"), "data.hypothesis": CREATABLE })]
       : [refused(404)],
   };
 }
@@ -90,7 +133,7 @@ const PREVIEWS: Case[] = [
   previewAs("userInput of 2001 characters", { userInput: "u".repeat(2001) }, JSON_ACCEPT, [refused(400)]),
   previewAs("userInput that is not a string", { userInput: 5 }, JSON_ACCEPT, [refused(400)]),
   previewAs("Accept: application/x-ndjson streams", {}, { accept: "application/x-ndjson" }, [
-    { status: 200, contentType: "application/x-ndjson" },
+    { status: 200, contentType: "application/x-ndjson", fields: { "": STREAM } },
   ]),
   previewAs("no Accept streams", {}, {}, [{ status: 200, contentType: "application/x-ndjson" }]),
   previewAs("Accept: */* streams", {}, { accept: "*/*" }, [

@@ -18,6 +18,7 @@ import {
   type Later,
   NOBODY,
   ok,
+  oneOf,
   PRESENT,
   refused,
 } from "./case.ts";
@@ -258,6 +259,25 @@ export const RECALIBRATION_CASES: Case[] = [
       expect: [...expect],
     }),
   ),
+  {
+    id: "recalibrateAudience owner on atCap: an additive instruction at the member cap is PLAN_LIMIT",
+    rule: "members/plan-cap",
+    op: "recalibrateAudience",
+    as: "owner",
+    changes: "atCap",
+    request: (w) => ({
+      params: { audienceId: w.aud("atCap") },
+      json: { instruction: "Add 5 more remote engineering managers" },
+    }),
+    expect: (w) => {
+      const plan = w.info.plans.owner ?? "premium";
+      const answer = coded(403, "PLAN_LIMIT", {
+        "data.currentPlan": is(plan),
+        "data.limitType": oneOf("groupMembers", "sparks"),
+      });
+      return [plan === "premium" ? { ...answer, message: "Individual plan limit reached" } : answer];
+    },
+  },
   {
     id: "getRecalibrationOperation owner: a malformed Audience ID",
     rule: "ids/malformed-400",
