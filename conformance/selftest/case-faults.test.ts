@@ -128,6 +128,7 @@ describe("against a deployment (a config only), the same faults are reported", a
     it(p.fault.name, async (t) => {
       const found = await runFault(p, server.info, sw);
       if (found === null) return t.skip(UNFIRED);
+      caught[`${p.fault.name} (deployment)`] = { caught: found.hit, mode: "deployment" };
       expect(found.hit, found.messages || "nothing reported").toBe(true);
     });
 });
@@ -151,10 +152,9 @@ describe("the HTTP layer's cases fail behind node:http's defaults", () => {
             : await deploymentServer(null, "node-defaults");
         try {
           const found = await runAll([caseCheck(`cases/${group}`, [c])], server.info);
-          expect(
-            found.some((v) => v.message.startsWith(c.id)),
-            found.map((v) => v.message).join("\n"),
-          ).toBe(true);
+          const hit = found.some((v) => v.message.startsWith(c.id));
+          caught[`${c.id} — node:http's defaults in front (${mode})`] = { caught: hit, mode };
+          expect(hit, found.map((v) => v.message).join("\n")).toBe(true);
         } finally {
           await server.close();
         }
