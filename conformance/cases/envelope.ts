@@ -9,7 +9,7 @@ import { limits } from "../lib/description/contract.ts";
 import { MissingHandle } from "../lib/running/context.ts";
 import { hypothesis, padded } from "../lib/running/helpers.ts";
 import { type Case, type Field, is, NOBODY, ok, PRESENT, refused } from "./case.ts";
-import { refusedStep } from "./given.ts";
+import { mainFormations, noFormationMade, refusedStep } from "./given.ts";
 
 const matches = (re: RegExp, what: string): Field => ({
   holds: (v) => typeof v === "string" && re.test(v),
@@ -185,32 +185,14 @@ const BODIES: Case[] = [
     op: "createFormation",
     as: "owner",
     mutates: true,
-    given: async (ctx, w) => {
-      const ex = await ctx.call({
-        op: "listFormations",
-        params: { audienceId: w.aud("main") },
-        as: ctx.as("owner"),
-        query: { limit: 100 },
-      });
-      return ex.status === 200
-        ? { made: { total: ex.body?.pagination?.total } }
-        : refusedStep(ex, 200, "listing main's Formations");
-    },
+    given: mainFormations,
     request: (w) => ({
       params: { audienceId: w.aud("main") },
       body: JSON.stringify({ hypothesis: hypothesis(2) }),
       headers: { "content-type": "text/plain" },
     }),
     expect: [refused(415)],
-    after: [
-      {
-        what: "main's Formations, listed again",
-        op: "listFormations",
-        as: "owner",
-        request: (w) => ({ params: { audienceId: w.aud("main") }, query: { limit: 100, offset: 0 } }),
-        expect: (w) => [ok(200, { "pagination.total": is(w.made.total) })],
-      },
-    ],
+    after: [noFormationMade],
   },
   {
     id: "createFormation owner on main: application/json with a charset, in capitals, is JSON",

@@ -7,8 +7,9 @@
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
 import { both, type Case, type CaseWorld, is, NOBODY, ok, refused } from "./case.ts";
-import { canView, EVERYONE, relation } from "./cast.ts";
+import { EVERYONE } from "./cast.ts";
 import { refusedStep } from "./given.ts";
+import { viewerRead } from "./viewers.ts";
 
 // ---- filter attributes ----
 
@@ -58,26 +59,22 @@ const facetsCover = {
     Array.isArray(v) ? v.map((f) => ({ ...f, values: (f?.values ?? []).slice(0, 1), unknownCount: 0 })) : v,
 } as const;
 
-function filters(role: Role, handle: string): Case {
-  const r = relation(role, handle);
-  return {
-    id: `getFilterAttributes ${role} on ${handle}: ${canView(r) ? "read" : "404, hidden"}`,
-    rule: canView(r) ? "filters/selection" : "access/hidden-as-404",
+const filters = (role: Role, handle: string): Case =>
+  viewerRead({
     op: "getFilterAttributes",
-    as: role,
-    request: (w) => ({ params: { audienceId: w.aud(handle) } }),
-    expect: canView(r)
-      ? [
-          ok(200, {
-            "data.mindIds": sortedIds,
-            "data.matchCount": countsIds,
-            "data.truncated": is(false),
-            "data.facets": both(facetsBounded, facetsCover),
-          }),
-        ]
-      : [refused(404)],
-  };
-}
+    role,
+    handle,
+    rule: "filters/selection",
+    seen: "read",
+    answer: [
+      ok(200, {
+        "data.mindIds": sortedIds,
+        "data.matchCount": countsIds,
+        "data.truncated": is(false),
+        "data.facets": both(facetsBounded, facetsCover),
+      }),
+    ],
+  });
 
 function badFilters(what: string, value: string): Case {
   return {

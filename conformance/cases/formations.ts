@@ -24,24 +24,22 @@ import {
 } from "./case.ts";
 import { canView, EVERYONE, isCollaborator, relation } from "./cast.ts";
 import { formationBy, refusedStep } from "./given.ts";
+import { viewerRead } from "./viewers.ts";
 
 const NOT_FOUND = "Formation not found";
 const INVALID = "Invalid Formation input";
 const STATUS = oneOf("building", "ready", "failed");
 
-function list(role: Role, handle: string): Case {
-  const r = relation(role, handle);
-  return {
-    id: `listFormations ${role} on ${handle}: ${canView(r) ? "listed" : "404, hidden"}`,
-    rule: canView(r) ? "formations/visibility" : "access/hidden-as-404",
+const list = (role: Role, handle: string): Case =>
+  viewerRead({
     op: "listFormations",
-    as: role,
-    request: (w) => ({ params: { audienceId: w.aud(handle) } }),
-    expect: canView(r)
-      ? [ok(200, { "pagination.offset": is(0), "pagination.limit": is(100) })]
-      : [refused(404, NOT_FOUND)],
-  };
-}
+    role,
+    handle,
+    rule: "formations/visibility",
+    seen: "listed",
+    answer: [ok(200, { "pagination.offset": is(0), "pagination.limit": is(100) })],
+    hidden: refused(404, NOT_FOUND),
+  });
 
 /** A page of `main` as the owner, `query` as given. */
 function page(

@@ -7,7 +7,7 @@ import type { Credentials, Exchange } from "../lib/http/http.ts";
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
 import { fresh, hypothesis } from "../lib/running/helpers.ts";
-import type { CaseWorld, Later, Made } from "./case.ts";
+import { type CaseWorld, type Effect, is, type Later, type Made, ok } from "./case.ts";
 import { ownerOf } from "./cast.ts";
 
 /** An instruction every recalibration case sends: an adjustment, which keeps the Audience's size. */
@@ -21,6 +21,28 @@ export function settled(
 ): Promise<boolean> {
   return ctx.waitUntil(read, 1_000, machine);
 }
+
+/** How many Formations the owner lists on main: what a case that must make none compares with after. */
+export async function mainFormations(ctx: CheckContext, w: CaseWorld): Promise<Made> {
+  const ex = await ctx.call({
+    op: "listFormations",
+    params: { audienceId: w.aud("main") },
+    as: ctx.as("owner"),
+    query: { limit: 100 },
+  });
+  return ex.status === 200
+    ? { made: { total: ex.body?.pagination?.total } }
+    : refusedStep(ex, 200, "listing main's Formations");
+}
+
+/** The effect that shows no Formation was made: main's Formations, listed again, as many as before. */
+export const noFormationMade: Effect = {
+  what: "main's Formations, listed again",
+  op: "listFormations",
+  as: "owner",
+  request: (w) => ({ params: { audienceId: w.aud("main") }, query: { limit: 100, offset: 0 } }),
+  expect: (w) => [ok(200, { "pagination.total": is(w.made.total) })],
+};
 
 /** The precondition stops here: `ex` should have answered `status`. */
 export function refusedStep(ex: Exchange, status: number, what: string): Made {

@@ -9,8 +9,9 @@ import { streamProblems } from "../checks/formations.ts";
 import type { Role } from "../lib/http/target.ts";
 import { hypothesis } from "../lib/running/helpers.ts";
 import { type Answer, type Case, type Field, is, ok, refused } from "./case.ts";
-import { canView, EVERYONE, relation } from "./cast.ts";
+import { EVERYONE } from "./cast.ts";
 import { sg, withSubgroups } from "./formations.ts";
+import { viewerRead } from "./viewers.ts";
 
 // ---- preview ----
 
@@ -57,19 +58,16 @@ const STREAM: Field = {
       : "",
 };
 
-function preview(role: Role, handle: string): Case {
-  const r = relation(role, handle);
-  return {
-    id: `previewFormation ${role} on ${handle}: ${canView(r) ? "a proposal" : "404, hidden"}`,
-    rule: canView(r) ? "formations/visibility" : "access/hidden-as-404",
+const preview = (role: Role, handle: string): Case =>
+  viewerRead({
     op: "previewFormation",
-    as: role,
-    request: (w) => ({ params: { audienceId: w.aud(handle) }, json: {}, headers: JSON_ACCEPT }),
-    expect: canView(r)
-      ? [ok(200, { success: is(true), "data.phase": is("hypothesizing"), "data.hypothesis": CREATABLE })]
-      : [refused(404)],
-  };
-}
+    role,
+    handle,
+    rule: "formations/visibility",
+    seen: "a proposal",
+    answer: [ok(200, { success: is(true), "data.phase": is("hypothesizing"), "data.hypothesis": CREATABLE })],
+    more: { json: {}, headers: JSON_ACCEPT },
+  });
 
 function previewAs(
   what: string,

@@ -24,6 +24,7 @@ import {
 } from "./case.ts";
 import { canView, EVERYONE, isCollaborator, relation } from "./cast.ts";
 import { copyOf, REBALANCE, refusedStep } from "./given.ts";
+import { viewerRead } from "./viewers.ts";
 
 const NOT_FOUND = "Audience not found";
 
@@ -41,20 +42,15 @@ const readinessAgrees = {
   breaks: (v: unknown) => ({ ...(v as object), failed: 1 }),
 } as const;
 
-function progress(role: Role, handle: string): Case {
-  const r = relation(role, handle);
-  return {
-    id: `getAudienceProgress ${role} on ${handle}: ${canView(r) ? "read" : "404, hidden"}`,
-    rule: canView(r) ? "progress/readiness" : "access/hidden-as-404",
+const progress = (role: Role, handle: string): Case =>
+  viewerRead({
     op: "getAudienceProgress",
-    as: role,
-    request: (w) => ({ params: { audienceId: w.aud(handle) } }),
-    expect: (w) =>
-      canView(r)
-        ? [ok(200, { "data.audienceId": is(w.aud(handle)), "data.readiness": readinessAgrees })]
-        : [refused(404)],
-  };
-}
+    role,
+    handle,
+    rule: "progress/readiness",
+    seen: "read",
+    answer: (w) => [ok(200, { "data.audienceId": is(w.aud(handle)), "data.readiness": readinessAgrees })],
+  });
 
 export const PROGRESS_CASES: Case[] = [
   ...EVERYONE.flatMap((r) => ["main", "private", "public"].map((h) => progress(r, h))),
