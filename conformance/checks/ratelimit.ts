@@ -30,10 +30,16 @@ export const rateLimit = check("ratelimit/429", ["limits/rate-limit"], {
     const before = bystander ? await me(bystander) : null;
     const seen: Exchange[] = [];
     let refused: Exchange | null = null;
-    for (let i = 0; i < limit + 5 && !refused; i++) {
+    // The window may end while the check spends it (it began with requests of earlier checks): a rise to
+    // the ceiling less one starts the count again, so a window's limit is always given its full chance.
+    let windowStart = 0;
+    for (let i = 0; i - windowStart < limit + 5 && i < 3 * (limit + 5) && !refused; i++) {
       const ex = await spend(ctx, { i, limit, seen, second, me });
       if (ex.status === 429) refused = ex;
-      else seen.push(ex);
+      else {
+        if (newWindow(seen.at(-1), ex, limit)) windowStart = i;
+        seen.push(ex);
+      }
       if (second && ex.operation?.operationId === "deleteApiKey" && ex.status === 204) {
         second.alive = false;
         second = null;
@@ -41,14 +47,14 @@ export const rateLimit = check("ratelimit/429", ["limits/rate-limit"], {
     }
     // Exact counting where every request of the account is counted in one place; what holds on any
     // deployment (several instances, each counting its own) everywhere.
-    if (ctx.info.rateLimitExact) checkCounting(ctx, seen, limit);
+    if (ctx.info.rateLimitExact) checkCounting(ctx, seen, limit, ctx.target.isSimulator, refused !== null);
     else checkHeaders(ctx, seen, limit);
     if (!refused) {
       // The limit is the contract's, or the one the config declares for the deployment.
       ctx.expect(
         false,
         "limits/rate-limit",
-        `${limit + 5} requests within one window were all served (limit ${limit})`,
+        `${limit + 5} requests within one window were all served (limit ${limit}; ${seen.length} in all)`,
         seen.at(-1),
       );
       return;
@@ -193,23 +199,63 @@ async function simulatorLimit(ctx: CheckContext): Promise<number> {
   return SIM_LIMIT;
 }
 
-function checkCounting(ctx: CheckContext, seen: Exchange[], limit: number): void {
+/**
+ * Exact counting, where every request of the account is counted in one place: each request leaves one less
+ * than the one before, and the window serves as many more as the first said it had left. Whether the window
+ * was fresh when the check began is known only on the simulator, whose window the check started anew; on a
+ * deployment the run may have spent from it already (other checks used the same account moments before),
+ * so the count starts from what the first answer says. A rise to the ceiling less one is a new window.
+ */
+function checkCounting(
+  ctx: CheckContext,
+  seen: Exchange[],
+  limit: number,
+  fresh: boolean,
+  refusedAtLast: boolean,
+): void {
+  let windowStart = 0;
+  let first: number | null = null;
+  let expected: number | null = null;
   seen.forEach((ex, i) => {
     checkCeiling(ctx, ex, limit);
     const r = Number(ex.header("ratelimit-remaining"));
-    ctx.expect(
-      r === limit - 1 - i,
-      "limits/rate-limit",
-      `request ${i + 1} of the window: RateLimit-Remaining ${ex.header("ratelimit-remaining")}, not ${limit - 1 - i}`,
-      ex,
-    );
+    if (expected === null) {
+      if (fresh)
+        ctx.expect(
+          r === limit - 1,
+          "limits/rate-limit",
+          `request 1 of a fresh window: RateLimit-Remaining ${ex.header("ratelimit-remaining")}, not ${limit - 1}`,
+          ex,
+        );
+      first = r;
+    } else if (r === limit - 1 && expected !== limit - 1) {
+      windowStart = i;
+      first = r;
+    } else
+      ctx.expect(
+        r === expected,
+        "limits/rate-limit",
+        `request ${i + 1}: RateLimit-Remaining ${ex.header("ratelimit-remaining")}, not ${expected} (one less than the request before)`,
+        ex,
+      );
+    expected = r - 1;
   });
+  if (first === null || !refusedAtLast) return;
+  const served = seen.length - windowStart;
   ctx.expect(
-    seen.length === limit,
+    served === first + 1,
     "limits/rate-limit",
-    `${seen.length} requests were served before the first 429, the limit is ${limit}`,
+    `${served} requests were served in the window before the first 429; its first answer said ${first} more were left`,
     seen.at(-1),
   );
+}
+
+/** Whether `ex` is the first answer of a new window: Remaining back up at the ceiling less one. */
+function newWindow(previous: Exchange | undefined, ex: Exchange, limit: number): boolean {
+  if (!previous) return false;
+  const before = Number(previous.header("ratelimit-remaining"));
+  const now = Number(ex.header("ratelimit-remaining"));
+  return now === limit - 1 && before !== limit - 1 && now > before;
 }
 
 /** RateLimit-Limit is the ceiling; answers the number the header says. */

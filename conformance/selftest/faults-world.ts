@@ -191,6 +191,18 @@ export const WORLD_FAULTS: FaultCase[] = [
         if (g) g.memberCount += 1;
       });
     },
+    "the Formation list counts one member more in a subgroup than the Formation assigns": async (
+      req,
+      next,
+    ) => {
+      const res = await next(req);
+      if (!is(req, "GET", /\/formations$/)) return res;
+      return editJson(res, (b) => {
+        for (const row of b?.data ?? [])
+          if (row.status === "ready")
+            for (const g of row.subgroups ?? []) if (typeof g.memberCount === "number") g.memberCount += 1;
+      });
+    },
     "filter attributes still count a removed member": async (req, next, env) => {
       const res = await noteRemoval(req, next, env);
       if (!is(req, "GET", /\/filter-attributes$/)) return res;

@@ -104,6 +104,7 @@ export async function deploymentServer(
     deep = true,
     countedInOnePlace = false,
     changeable,
+    realSeconds = false,
   }: {
     speed?: number;
     seed?: number;
@@ -113,6 +114,11 @@ export async function deploymentServer(
     countedInOnePlace?: boolean;
     /** The Audiences the config lets the run change (configOf's choice unless given). */
     changeable?: readonly string[];
+    /**
+     * `Retry-After` in the seconds the kit waits, not the simulator's (a window of a minute passes in
+     * 60/speed real seconds): a deployment whose every window the kit waits out as a real one would be.
+     */
+    realSeconds?: boolean;
   } = {},
 ): Promise<BrokenServer> {
   const start = Date.now();
@@ -122,7 +128,8 @@ export async function deploymentServer(
     controlToken: OPERATOR,
     rateLimitPerMinute: rateLimitPerMinute ?? 1_000_000,
   });
-  const server = await serveBroken(sim, fault, layer);
+  const scaled: Fault | null = realSeconds ? scaleRetryAfter(fault, speed) : fault;
+  const server = await serveBroken(sim, scaled, layer);
   await sim.ready;
   // Its machines take seconds of real time (less when the clock runs fast): held to twice that and more.
   const deadlines = {
@@ -161,6 +168,16 @@ export async function deploymentServer(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** `fault`, then every `Retry-After` in real seconds: the simulator's, divided by its clock's speed. */
+function scaleRetryAfter(fault: Fault | null, speed: number): Fault {
+  return async (req, next, env) => {
+    const res = await (fault ? fault(req, next, env) : next(req));
+    const ra = Number(res.headers.get("retry-after"));
+    if (!Number.isFinite(ra) || ra <= 0) return res;
+    return withHeaders(res, (h) => h.set("retry-after", String(Math.max(1, Math.ceil(ra / speed)))));
+  };
 }
 
 /** node:http as it comes, forwarding every request to `fetch`. */
