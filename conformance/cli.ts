@@ -44,7 +44,10 @@ Options:
                          do not fit are listed as left for --deep)
   --budget N             start no further check once the run has sent N requests (the rest are
                          reported as skipped, with the budget); each check's line says what it spent
-  --time-budget DURATION start no further check once the run has taken DURATION (60s, 5m, 1h)
+  --time-budget DURATION end the run within DURATION (60s, 5m, 1h), whatever the target does: no check
+                         starts after it, and one under way is cut short (exit 2 with what was checked,
+                         or 1 if something was found). Default: 60s for a quick run against a deployment,
+                         30m for --deep, 10m against a simulator
   --strict               fail the run (exit 3) when a check met an answer it could not judge either way
                          (inconclusive: always listed in the summary, never counted as a pass)
   --relax-wording        take any words where the description states a message (for a deployment
@@ -377,14 +380,30 @@ async function checkTarget(o: Options): Promise<number> {
     process.stderr.write(refusal(lacking, chosen.length, info.kind === "simulator"));
     return 2;
   }
+  const budget = { ...o.budget, ms: o.budget.ms ?? defaultTimeBudget(info) };
+  process.stdout.write(
+    `conformance: time budget ${seconds(budget.ms)}${o.budget.ms == null ? " (the default; --time-budget sets another)" : ""}\n`,
+  );
   const summary = await runChecks(info, {
     ...selection,
     reporters: o.reporters,
-    budget: o.budget,
+    budget,
     strict: o.strict,
   });
   return summary.exitCode;
 }
+
+/**
+ * A run's time budget when none is given: what a team waits for in CI on a deployment (a quick run, one
+ * rate-limit window per account, is over in well under a minute), longer for --deep (many windows), and
+ * generous on a simulator, whose clock the kit moves.
+ */
+function defaultTimeBudget(info: TargetInfo): number {
+  if (info.kind === "simulator") return 10 * 60_000;
+  return info.quick ? 60_000 : 30 * 60_000;
+}
+
+const seconds = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`);
 
 /** The missing handles or fields, each with the checks that need it, and how to run without them. */
 function refusal(lacking: Map<string, string[]>, chosen: number, simulator: boolean): string {

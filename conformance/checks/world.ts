@@ -140,7 +140,11 @@ function shrinkBudget(ctx: CheckContext): ShrinkBudget {
       : ctx.target.isSimulator
         ? 20_000
         : 30_000;
-  return { ms, requests: ctx.target.isSimulator ? 3_000 : 250 };
+  // Shrinking shares the run's time budget: it leaves the run a few seconds to report.
+  return {
+    ms: Math.max(0, Math.min(ms, ctx.budgetLeft() - 5_000)),
+    requests: ctx.target.isSimulator ? 3_000 : 250,
+  };
 }
 
 export const world = check(

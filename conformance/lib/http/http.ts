@@ -120,6 +120,8 @@ export interface ClientOptions {
   fetch?: typeof globalThis.fetch;
   /** The run's memory of rate-limit windows (default: the client's own). */
   pace?: PaceMemory;
+  /** When the run's time budget ends (epoch ms): no request starts after it, none outlasts it. */
+  deadline?: number | null;
 }
 
 type Observer = (ex: Exchange) => void;
@@ -132,6 +134,15 @@ type Observer = (ex: Exchange) => void;
 export class TargetDownError extends Error {
   override readonly name = "TargetDownError";
   readonly code = "TARGET_DOWN";
+}
+
+/**
+ * The run's time budget is spent: whatever the check was doing (a request, a wait for a window, a poll) it
+ * stops here, and the run ends with what it checked (lib/running/runner.ts).
+ */
+export class BudgetSpent extends Error {
+  override readonly name = "BudgetSpent";
+  readonly code = "BUDGET_SPENT";
 }
 
 export interface Pace {
@@ -204,6 +215,8 @@ export class HttpClient {
     const retry = spec.retry ?? true;
     const attempts: Exchange[] = [];
     for (let attempt = 1; ; attempt++) {
+      const deadline = this.options.deadline;
+      if (deadline != null && Date.now() >= deadline) throw new BudgetSpent("the run's time budget is spent");
       if (spec.pace !== false) await this.paceBefore(spec);
       const ex = await this.sendOrDown(spec);
       this.paceAfter(spec, ex);
@@ -305,7 +318,10 @@ export class HttpClient {
       headers["content-type"] ??= "application/json";
     }
     const started = performance.now();
-    const timeoutMs = spec.timeoutMs ?? 30_000;
+    // No request outlasts the run's time budget (at least a second, so that it is sent at all).
+    const left =
+      this.options.deadline != null ? Math.max(1_000, this.options.deadline - Date.now()) : Infinity;
+    const timeoutMs = Math.min(spec.timeoutMs ?? 30_000, left);
     let status: number;
     let text: string;
     const responseHeaders: Record<string, string> = {};

@@ -94,6 +94,11 @@ export interface TargetInfo {
    * translates its messages. Status, `data.code` and fields are judged all the same.
    */
   relaxWording?: boolean;
+  /**
+   * When the run's time budget ends (epoch ms; null: no budget): requests, waits and polls stop there and
+   * the run ends with what it checked (lib/running/runner.ts).
+   */
+  deadline?: number | null;
   pollTimeoutMs: number;
   /** What each background machine must finish within (lib/description/deadlines.ts); `deadlinesStated`: the config's own. */
   deadlines: Deadlines;

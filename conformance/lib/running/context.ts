@@ -7,7 +7,14 @@ import fc from "fast-check";
 import { operations, responseViolations } from "../description/contract.ts";
 import { deadlineText, type Machine } from "../description/deadlines.ts";
 import { RULES, type RuleId, ruleOperations, ruleSection } from "../description/rules.ts";
-import { type CallSpec, type Credentials, Exchange, HttpClient, type PaceMemory } from "../http/http.ts";
+import {
+  BudgetSpent,
+  type CallSpec,
+  type Credentials,
+  Exchange,
+  HttpClient,
+  type PaceMemory,
+} from "../http/http.ts";
 import type { Role, TargetInfo } from "../http/target.ts";
 import { Coverage } from "../reporting/coverage.ts";
 import { type Violation, type ViolationInput, violation } from "../reporting/report.ts";
@@ -192,6 +199,8 @@ export interface RunOptions {
   onInconclusive?: (what: string[]) => void;
   /** Told what a case's precondition made (the self-test's faults of that case read it). */
   onCaseMade?: (caseId: string, made: Readonly<Record<string, unknown>>) => void;
+  /** Told that the run's time budget ran out while the check was under way (what it found still stands). */
+  onCut?: (reason: string) => void;
 }
 
 export interface PropertyOptions {
@@ -268,6 +277,7 @@ export class CheckContext<R extends RuleId = RuleId> {
       maxAttempts: 3,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.pace ? { pace: options.pace } : {}),
+      deadline: info.deadline ?? null,
     });
     this.detach = this.client.observe((ex) => {
       this.coverage.record(ex);
@@ -328,6 +338,12 @@ export class CheckContext<R extends RuleId = RuleId> {
     const got = `${exchange.status} ${exchange.body?.data?.code ?? "(no code)"}`;
     const ok = exchange.status === status && exchange.body?.data?.code === code;
     return this.expect(ok, rule, `${what} answered ${got}, not ${status} ${code}`, exchange);
+  }
+
+  /** Milliseconds left of the run's time budget (Infinity without one). */
+  budgetLeft(): number {
+    const d = this.info.deadline;
+    return d == null ? Number.POSITIVE_INFINITY : d - Date.now();
   }
 
   /** How many violations the check has found so far (a case's cleanup asks whether the case found one). */
@@ -496,10 +512,13 @@ export async function runCheck(
 ): Promise<Violation[]> {
   const ctx = new CheckContext(info, def.name, coverage, options, def.rules);
   let failure: unknown = null;
+  let cut: string | null = null;
   try {
     await def.run(ctx);
   } catch (e) {
-    failure = e;
+    // The run's time budget ran out under the check: it ends here with what it found, neither passed nor failed.
+    if (e instanceof BudgetSpent) cut = e.message;
+    else failure = e;
   }
   const found = await ctx.finish();
   options.onRequests?.(ctx.client.sent);
@@ -508,6 +527,7 @@ export async function runCheck(
   if (ctx.partial.length) options.onPartial?.(ctx.partial);
   if (ctx.consumed.length) options.onConsumed?.(ctx.consumed);
   if (ctx.unjudged.length) options.onInconclusive?.(ctx.unjudged);
+  if (cut) options.onCut?.(cut);
   if (failure) {
     // A check that could not finish (the target hung up, or answered something it could not read) still
     // hands over what it found before that.

@@ -53,6 +53,8 @@ interface Outcome {
   error: string | null;
   /** The check met a target that stopped answering (TargetDownError): the run stops there. */
   down?: boolean;
+  /** The run's time budget ran out while the check was under way: why, and it ended there. */
+  cut?: string;
 }
 
 /**
@@ -95,7 +97,11 @@ export function lackingNeeds(chosen: readonly CheckDef[], info: TargetInfo): Map
 }
 
 /** Runs the checks and writes the reports; resolves to how the run ended. */
-export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunSummary> {
+export async function runChecks(given: TargetInfo, o: SuiteOptions): Promise<RunSummary> {
+  const startedAt = Date.now();
+  // The time budget is the run's: every request, wait and poll of every check spends from it.
+  const deadline = o.budget?.ms != null ? startedAt + o.budget.ms : null;
+  const info: TargetInfo = { ...given, deadline };
   const print = o.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const c = paint();
   const reporters = o.reporters?.length ? o.reporters : [{ name: "default" as const }];
@@ -113,7 +119,6 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
   };
   const outcomes: Outcome[] = [];
   const pace: PaceMemory = new Map();
-  const startedAt = Date.now();
   let spentRequests = 0;
   const done = (outcome: Outcome) => {
     spentRequests += Object.values(outcome.requests).reduce((a, b) => a + b, 0);
@@ -126,23 +131,37 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
   };
   // Each violation as it is found (once per rule and check), before its check ends or shrinks it; the
   // dot reporter keeps to its one character per check.
-  const found = dots
-    ? undefined
-    : (v: Violation) =>
-        print(
-          c.bad(
-            `  ! found by ${v.check}: ${v.ruleId ?? v.rule}: ${v.message.split("\n")[0]?.slice(0, 240)} (replay: --seed ${info.seed} --only '^${v.check}:')`,
-          ),
-        );
+  // What each check has announced: a check the budget cuts short keeps what it found.
+  const announced = new Map<string, Violation[]>();
+  const found = (v: Violation) => {
+    announced.set(v.check, [...(announced.get(v.check) ?? []), v]);
+    if (!dots)
+      print(
+        c.bad(
+          `  ! found by ${v.check}: ${v.ruleId ?? v.rule}: ${v.message.split("\n")[0]?.slice(0, 240)} (replay: --seed ${info.seed} --only '^${v.check}:')`,
+        ),
+      );
+  };
+  // A check the budget's end finds under way is cut short there, whatever it waits on.
+  const bounded = (def: CheckDef): Promise<Outcome> => {
+    const run = runOne(def, info, coverage, results, pace, found);
+    if (deadline === null) return run;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expiry = new Promise<Outcome>((resolve) => {
+      timer = setTimeout(
+        () => resolve(cutShort(def, announced.get(def.name) ?? [], results)),
+        Math.max(0, deadline - Date.now()) + GRACE_MS,
+      );
+    });
+    return Promise.race([run, expiry]).finally(() => clearTimeout(timer));
+  };
   const plan = planRun(chosen, info);
   if (plan.budget !== null)
     print(
       `plan: ${plan.sequential.length + plan.concurrent.length} checks within ${plan.budget} requests per account (one rate-limit window); ${plan.deferred.length} left for --deep`,
     );
   // Waits in real time on copies of their own: they run beside the rest.
-  const beside = Promise.all(
-    plan.concurrent.map((def) => runOne(def, info, coverage, results, pace, found).then(done)),
-  );
+  const beside = Promise.all(plan.concurrent.map((def) => bounded(def).then(done)));
   let down: Outcome | undefined;
   const notRun = (def: CheckDef) => outcomes.push(skippedFor(def, NOT_RUN, results));
   for (const def of plan.sequential) {
@@ -151,9 +170,7 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
       continue;
     }
     const over = overBudget(o.budget, spentRequests, Date.now() - startedAt);
-    const outcome = over
-      ? skippedFor(def, over, results)
-      : await runOne(def, info, coverage, results, pace, found);
+    const outcome = over ? skippedFor(def, over, results) : await bounded(def);
     done(outcome);
     if (outcome.down) down = outcome;
   }
@@ -177,6 +194,8 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
     print(
       `${unjudged} finding${unjudged === 1 ? " was" : "s were"} inconclusive: met and not judged either way (listed below; --strict fails the run on them)`,
     );
+  // What the time budget cut short or left unstarted: the run ends without a verdict on them (exit 2).
+  const spent = outcomes.filter((x) => x.cut || x.skipped?.startsWith(BUDGET_SPENT));
   const incomplete = failed.length
     ? null
     : (incompleteness(outcomes, chosen.length) ??
@@ -187,6 +206,13 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
     print(
       c.bad(
         `stopped: the target stopped answering during ${down.def.name} (${why}); ${left} check${left === 1 ? " was" : "s were"} not run, and the reports hold what was checked (exit 2)`,
+      ),
+    );
+  } else if (spent.length) {
+    const cut = outcomes.filter((x) => x.cut).map((x) => x.def.name);
+    print(
+      c.bad(
+        `stopped: the run's time budget (${Math.round((o.budget?.ms ?? 0) / 1000)} s, --time-budget) ran out${cut.length ? `; cut short: ${cut.join(", ")}` : ""}; ${spent.length - cut.length} check(s) not started; the reports hold what was checked (exit ${failed.length ? 1 : 2})`,
       ),
     );
   } else if (incomplete) print(c.bad(`incomplete: ${incomplete}; this run is not a pass (exit 3)`));
@@ -210,7 +236,7 @@ export async function runChecks(info: TargetInfo, o: SuiteOptions): Promise<RunS
           coverage: coverageReport,
         }),
       );
-  const exitCode = down ? 2 : failed.length ? 1 : incomplete ? 3 : 0;
+  const exitCode = down ? 2 : failed.length ? 1 : spent.length ? 2 : incomplete ? 3 : 0;
   return {
     chosen: chosen.length,
     passed,
@@ -255,8 +281,10 @@ async function runOne(
   }
   coverage.reached(def.rules);
   let outOfTime: string | null = null;
+  let cut: string | null = null;
   const options = {
     pace,
+    onCut: (r: string) => (cut = `cut short: ${r}`),
     onRequests: (byKey: ReadonlyMap<string, number>) => Object.assign(requests, Object.fromEntries(byKey)),
     onSkip: (r: string) => (outOfTime = r),
     onLeftovers: (what: string[]) =>
@@ -273,15 +301,17 @@ async function runOne(
       seed: v.seed ?? info.seed,
     }));
     results.violations.push(...violations);
-    // Never passed: what the check waited for did not happen within the run's time budget.
-    if (!violations.length && outOfTime) results.skipped.push({ check: def.name, reason: outOfTime });
+    // Never passed: what the check waited for did not happen within its time, or the run's budget ran out.
+    const unfinished: string | null = cut ?? outOfTime;
+    if (!violations.length && unfinished) results.skipped.push({ check: def.name, reason: unfinished });
     return {
       def,
       ms: Date.now() - started,
       requests,
       violations,
-      skipped: violations.length ? null : outOfTime,
+      skipped: violations.length ? null : unfinished,
       error: null,
+      ...(cut ? { cut } : {}),
     };
   } catch (e) {
     const partial = (e as { violations?: Violation[] }).violations ?? [];
@@ -300,12 +330,32 @@ async function runOne(
 }
 
 const NOT_RUN = "not run: the run stopped where the target went away";
+/** How a check not started for the time budget is said (overBudget), and known again. */
+const BUDGET_SPENT = "the run's time budget";
+/** How long past the budget's end a check under way is given to stop by itself before it is cut short. */
+const GRACE_MS = 2_000;
+
+/** A check the budget's end found under way: what it had found stands; it is neither passed nor finished. */
+function cutShort(def: CheckDef, found: Violation[], results: RunResults): Outcome {
+  const reason = "cut short: the run's time budget ran out while it was under way";
+  results.violations.push(...found);
+  results.skipped.push({ check: def.name, reason });
+  return {
+    def,
+    ms: 0,
+    requests: {},
+    violations: found,
+    skipped: found.length ? null : reason,
+    error: null,
+    cut: reason,
+  };
+}
 
 function overBudget(budget: SuiteOptions["budget"], requests: number, ms: number): string | null {
   if (budget?.requests != null && requests >= budget.requests)
     return `the run's request budget (--budget ${budget.requests}) is spent: ${requests} requests`;
   if (budget?.ms != null && ms >= budget.ms)
-    return `the run's time budget (--time-budget ${Math.round(budget.ms / 1000)}s) is spent`;
+    return `${BUDGET_SPENT} (--time-budget ${Math.round(budget.ms / 1000)}s) is spent`;
   return null;
 }
 

@@ -4,7 +4,7 @@
  * its clock or waited out in real time.
  */
 import type { Credentials } from "../http/http.ts";
-import { sleep } from "../http/http.ts";
+import { BudgetSpent, sleep } from "../http/http.ts";
 import type { Role, TargetInfo } from "../http/target.ts";
 
 /** A key, handle or user ID the target's world or config does not name. */
@@ -96,6 +96,12 @@ export class Target {
   /** Moves time: the simulator's virtual clock, or real waiting against a deployment. */
   async advance(ms: number): Promise<void> {
     if (this.isSimulator) await this.control("POST", "/clock/advance", { ms: Math.ceil(ms) });
-    else await sleep(ms);
+    else {
+      // Real waiting spends the run's time budget: a wait past its end is not begun.
+      const deadline = this.info.deadline;
+      if (deadline != null && Date.now() + ms > deadline)
+        throw new BudgetSpent(`the run's time budget ends before a wait of ${Math.round(ms / 1000)} s would`);
+      await sleep(ms);
+    }
   }
 }

@@ -1,0 +1,102 @@
+/**
+ * Every run ends within its time budget, whatever the target does: a machine that never finishes (its
+ * deadline longer than the budget), a target that answers slowly, one that finds a fault. It ends with exit
+ * 2 (nothing found, something cut short or not started) or 1 (something found), says so, and keeps what it
+ * checked. The budget here is short; the same holds for the CLI's default (60 s for a quick deployment run).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { allChecks } from "../checks/index.ts";
+import { runChecks } from "../lib/running/runner.ts";
+import { FAULTS } from "./faults.ts";
+import { deploymentServer, editJson, type Fault } from "./harness.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "kit-budget-"));
+const before = process.env.CONFORMANCE_REPORTS_DIR;
+beforeAll(() => {
+  process.env.CONFORMANCE_REPORTS_DIR = dir;
+});
+afterAll(() => {
+  if (before === undefined) delete process.env.CONFORMANCE_REPORTS_DIR;
+  else process.env.CONFORMANCE_REPORTS_DIR = before;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const BUDGET_MS = 8_000;
+/** The budget, the grace a check under way is given to stop by itself, and the reports' writing. */
+const WITHIN_MS = BUDGET_MS + 6_000;
+
+const faultNamed = (name: string): Fault => {
+  const f = FAULTS.find((x) => x.name === name);
+  if (!f) throw new Error(`no fault ${name}`);
+  return f.fault;
+};
+
+/** Every answer three seconds late. */
+const slow: Fault = async (req, next) => {
+  await new Promise((r) => setTimeout(r, 3_000));
+  return next(req);
+};
+
+async function runWithin(fault: Fault | null, deadlines: boolean) {
+  const server = await deploymentServer(fault, "host", { speed: 1, deep: true });
+  // The team's service levels, as a config left silent states them: longer than the budget.
+  const info = deadlines
+    ? server.info
+    : {
+        ...server.info,
+        deadlines: { formationBuild: 120_000, export: 120_000, recalibration: 300_000, research: 600_000 },
+      };
+  const lines: string[] = [];
+  const started = Date.now();
+  try {
+    const summary = await runChecks(info, {
+      checks: allChecks,
+      budget: { ms: BUDGET_MS },
+      print: (l) => lines.push(l),
+    });
+    return { summary, ms: Date.now() - started, text: lines.join("\n") };
+  } finally {
+    await server.close();
+  }
+}
+
+/** Every Formation the run makes stays `building` (those the world had before are as they were). */
+const buildsNeverFinish: Fault = async (req, next, env) => {
+  const made = (env.memory.get("made") as Set<string> | undefined) ?? new Set<string>();
+  env.memory.set("made", made);
+  const res = await next(req);
+  const path = new URL(req.url).pathname;
+  const creating = req.method === "POST" && /\/formations$/.test(path) && res.status === 200;
+  const id = /\/formations\/([0-9a-f-]{36})(\/recompute)?$/.exec(path)?.[1];
+  if (!creating && !(id && made.has(id) && res.status === 200)) return res;
+  return editJson(res, (b) => {
+    if (!b?.data) return;
+    if (creating) made.add(String(b.data.id));
+    b.data.status = "building";
+    if ("progress" in b.data) b.data.progress = { percent: 50 };
+  });
+};
+
+it("ends within its budget with exit 2 when a machine never finishes and its deadline is past the budget", async () => {
+  const r = await runWithin(buildsNeverFinish, false);
+  expect(r.ms).toBeLessThan(WITHIN_MS);
+  expect(r.summary.exitCode, r.text.slice(-3000)).toBe(2);
+  expect(r.text).toMatch(/stopped: the run's time budget \(8 s, --time-budget\) ran out/);
+}, 60_000);
+
+it("ends within its budget against a target that answers every request late", async () => {
+  const r = await runWithin(slow, true);
+  expect(r.ms).toBeLessThan(WITHIN_MS);
+  expect([1, 2]).toContain(r.summary.exitCode);
+  expect(r.text).toMatch(/stopped: the run's time budget/);
+}, 60_000);
+
+it("ends within its budget with exit 1 when it found a fault", async () => {
+  const r = await runWithin(faultNamed("GET /auth/me names another user"), true);
+  expect(r.ms).toBeLessThan(WITHIN_MS);
+  expect(r.summary.exitCode, r.text.slice(-3000)).toBe(1);
+  expect(r.summary.failed).toBeGreaterThan(0);
+}, 60_000);
