@@ -97,6 +97,7 @@ export async function runCase(ctx: CheckContext, c: Case): Promise<"judged" | "i
     throw e;
   } finally {
     const ending = { answer, found: ctx.reportedCount() > reported };
+    const back = ctx.undoingFromNowOn();
     for (const fn of cleanups) {
       try {
         await fn(ending);
@@ -104,6 +105,7 @@ export async function runCase(ctx: CheckContext, c: Case): Promise<"judged" | "i
         ctx.leftover(`${c.id}: ${(e as Error).message}`);
       }
     }
+    back();
   }
 }
 
@@ -133,11 +135,21 @@ function judge(
   if (problem) ctx.report({ rule, message: `${what}: ${problem}`, exchange: ex });
 }
 
-/** The cases of one group as a check: it declares every rule its cases judge. */
-export function caseCheck(name: string, cases: readonly Case[], title?: string): CheckDef {
+/**
+ * The cases of one group as a check: it declares every rule its cases judge. `concurrent`: its cases work
+ * only on what they make themselves (a copy of their own), so against a deployment the group may wait in
+ * real time beside the other checks.
+ */
+export function caseCheck(
+  name: string,
+  cases: readonly Case[],
+  title?: string,
+  concurrent = false,
+): CheckDef {
   const rules = [...new Set(cases.flatMap((c) => [c.rule, ...(c.also ?? [])]))] as RuleId[];
   return check(name, rules, {
     title: title ?? `${cases.length} cases: ${rules.join(", ")}`,
+    concurrent,
     async run(ctx) {
       const c = ctx as CheckContext;
       if (!c.info.quick) {
@@ -154,7 +166,9 @@ export function caseCheck(name: string, cases: readonly Case[], title?: string):
           leave(c, x, `left for --deep: ${over}`);
         } else await runCase(c, x);
       }
-      if (left) c.partly(`${left} of ${cases.length} cases (a quick run's window; --deep judges them)`);
+      if (left === cases.length)
+        c.skipped ??= `left for --deep: every case (a quick run's window is spent down to the share kept for later checks)`;
+      else if (left) c.partly(`${left} of ${cases.length} cases left for --deep (a quick run's window)`);
     },
   });
 }

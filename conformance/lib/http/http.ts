@@ -122,6 +122,10 @@ export interface ClientOptions {
   pace?: PaceMemory;
   /** When the run's time budget ends (epoch ms): no request starts after it, none outlasts it. */
   deadline?: number | null;
+  /** Wait for a spent rate-limit window to open again (false in a quick run: WindowSpent instead). */
+  waitForWindows?: boolean;
+  /** Without waiting for windows: requests of each account's window kept for undoing what was made. */
+  keepForUndo?: number;
 }
 
 type Observer = (ex: Exchange) => void;
@@ -134,6 +138,15 @@ type Observer = (ex: Exchange) => void;
 export class TargetDownError extends Error {
   override readonly name = "TargetDownError";
   readonly code = "TARGET_DOWN";
+}
+
+/**
+ * A quick run's window for an account is spent: a quick run waits for no window to open again (that is
+ * what --deep does), so the check ends here, judged in part, and says so.
+ */
+export class WindowSpent extends Error {
+  override readonly name = "WindowSpent";
+  readonly code = "WINDOW_SPENT";
 }
 
 /**
@@ -223,6 +236,8 @@ export class HttpClient {
       for (const o of [...this.observers]) o(ex);
       const last = attempt >= this.options.maxAttempts || !retry;
       if (!last && ex.status === 429) {
+        if (this.options.waitForWindows === false)
+          throw new WindowSpent(`the window of ${spec.as?.label ?? "the caller"} is spent (429)`);
         const seconds = Number(ex.header("retry-after") ?? "1");
         await this.options.waitWindow(Math.min(Number.isFinite(seconds) ? seconds : 1, 60) * 1000 + 100);
         attempts.push(ex);
@@ -285,7 +300,9 @@ export class HttpClient {
   private async paceBefore(spec: CallSpec): Promise<void> {
     const key = this.paceKey(spec);
     const p = key ? this.pace.get(key) : undefined;
-    if (!p || p.remaining > 0) return;
+    const waits = this.options.waitForWindows !== false;
+    if (!p || p.remaining > (waits ? 0 : (this.options.keepForUndo ?? 0))) return;
+    if (!waits) throw new WindowSpent(`the ${key} account's window is spent`);
     // The window of this account is used up: wait for it to roll over rather than be refused.
     const waitMs = Math.max(0, p.windowStart + 61_000 - Date.now());
     await this.options.waitWindow(Math.min(waitMs || 61_000, 61_000));

@@ -14,6 +14,7 @@ import {
   Exchange,
   HttpClient,
   type PaceMemory,
+  WindowSpent,
 } from "../http/http.ts";
 import type { Role, TargetInfo } from "../http/target.ts";
 import { Coverage } from "../reporting/coverage.ts";
@@ -207,6 +208,12 @@ export interface PropertyOptions {
   numRuns: number;
 }
 
+/**
+ * Requests of each account's window a quick deployment run leaves for undoing what its checks made: they
+ * stop (judged in part) at this many, so that their cleanups need not wait a minute for the next window.
+ */
+const KEEP_FOR_UNDO = 12;
+
 /** What a check runs with; `R`, the rules it may report, narrows its assertions to the rules it declares. */
 export class CheckContext<R extends RuleId = RuleId> {
   readonly target: Target;
@@ -249,6 +256,8 @@ export class CheckContext<R extends RuleId = RuleId> {
 
   /** Why the check could not see all it should (a deployment's time budget ran out), or null. */
   skipped: string | null = null;
+  /** Answers the check has had other than 429: none, and a spent window leaves it unjudged, not judged in part. */
+  answered = 0;
 
   /** Rules already told to `onFound`: shrinking meets the same violation again and again. */
   private readonly announced = new Set<string>();
@@ -278,8 +287,12 @@ export class CheckContext<R extends RuleId = RuleId> {
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.pace ? { pace: options.pace } : {}),
       deadline: info.deadline ?? null,
+      // A quick run against a deployment spends one window per account and waits for no other.
+      waitForWindows: !(info.quick && info.kind === "deployment"),
+      keepForUndo: KEEP_FOR_UNDO,
     });
     this.detach = this.client.observe((ex) => {
+      if (ex.status !== 429) this.answered++;
       this.coverage.record(ex);
       for (const v of responseViolations(ex)) this.push(v);
     });
@@ -485,9 +498,22 @@ export class CheckContext<R extends RuleId = RuleId> {
     else this.skipped ??= `out of time (pollTimeoutMs ${this.info.pollTimeoutMs}): ${message}`;
   }
 
+  /**
+   * Undoing what the check made is worth a wait for a window even in a quick run (within its budget), and
+   * may spend what the run kept of each window for it. Returns how to go back to the check's own pacing.
+   */
+  undoingFromNowOn(): () => void {
+    const o = this.client.options;
+    const before = { waitForWindows: o.waitForWindows, keepForUndo: o.keepForUndo };
+    o.waitForWindows = true;
+    o.keepForUndo = 0;
+    return () => Object.assign(o, before);
+  }
+
   /** Runs the cleanups and returns everything found. */
   async finish(): Promise<Violation[]> {
     this.sinks = [];
+    this.undoingFromNowOn();
     for (const fn of this.cleanups) {
       try {
         const out = await fn();
@@ -518,6 +544,11 @@ export async function runCheck(
   } catch (e) {
     // The run's time budget ran out under the check: it ends here with what it found, neither passed nor failed.
     if (e instanceof BudgetSpent) cut = e.message;
+    // A quick run's window ran out under it: judged in part, and --deep judges the rest.
+    else if (e instanceof WindowSpent)
+      if (ctx.answered === 0)
+        ctx.skipped ??= `left for --deep: ${e.message} (a quick run waits for no window)`;
+      else ctx.partly(`${e.message} in this quick run: --deep judges the rest`);
     else failure = e;
   }
   const found = await ctx.finish();
