@@ -235,4 +235,6 @@ const RECALIBRATION: Case[] = [
   },
 ];
 
-export const LATER_WORK_CASES: Case[] = [...EXPORTS, ...RECALIBRATION];
+export const LATER_EXPORT_CASES: Case[] = EXPORTS;
+/** On the teammate's copies of their own: a group that may wait beside the other checks. */
+export const LATER_RECALIBRATION_CASES: Case[] = RECALIBRATION;
