@@ -50,8 +50,28 @@ describe("planRun", () => {
     expect(new Set(all).size).toBe(allChecks.length);
     for (const d of plan.deferred)
       expect(d.reason).toMatch(
-        /^left for --deep: the \w+( and \w+)* account's window \(\d+ requests in a quick run\) is planned full$/,
+        /^left for --deep: the \w+ account's window \(\d+ requests in a quick run\)( and the \w+ account's window \(\d+ requests in a quick run\))* (is|are) planned full$/,
       );
+  });
+
+  it("fits a window that others spent in part into what it had left, and says so", () => {
+    const full = planRun(allChecks, deployment);
+    const plan = planRun(allChecks, deployment, new Map([["owner", 100]]));
+    const owners = (p: typeof plan) =>
+      [...p.concurrent, ...p.sequential]
+        .filter((d) => !isElastic(d) && !d.needs?.rateLimit && !d.needs?.consumesCollaborator)
+        .filter((d) => !skipReason(d, deployment))
+        .reduce((n, d) => n + (costOf(d).owner ?? 0), 0);
+    // 100 left, the margin of 30 kept, the world model's third of the rest kept too.
+    expect(owners(plan)).toBeLessThanOrEqual(Math.floor(71 * (2 / 3)));
+    expect(owners(plan)).toBeLessThan(owners(full));
+    expect(plan.short).toEqual({ owner: 100 });
+    expect(plan.deferred.length).toBeGreaterThan(full.deferred.length);
+    expect(plan.deferred.map((d) => d.reason).join("\n")).toMatch(
+      /the owner account's window \(\d+ requests in this quick run: it had 100 left when the run began\)/,
+    );
+    // A full window said by the target changes nothing.
+    expect(planRun(allChecks, deployment, new Map([["owner", 299]])).deferred).toEqual(full.deferred);
   });
 
   it("runs the cases and then the world model on what is left, then the check that spends a window, then what uses up a consumable", () => {

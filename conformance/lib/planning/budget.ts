@@ -17,6 +17,7 @@ import type { RuleId } from "../description/rules.ts";
 import type { TargetInfo } from "../http/target.ts";
 import { type CheckDef, skipReason } from "../running/context.ts";
 import COSTS from "./costs.json" with { type: "json" };
+import type { WindowsLeft } from "./windows.ts";
 
 /** Requests per account (costs.json is kept per account: `owner_new` counts as `owner`). */
 export type Cost = Record<string, number>;
@@ -30,6 +31,8 @@ export interface Plan {
   deferred: { def: CheckDef; reason: string }[];
   /** The requests per account the plan allows (null: unplanned, as on the simulator or with --deep). */
   budget: number | null;
+  /** Accounts whose window was spent in part when the run began: what it had left. */
+  short: Record<string, number>;
 }
 
 /**
@@ -58,20 +61,33 @@ export function costOf(def: CheckDef): Cost {
 
 const total = (c: Cost) => Object.values(c).reduce((a, b) => a + b, 0);
 
-export function planRun(checks: readonly CheckDef[], info: TargetInfo): Plan {
+/**
+ * `left`: what each account's window had left when the run began (windows.ts); an account it does not name
+ * is taken to have a full window.
+ */
+export function planRun(checks: readonly CheckDef[], info: TargetInfo, left: WindowsLeft = new Map()): Plan {
   const deployment = info.kind === "deployment";
   const concurrent = deployment ? checks.filter((c) => c.concurrent) : [];
   // What uses up a deployment's consumable (a collaborator removed for good) runs after everything that
   // may still need it; on the simulator a reset puts it back, and the kit's order stands.
   const consuming = deployment ? checks.filter((c) => c.needs?.consumesCollaborator) : [];
   const rest = checks.filter((c) => !concurrent.includes(c) && !consuming.includes(c));
-  if (!info.quick) return { sequential: [...rest, ...consuming], concurrent, deferred: [], budget: null };
+  if (!info.quick)
+    return { sequential: [...rest, ...consuming], concurrent, deferred: [], budget: null, short: {} };
 
   const limit = info.rateLimitPerMinute ?? limits().rateLimitPerMinute;
   const budget = Math.floor(limit * (1 - MARGIN));
+  const margin = limit - budget;
+  // An account whose window others spent in part has that much less, the margin still kept (the request
+  // that read what was left is the run's own).
+  const short = Object.fromEntries([...left].filter(([, n]) => n + 1 - margin < budget));
   const spent = new Map<string, number>();
+  const capOf = (account: string, cap: number) =>
+    account in short
+      ? Math.max(0, Math.floor(((short[account] as number) + 1 - margin) * (cap / budget)))
+      : cap;
   const fits = (c: Cost, cap: number) =>
-    Object.entries(c).every(([account, n]) => (spent.get(account) ?? 0) + n <= cap);
+    Object.entries(c).every(([account, n]) => (spent.get(account) ?? 0) + n <= capOf(account, cap));
   const take = (c: Cost) => {
     for (const [account, n] of Object.entries(c)) spent.set(account, (spent.get(account) ?? 0) + n);
   };
@@ -80,12 +96,22 @@ export function planRun(checks: readonly CheckDef[], info: TargetInfo): Plan {
   const reached = new Set<RuleId>();
   const deferred: Plan["deferred"] = [];
   const taken: CheckDef[] = [];
-  for (const c of concurrent) take(costOf(c));
   // The 429 check spends what is left of its account's window, so it goes last and plans nothing.
   const last = rest.filter((c) => c.needs?.rateLimit || isElastic(c));
   let open = rest.filter((c) => !last.includes(c) && runnable(c));
   const unplanned = rest.filter((c) => !last.includes(c) && !runnable(c));
   const cap = Math.floor(budget * (last.some(isElastic) ? 1 - WORLD_SHARE : 1));
+  // What runs beside the rest is planned first; what sizes itself always runs.
+  const beside: CheckDef[] = [];
+  for (const c of concurrent) {
+    const cost = costOf(c);
+    if (!isElastic(c) && !fits(cost, cap)) {
+      deferred.push({ def: c, reason: `left for --deep: ${overrun(cost, spent, cap, capOf, short)}` });
+      continue;
+    }
+    take(cost);
+    beside.push(c);
+  }
   while (open.length) {
     const score = (c: CheckDef) => {
       const fresh = c.rules.filter((r) => !reached.has(r)).length;
@@ -95,7 +121,7 @@ export function planRun(checks: readonly CheckDef[], info: TargetInfo): Plan {
     open = open.filter((c) => c !== best);
     const cost = costOf(best);
     if (!fits(cost, cap)) {
-      deferred.push({ def: best, reason: `left for --deep: ${overrun(cost, spent, cap)}` });
+      deferred.push({ def: best, reason: `left for --deep: ${overrun(cost, spent, cap, capOf, short)}` });
       continue;
     }
     take(cost);
@@ -109,7 +135,7 @@ export function planRun(checks: readonly CheckDef[], info: TargetInfo): Plan {
     ...last.sort((a, b) => lastOrder(a) - lastOrder(b)),
     ...consuming,
   ];
-  return { sequential, concurrent, deferred, budget };
+  return { sequential, concurrent: beside, deferred, budget, short };
 }
 
 function lastOrder(c: CheckDef): number {
@@ -117,9 +143,19 @@ function lastOrder(c: CheckDef): number {
 }
 
 /** The accounts whose planned window `cost` would overrun, named for the reason a check is left out. */
-function overrun(cost: Cost, spent: ReadonlyMap<string, number>, cap: number): string {
+function overrun(
+  cost: Cost,
+  spent: ReadonlyMap<string, number>,
+  cap: number,
+  capOf: (account: string, cap: number) => number,
+  short: Record<string, number>,
+): string {
   const over = Object.entries(cost)
-    .filter(([account, n]) => (spent.get(account) ?? 0) + n > cap)
-    .map(([account]) => account);
-  return `the ${over.join(" and ")} account's window (${cap} requests in a quick run) is planned full`;
+    .filter(([account, n]) => (spent.get(account) ?? 0) + n > capOf(account, cap))
+    .map(([account]) =>
+      account in short
+        ? `the ${account} account's window (${capOf(account, cap)} requests in this quick run: it had ${short[account]} left when the run began)`
+        : `the ${account} account's window (${cap} requests in a quick run)`,
+    );
+  return `${over.join(" and ")} ${over.length > 1 ? "are" : "is"} planned full`;
 }

@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import { type PaceMemory, TargetDownError } from "../http/http.ts";
 import type { TargetInfo } from "../http/target.ts";
 import { planRun } from "../planning/budget.ts";
+import { readWindows } from "../planning/windows.ts";
 import { type Paint, paint } from "../reporting/colour.ts";
 import { Coverage } from "../reporting/coverage.ts";
 import { renderHtmlReport } from "../reporting/html-report.ts";
@@ -155,11 +156,15 @@ export async function runChecks(given: TargetInfo, o: SuiteOptions): Promise<Run
     });
     return Promise.race([run, expiry]).finally(() => clearTimeout(timer));
   };
-  const plan = planRun(chosen, info);
-  if (plan.budget !== null)
+  // A quick deployment run fits into what each account's window has left now, not a full one.
+  const left = info.quick && info.kind === "deployment" ? await readWindows(info, pace) : new Map();
+  const plan = planRun(chosen, info, left);
+  if (plan.budget !== null) {
+    const short = Object.entries(plan.short).map(([a, n]) => `${a} ${n}`);
     print(
-      `plan: ${plan.sequential.length + plan.concurrent.length} checks within ${plan.budget} requests per account (one rate-limit window); ${plan.deferred.length} left for --deep`,
+      `plan: ${plan.sequential.length + plan.concurrent.length} checks within ${plan.budget} requests per account (one rate-limit window${short.length ? `; spent in part before the run, left: ${short.join(", ")}` : ""}); ${plan.deferred.length} left for --deep`,
     );
+  }
   // Waits in real time on copies of their own: they run beside the rest.
   const beside = Promise.all(plan.concurrent.map((def) => bounded(def).then(done)));
   let down: Outcome | undefined;
@@ -215,7 +220,13 @@ export async function runChecks(given: TargetInfo, o: SuiteOptions): Promise<Run
         `stopped: the run's time budget (${Math.round((o.budget?.ms ?? 0) / 1000)} s, --time-budget) ran out${cut.length ? `; cut short: ${cut.join(", ")}` : ""}; ${spent.length - cut.length} check(s) not started; the reports hold what was checked (exit ${failed.length ? 1 : 2})`,
       ),
     );
-  } else if (incomplete) print(c.bad(`incomplete: ${incomplete}; this run is not a pass (exit 3)`));
+  } else if (incomplete) {
+    // Windows others spent before the run are the likely cause: say what would give it a whole one.
+    const hint = Object.keys(plan.short).length
+      ? "; the accounts' windows were spent in part before it began: run it again a minute after other traffic on these keys, or with --deep, which waits for windows"
+      : "";
+    print(c.bad(`incomplete: ${incomplete}${hint}; this run is not a pass (exit 3)`));
+  }
   // One account of the checks for the JSON and HTML reports alike.
   const report = jsonOf(outcomes, info);
   for (const r of reporters) if (r.file && r.name === "junit") save(r.file, junit(outcomes));
