@@ -4,9 +4,11 @@
  * replay of the request key agrees with.
  */
 import type { Exchange } from "../lib/http/http.ts";
+import type { CheckContext } from "../lib/running/context.ts";
 import { sandboxCheck } from "./recalibrate.ts";
 
 const ORDER = ["queued", "running", "completed", "failed"];
+type Rules = "recalibrate/status-url" | "recalibrate/calibration-active";
 
 export const recalibrationStatus = sandboxCheck(
   "domain/recalibration-status",
@@ -72,53 +74,7 @@ export const recalibrationStatus = sandboxCheck(
     ctx.expectStatus(unknown, 404, "recalibrate/status-url", "an unknown operation");
 
     // Through time: status only moves forward, progress never falls, and it ends terminal.
-    let last: Exchange = first;
-    let rank = ORDER.indexOf(String(op.status));
-    let progress = Number(op.progress ?? 0);
-    let disagreed = false;
-    const done = await ctx.waitUntil(
-      async () => {
-        last = await read(prefix);
-        const now = last.body?.data?.operation ?? {};
-        const r = ORDER.indexOf(String(now.status));
-        ctx.expectStatus(last, 200, "recalibrate/status-url", "polling statusUrl");
-        ctx.expect(
-          r >= Math.min(rank, 2),
-          "recalibrate/status-url",
-          `status went back from ${ORDER[rank]} to ${now.status}`,
-          last,
-        );
-        if (r !== rank && r >= 0)
-          ctx.coverage.transition("recalibration", String(ORDER[rank]), String(now.status));
-        ctx.expect(
-          Number(now.progress) >= progress,
-          "recalibrate/status-url",
-          `progress fell from ${progress} to ${now.progress}`,
-          last,
-        );
-        rank = r;
-        progress = Number(now.progress);
-        if (r >= 2 || ctx.target.isSimulator) return r >= 2;
-        // A deployment's clock is not the kit's: the replay of the key is the other view of the same
-        // operation, and the two must agree on whether it has finished. The operation may finish between
-        // the read and the replay, so a replay that says it has is set against a read made after it.
-        const replay = await send();
-        if (replay.status !== 200) return false;
-        last = await read(prefix);
-        const after = String(last.body?.data?.operation?.status);
-        if (ORDER.indexOf(after) >= 2) ctx.coverage.transition("recalibration", String(ORDER[rank]), after);
-        rank = Math.max(rank, ORDER.indexOf(after));
-        disagreed = !ctx.expect(
-          ORDER.indexOf(after) >= 2,
-          "recalibrate/status-url",
-          `the replay of its key answered 200 with ${replay.body?.data?.operation?.status}; statusUrl read after it still says ${after} for ${op.id}`,
-          last,
-        );
-        return true;
-      },
-      1_000,
-      "recalibration",
-    );
+    const { done, last, rank, disagreed } = await follow(ctx, first, () => read(prefix), send);
     if (!done)
       return ctx.outOfTime(
         "recalibrate/status-url",
@@ -164,3 +120,64 @@ export const recalibrationStatus = sandboxCheck(
     );
   },
 );
+
+/**
+ * Reads statusUrl until the operation ends (or the check's time does): status only moves forward and
+ * progress never falls; against a deployment, the replay of the key is set against it on every read.
+ */
+async function follow(
+  ctx: CheckContext<Rules>,
+  first: Exchange,
+  read: () => Promise<Exchange>,
+  send: () => Promise<Exchange>,
+): Promise<{ done: boolean; last: Exchange; rank: number; disagreed: boolean }> {
+  const op = first.body?.data?.operation ?? {};
+  let last: Exchange = first;
+  let rank = ORDER.indexOf(String(op.status));
+  let progress = Number(op.progress ?? 0);
+  let disagreed = false;
+  const done = await ctx.waitUntil(
+    async () => {
+      last = await read();
+      const now = last.body?.data?.operation ?? {};
+      const r = ORDER.indexOf(String(now.status));
+      ctx.expectStatus(last, 200, "recalibrate/status-url", "polling statusUrl");
+      ctx.expect(
+        r >= Math.min(rank, 2),
+        "recalibrate/status-url",
+        `status went back from ${ORDER[rank]} to ${now.status}`,
+        last,
+      );
+      if (r !== rank && r >= 0)
+        ctx.coverage.transition("recalibration", String(ORDER[rank]), String(now.status));
+      ctx.expect(
+        Number(now.progress) >= progress,
+        "recalibrate/status-url",
+        `progress fell from ${progress} to ${now.progress}`,
+        last,
+      );
+      rank = r;
+      progress = Number(now.progress);
+      if (r >= 2 || ctx.target.isSimulator) return r >= 2;
+      // A deployment's clock is not the kit's: the replay of the key is the other view of the same
+      // operation, and the two must agree on whether it has finished. The operation may finish between
+      // the read and the replay, so a replay that says it has is set against a read made after it.
+      const replay = await send();
+      if (replay.status !== 200) return false;
+      last = await read();
+      const after = String(last.body?.data?.operation?.status);
+      if (ORDER.indexOf(after) >= 2) ctx.coverage.transition("recalibration", String(ORDER[rank]), after);
+      rank = Math.max(rank, ORDER.indexOf(after));
+      disagreed = !ctx.expect(
+        ORDER.indexOf(after) >= 2,
+        "recalibrate/status-url",
+        `the replay of its key answered 200 with ${replay.body?.data?.operation?.status}; statusUrl read after it still says ${after} for ${op.id}`,
+        last,
+      );
+      return true;
+    },
+    1_000,
+    "recalibration",
+  );
+  return { done, last, rank, disagreed };
+}
