@@ -380,7 +380,8 @@ async function checkTarget(o: Options): Promise<number> {
     process.stderr.write(refusal(lacking, chosen.length, info.kind === "simulator"));
     return 2;
   }
-  const budget = { ...o.budget, ms: o.budget.ms ?? defaultTimeBudget(info) };
+  // The budget is the whole command's: counted from the process's start, so the run exits within it.
+  const budget = { ...o.budget, ms: o.budget.ms ?? defaultTimeBudget(info), since: performance.timeOrigin };
   process.stdout.write(
     `conformance: time budget ${seconds(budget.ms)}${o.budget.ms == null ? " (the default; --time-budget sets another)" : ""}\n`,
   );

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { allChecks } from "../checks/index.ts";
 import { runChecks } from "../lib/running/runner.ts";
 import { FAULTS } from "./faults.ts";
-import { deploymentServer, editJson, type Fault } from "./harness.ts";
+import { deploymentServer, type Fault } from "./harness.ts";
+import { answersLate, buildsNeverFinish, stopsAfter } from "./misbehaving.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "kit-budget-"));
 const before = process.env.CONFORMANCE_REPORTS_DIR;
@@ -25,19 +26,13 @@ afterAll(() => {
 });
 
 const BUDGET_MS = 8_000;
-/** The budget, the grace a check under way is given to stop by itself, and the reports' writing. */
-const WITHIN_MS = BUDGET_MS + 6_000;
+/** The run ends within its budget (the grace and the reports' writing are inside it); a little for noise. */
+const WITHIN_MS = BUDGET_MS + 1_000;
 
 const faultNamed = (name: string): Fault => {
   const f = FAULTS.find((x) => x.name === name);
   if (!f) throw new Error(`no fault ${name}`);
   return f.fault;
-};
-
-/** Every answer three seconds late. */
-const slow: Fault = async (req, next) => {
-  await new Promise((r) => setTimeout(r, 3_000));
-  return next(req);
 };
 
 async function runWithin(fault: Fault | null, deadlines: boolean) {
@@ -63,23 +58,6 @@ async function runWithin(fault: Fault | null, deadlines: boolean) {
   }
 }
 
-/** Every Formation the run makes stays `building` (those the world had before are as they were). */
-const buildsNeverFinish: Fault = async (req, next, env) => {
-  const made = (env.memory.get("made") as Set<string> | undefined) ?? new Set<string>();
-  env.memory.set("made", made);
-  const res = await next(req);
-  const path = new URL(req.url).pathname;
-  const creating = req.method === "POST" && /\/formations$/.test(path) && res.status === 200;
-  const id = /\/formations\/([0-9a-f-]{36})(\/recompute)?$/.exec(path)?.[1];
-  if (!creating && !(id && made.has(id) && res.status === 200)) return res;
-  return editJson(res, (b) => {
-    if (!b?.data) return;
-    if (creating) made.add(String(b.data.id));
-    b.data.status = "building";
-    if ("progress" in b.data) b.data.progress = { percent: 50 };
-  });
-};
-
 it("ends within its budget with exit 2 when a machine never finishes and its deadline is past the budget", async () => {
   const r = await runWithin(buildsNeverFinish, false);
   expect(r.ms).toBeLessThan(WITHIN_MS);
@@ -88,10 +66,16 @@ it("ends within its budget with exit 2 when a machine never finishes and its dea
 }, 60_000);
 
 it("ends within its budget against a target that answers every request late", async () => {
-  const r = await runWithin(slow, true);
+  const r = await runWithin(answersLate(3_000), true);
   expect(r.ms).toBeLessThan(WITHIN_MS);
   expect([1, 2]).toContain(r.summary.exitCode);
   expect(r.text).toMatch(/stopped: the run's time budget/);
+}, 60_000);
+
+it("ends within its budget with exit 2 against a target that stops answering part way", async () => {
+  const r = await runWithin(stopsAfter(3_000), true);
+  expect(r.ms).toBeLessThan(WITHIN_MS);
+  expect(r.summary.exitCode, r.text.slice(-3000)).toBe(2);
 }, 60_000);
 
 it("ends within its budget with exit 1 when it found a fault", async () => {

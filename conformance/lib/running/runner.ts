@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { type PaceMemory, TargetDownError } from "../http/http.ts";
 import type { TargetInfo } from "../http/target.ts";
-import { planRun } from "../planning/budget.ts";
+import { type Plan, planRun } from "../planning/budget.ts";
 import { readWindows } from "../planning/windows.ts";
 import { type Paint, paint } from "../reporting/colour.ts";
 import { Coverage } from "../reporting/coverage.ts";
@@ -38,8 +38,9 @@ export interface SuiteOptions {
   /**
    * How much of the target the run may spend (`--budget`, `--time-budget`): once the requests sent or the
    * time taken reach it, no further check starts; those left are reported as skipped, with the budget.
+   * `since` (epoch ms, default: when runChecks is called) is when the budget began: the CLI's start.
    */
-  budget?: { requests?: number | null; ms?: number | null };
+  budget?: { requests?: number | null; ms?: number | null; since?: number };
 }
 
 interface Outcome {
@@ -100,8 +101,11 @@ export function lackingNeeds(chosen: readonly CheckDef[], info: TargetInfo): Map
 /** Runs the checks and writes the reports; resolves to how the run ended. */
 export async function runChecks(given: TargetInfo, o: SuiteOptions): Promise<RunSummary> {
   const startedAt = Date.now();
-  // The time budget is the run's: every request, wait and poll of every check spends from it.
-  const deadline = o.budget?.ms != null ? startedAt + o.budget.ms : null;
+  // The time budget is the run's: every request, wait and poll of every check spends from it. The run
+  // ends within it, so checks stop early enough for the grace a check under way is given and the reports.
+  const ms = o.budget?.ms;
+  const since = o.budget?.since ?? startedAt;
+  const deadline = ms != null ? since + Math.max(ms / 2, ms - GRACE_MS - WRAP_UP_MS) : null;
   const info: TargetInfo = { ...given, deadline };
   const print = o.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const c = paint();
@@ -174,7 +178,7 @@ export async function runChecks(given: TargetInfo, o: SuiteOptions): Promise<Run
       notRun(def);
       continue;
     }
-    const over = overBudget(o.budget, spentRequests, Date.now() - startedAt);
+    const over = overBudget(o.budget, spentRequests, deadline);
     const outcome = over ? skippedFor(def, over, results) : await bounded(def);
     done(outcome);
     if (outcome.down) down = outcome;
@@ -205,28 +209,56 @@ export async function runChecks(given: TargetInfo, o: SuiteOptions): Promise<Run
     ? null
     : (incompleteness(outcomes, chosen.length) ??
       (o.strict && unjudged ? `${unjudged} inconclusive finding(s) under --strict` : null));
-  if (down) {
-    const left = outcomes.filter((x) => x.skipped === NOT_RUN).length;
-    const why = (down.error ?? "").replace(/^.*?the target stopped answering: /s, "");
-    print(
-      c.bad(
-        `stopped: the target stopped answering during ${down.def.name} (${why}); ${left} check${left === 1 ? " was" : "s were"} not run, and the reports hold what was checked (exit 2)`,
-      ),
-    );
-  } else if (spent.length) {
-    const cut = outcomes.filter((x) => x.cut).map((x) => x.def.name);
-    print(
-      c.bad(
-        `stopped: the run's time budget (${Math.round((o.budget?.ms ?? 0) / 1000)} s, --time-budget) ran out${cut.length ? `; cut short: ${cut.join(", ")}` : ""}; ${spent.length - cut.length} check(s) not started; the reports hold what was checked (exit ${failed.length ? 1 : 2})`,
-      ),
-    );
-  } else if (incomplete) {
-    // Windows others spent before the run are the likely cause: say what would give it a whole one.
-    const hint = Object.keys(plan.short).length
-      ? "; the accounts' windows were spent in part before it began: run it again a minute after other traffic on these keys, or with --deep, which waits for windows"
-      : "";
-    print(c.bad(`incomplete: ${incomplete}${hint}; this run is not a pass (exit 3)`));
+  const stop = stopLine({ outcomes, down, spent, failed: failed.length, incomplete, plan, budget: o.budget });
+  if (stop) print(c.bad(stop));
+  await writeReports(reporters, outcomes, info, results, print);
+  const exitCode = down ? 2 : failed.length ? 1 : spent.length ? 2 : incomplete ? 3 : 0;
+  return {
+    chosen: chosen.length,
+    passed,
+    failed: failed.length,
+    skipped,
+    exitCode,
+    incomplete,
+    inconclusive: unjudged,
+  };
+}
+
+/** Why the run stopped short of a verdict (the target went away, the budget ran out, too little ran), or null. */
+function stopLine(r: {
+  outcomes: Outcome[];
+  down: Outcome | undefined;
+  spent: Outcome[];
+  failed: number;
+  incomplete: string | null;
+  plan: Plan;
+  budget: SuiteOptions["budget"];
+}): string | null {
+  if (r.down) {
+    const left = r.outcomes.filter((x) => x.skipped === NOT_RUN).length;
+    const why = (r.down.error ?? "").replace(/^.*?the target stopped answering: /s, "");
+    return `stopped: the target stopped answering during ${r.down.def.name} (${why}); ${left} check${left === 1 ? " was" : "s were"} not run, and the reports hold what was checked (exit 2)`;
   }
+  if (r.spent.length) {
+    const cut = r.outcomes.filter((x) => x.cut).map((x) => x.def.name);
+    return `stopped: the run's time budget (${Math.round((r.budget?.ms ?? 0) / 1000)} s, --time-budget) ran out${cut.length ? `; cut short: ${cut.join(", ")}` : ""}; ${r.spent.length - cut.length} check(s) not started; the reports hold what was checked (exit ${r.failed ? 1 : 2})`;
+  }
+  if (!r.incomplete) return null;
+  // Windows others spent before the run are the likely cause: say what would give it a whole one.
+  const hint = Object.keys(r.plan.short).length
+    ? "; the accounts' windows were spent in part before it began: run it again a minute after other traffic on these keys, or with --deep, which waits for windows"
+    : "";
+  return `incomplete: ${r.incomplete}${hint}; this run is not a pass (exit 3)`;
+}
+
+/** The JUnit, JSON and HTML reports the reporters ask for, and the coverage and violation files. */
+async function writeReports(
+  reporters: readonly Reporter[],
+  outcomes: Outcome[],
+  info: TargetInfo,
+  results: RunResults,
+  print: (line: string) => void,
+): Promise<void> {
   // One account of the checks for the JSON and HTML reports alike.
   const report = jsonOf(outcomes, info);
   for (const r of reporters) if (r.file && r.name === "junit") save(r.file, junit(outcomes));
@@ -247,16 +279,6 @@ export async function runChecks(given: TargetInfo, o: SuiteOptions): Promise<Run
           coverage: coverageReport,
         }),
       );
-  const exitCode = down ? 2 : failed.length ? 1 : spent.length ? 2 : incomplete ? 3 : 0;
-  return {
-    chosen: chosen.length,
-    passed,
-    failed: failed.length,
-    skipped,
-    exitCode,
-    incomplete,
-    inconclusive: unjudged,
-  };
 }
 
 /**
@@ -345,6 +367,8 @@ const NOT_RUN = "not run: the run stopped where the target went away";
 const BUDGET_SPENT = "the run's time budget";
 /** How long past the budget's end a check under way is given to stop by itself before it is cut short. */
 const GRACE_MS = 2_000;
+/** What the run keeps of its time budget for ending: cleanups of checks cut short, writing the reports. */
+const WRAP_UP_MS = 1_500;
 
 /** A check the budget's end found under way: what it had found stands; it is neither passed nor finished. */
 function cutShort(def: CheckDef, found: Violation[], results: RunResults): Outcome {
@@ -362,10 +386,14 @@ function cutShort(def: CheckDef, found: Violation[], results: RunResults): Outco
   };
 }
 
-function overBudget(budget: SuiteOptions["budget"], requests: number, ms: number): string | null {
+function overBudget(
+  budget: SuiteOptions["budget"],
+  requests: number,
+  deadline: number | null,
+): string | null {
   if (budget?.requests != null && requests >= budget.requests)
     return `the run's request budget (--budget ${budget.requests}) is spent: ${requests} requests`;
-  if (budget?.ms != null && ms >= budget.ms)
+  if (budget?.ms != null && deadline !== null && Date.now() >= deadline)
     return `${BUDGET_SPENT} (--time-budget ${Math.round(budget.ms / 1000)}s) is spent`;
   return null;
 }
