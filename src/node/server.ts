@@ -124,8 +124,9 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
       resolve();
       return;
     }
+    // Not unref'd: a caller awaiting close() is owed its end, and a connection whose answer never comes
+    // (a handler that hangs) would otherwise leave nothing to cut it, and the promise unsettled.
     const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-    timer.unref();
     server.close(() => {
       clearTimeout(timer);
       resolve();
