@@ -120,6 +120,8 @@ export interface ClientOptions {
   fetch?: typeof globalThis.fetch;
   /** The run's memory of rate-limit windows (default: the client's own). */
   pace?: PaceMemory;
+  /** The run's memory of a target gone silent, shared by its checks (one Silence a run). */
+  silence?: Silence;
   /** When the run's time budget ends (epoch ms): no request starts after it, none outlasts it. */
   deadline?: number | null;
   /** Wait for a spent rate-limit window to open again (false in a quick run: WindowSpent instead). */
@@ -163,6 +165,11 @@ export interface Pace {
   windowStart: number;
 }
 
+/** How long a request may go unanswered before the kit asks whether the target answers anything at all. */
+const WATCH_MS = 5_000;
+/** How long a request to a target already found silent waits for its answer. */
+const SILENT_MS = 2_000;
+
 const agent = new Agent({ keepAliveTimeout: 10_000, connections: 16, pipelining: 1 });
 
 /**
@@ -178,6 +185,15 @@ export function accountOf(label: string): string {
  * on a key the previous one used up waits for the window instead of meeting 429s.
  */
 export type PaceMemory = Map<string, Pace>;
+
+/**
+ * When the target was last found silent (a TargetDownError), or null: until it answers again, every
+ * request (the cleanups of the checks under way, say) gets a short timeout and no second probe, so a run
+ * against a target that stopped ends in seconds.
+ */
+export interface Silence {
+  since: number | null;
+}
 
 export class HttpClient {
   private readonly observers: Observer[] = [];
@@ -260,16 +276,68 @@ export class HttpClient {
    * the target answers nothing at all any more: then it is a TargetDownError.
    */
   private async sendOrDown(spec: CallSpec): Promise<Exchange> {
+    const silence = this.options.silence;
+    if (silence?.since != null) return this.sendToSilent(spec, silence);
+    const watch = this.watch(spec);
     try {
-      return await this.send(spec);
+      return await Promise.race([this.send(spec), watch.down]);
     } catch (error) {
-      if (await this.answers()) throw error;
+      if (!(error instanceof TargetDownError) && (await this.answers())) throw error;
+      if (silence) silence.since = Date.now();
+      if (error instanceof TargetDownError) throw error;
       const { method, url } = this.urlFor(spec);
       const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
       throw new TargetDownError(
         `the target stopped answering: ${method} ${url} failed (${cause}), and so did GET ${this.options.baseUrl}/`,
       );
+    } finally {
+      watch.stop();
     }
+  }
+
+  /** A request to a target found silent: a short wait, and no answer is more of the same news. */
+  private async sendToSilent(spec: CallSpec, silence: Silence): Promise<Exchange> {
+    try {
+      const ex = await this.send({ ...spec, timeoutMs: Math.min(spec.timeoutMs ?? SILENT_MS, SILENT_MS) });
+      silence.since = null;
+      return ex;
+    } catch (error) {
+      const { method, url } = this.urlFor(spec);
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+      throw new TargetDownError(
+        `the target stopped answering: ${method} ${url} failed (${cause}), as others had since ${new Date(silence.since ?? Date.now()).toISOString()}`,
+      );
+    }
+  }
+
+  /**
+   * A request unanswered after WATCH_MS has the target asked, beside it, whether it answers anything: a
+   * target that has stopped is told in seconds, not after the request's own timeout (a slow answer to a
+   * target that still answers waits on, up to that timeout).
+   */
+  private watch(spec: CallSpec): { down: Promise<never>; stop(): void } {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    const down = new Promise<never>((_, reject) => {
+      timer = setTimeout(async () => {
+        if (stopped || (await this.answers()) || stopped) return;
+        const { method, url } = this.urlFor(spec);
+        reject(
+          new TargetDownError(
+            `the target stopped answering: ${method} ${url} had no answer after ${WATCH_MS / 1000} s, and GET ${this.options.baseUrl}/ none within 5 s`,
+          ),
+        );
+      }, WATCH_MS);
+    });
+    // Nobody may be listening when it rejects after the race is over.
+    down.catch(() => {});
+    return {
+      down,
+      stop: () => {
+        stopped = true;
+        clearTimeout(timer);
+      },
+    };
   }
 
   /** Whether the target answers anything, any status, within five seconds. */

@@ -14,6 +14,7 @@ import {
   Exchange,
   HttpClient,
   type PaceMemory,
+  type Silence,
   WindowSpent,
 } from "../http/http.ts";
 import type { Role, TargetInfo } from "../http/target.ts";
@@ -181,6 +182,8 @@ export interface RunOptions {
   fetch?: typeof globalThis.fetch;
   /** The run's memory of rate-limit windows, shared by its checks. */
   pace?: PaceMemory;
+  /** The run's memory of a target gone silent, shared by its checks. */
+  silence?: Silence;
   /** Told how many requests the check sent, per key. */
   onRequests?: (byKey: ReadonlyMap<string, number>) => void;
   /** Told when the check ran out of its time budget against a deployment (it is then skipped, not passed). */
@@ -286,6 +289,7 @@ export class CheckContext<R extends RuleId = RuleId> {
       maxAttempts: 3,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.pace ? { pace: options.pace } : {}),
+      ...(options.silence ? { silence: options.silence } : {}),
       deadline: info.deadline ?? null,
       // A quick run against a deployment spends one window per account and waits for no other.
       waitForWindows: !(info.quick && info.kind === "deployment"),

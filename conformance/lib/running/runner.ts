@@ -6,7 +6,7 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { type PaceMemory, TargetDownError } from "../http/http.ts";
+import { type PaceMemory, type Silence, TargetDownError } from "../http/http.ts";
 import type { TargetInfo } from "../http/target.ts";
 import { type Plan, planRun } from "../planning/budget.ts";
 import { readWindows } from "../planning/windows.ts";
@@ -124,6 +124,7 @@ export async function runChecks(given: TargetInfo, o: SuiteOptions): Promise<Run
   };
   const outcomes: Outcome[] = [];
   const pace: PaceMemory = new Map();
+  const silence: Silence = { since: null };
   let spentRequests = 0;
   const done = (outcome: Outcome) => {
     spentRequests += Object.values(outcome.requests).reduce((a, b) => a + b, 0);
@@ -149,7 +150,7 @@ export async function runChecks(given: TargetInfo, o: SuiteOptions): Promise<Run
   };
   // A check the budget's end finds under way is cut short there, whatever it waits on.
   const bounded = (def: CheckDef): Promise<Outcome> => {
-    const run = runOne(def, info, coverage, results, pace, found);
+    const run = runOne(def, info, coverage, results, { pace, silence }, found);
     if (deadline === null) return run;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expiry = new Promise<Outcome>((resolve) => {
@@ -301,7 +302,7 @@ async function runOne(
   info: TargetInfo,
   coverage: Coverage,
   results: RunResults,
-  pace: PaceMemory,
+  shared: { pace: PaceMemory; silence: Silence },
   found?: (v: Violation) => void,
 ): Promise<Outcome> {
   const started = Date.now();
@@ -316,7 +317,7 @@ async function runOne(
   let outOfTime: string | null = null;
   let cut: string | null = null;
   const options = {
-    pace,
+    ...shared,
     onCut: (r: string) => (cut = `cut short: ${r}`),
     onRequests: (byKey: ReadonlyMap<string, number>) => Object.assign(requests, Object.fromEntries(byKey)),
     onSkip: (r: string) => (outOfTime = r),
