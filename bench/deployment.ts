@@ -8,7 +8,9 @@
  *
  * Each kind of target is also run with one fault (every 429 answered with `Retry-After: 0`), timing the
  * first verdict (the kit's first `! found by` line) and the whole run to its exit: how long a merge waits
- * for a red light.
+ * for a red light. And the deployment twice more as it may misbehave in time, the kit left to its default
+ * time budget (60 s for a quick run): a machine that never finishes (every new Formation stays `building`,
+ * the config's deadlines the stated defaults) and a target that stops answering 10 s into the run.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,7 +19,8 @@ import { join } from "node:path";
 import { accountOf } from "../conformance/lib/http/http.ts";
 import { configOf } from "../conformance/lib/planning/config-of.ts";
 import { SEQUENCE_FAULTS } from "../conformance/selftest/faults-sequences.ts";
-import { brokenServer, deploymentServer } from "../conformance/selftest/harness.ts";
+import { brokenServer, deploymentServer, type Fault } from "../conformance/selftest/harness.ts";
+import { buildsNeverFinish, stopsAfter } from "../conformance/selftest/misbehaving.ts";
 import type { Manifest } from "../src/core/manifest.ts";
 import { launch, ROOT, targetSpec } from "./lib/servers.ts";
 
@@ -39,6 +42,9 @@ export interface DeploymentResult {
   deploymentOverSimulator: number;
   /** The same two with one fault in front of the target. */
   faulty: { deployment: KitRun; simulator: KitRun };
+  /** The deployment whose new Formations never finish, and the one that stops answering part way. */
+  neverFinishes: KitRun;
+  stops: KitRun;
 }
 
 const TOKEN = "bench-operator";
@@ -99,29 +105,44 @@ export async function benchDeployment(log: (line: string) => void): Promise<Depl
         await server.close();
       }
     };
-    const faultyDeployment = async (): Promise<KitRun> => {
-      const server = await deploymentServer(ONE_FAULT.fault, "host", { speed: 1, rateLimitPerMinute: 300 });
+    const faultyDeployment = async (fault: Fault, label: string, what: string): Promise<KitRun> => {
+      const server = await deploymentServer(fault, "host", { speed: 1, rateLimitPerMinute: 300 });
       try {
-        const config = join(dir, "deployment-fault.json");
+        const config = join(dir, `${label}.json`);
         const manifest = server.sim.manifest();
         writeFileSync(
           config,
           JSON.stringify(configOf(manifest, server.info.baseUrl, { rateLimitPerMinute: 300 })),
         );
-        log(`kit against a deployment with one fault (${ONE_FAULT.name}) …`);
-        return await kit(["--config", config], join(dir, "deployment-fault"));
+        log(`kit against a deployment ${what} …`);
+        return await kit(["--config", config], join(dir, label));
       } finally {
         await server.close();
       }
     };
     const simulator = await onSimulator("simulator");
     const deployment = await onDeployment("deployment");
-    const faulty = { simulator: await faultySimulator(), deployment: await faultyDeployment() };
+    const faulty = {
+      simulator: await faultySimulator(),
+      deployment: await faultyDeployment(
+        ONE_FAULT.fault,
+        "deployment-fault",
+        `with one fault (${ONE_FAULT.name})`,
+      ),
+    };
+    const neverFinishes = await faultyDeployment(
+      buildsNeverFinish,
+      "never-finishes",
+      "whose new Formations never finish",
+    );
+    const stops = await faultyDeployment(stopsAfter(10_000), "stops", "that stops answering after 10 s");
     const result = {
       deployment,
       simulator,
       deploymentOverSimulator: deployment.wallMs / simulator.wallMs,
       faulty,
+      neverFinishes,
+      stops,
     };
     const s = (ms: number | null) => (ms === null ? "none" : `${(ms / 1000).toFixed(1)} s`);
     log(
@@ -129,6 +150,9 @@ export async function benchDeployment(log: (line: string) => void): Promise<Depl
     );
     log(
       `kit with one fault: simulator first verdict ${s(faulty.simulator.firstVerdictMs)}, exit ${faulty.simulator.exitCode} after ${s(faulty.simulator.wallMs)}; deployment first verdict ${s(faulty.deployment.firstVerdictMs)}, exit ${faulty.deployment.exitCode} after ${s(faulty.deployment.wallMs)}`,
+    );
+    log(
+      `kit against a deployment that never finishes: exit ${neverFinishes.exitCode} after ${s(neverFinishes.wallMs)}; that stops: exit ${stops.exitCode} after ${s(stops.wallMs)}`,
     );
     return result;
   } finally {

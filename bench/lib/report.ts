@@ -198,6 +198,8 @@ export function printReport(r: Report): void {
       line("against the simulator (--target; baseline)", r.deployment.simulator),
       line("against a deployment, one fault", r.deployment.faulty.deployment),
       line("against the simulator, one fault", r.deployment.faulty.simulator),
+      line("against a deployment whose new Formations never finish", r.deployment.neverFinishes),
+      line("against a deployment that stops answering after 10 s", r.deployment.stops),
     );
   }
 
