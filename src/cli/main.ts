@@ -7,7 +7,6 @@
  * usage (including a state file that is corrupt or of an unknown version).
  */
 import type { SimulatorOptions } from "../core/engine.ts";
-import type { JournalEntry } from "../core/journal.ts";
 import type { Manifest } from "../core/manifest.ts";
 import type { SimConfig } from "../core/route.ts";
 import type { SandboxRecord, SandboxSpec } from "../core/sandboxes.ts";
@@ -15,10 +14,11 @@ import type { Scenario } from "../core/scenario.ts";
 import type { RunningServer } from "../node/server.ts";
 import type { ChangeLog, Checkpointer, SavedState } from "../persistence/change-log.ts";
 import { parseSnapshot, type Snapshot } from "../persistence/snapshot.ts";
-import { type CliOptions, type LogFormat, parseCli, USAGE, UsageError } from "./args.ts";
+import { type CliOptions, parseCli, USAGE, UsageError } from "./args.ts";
 import { codeCacheSaved, saveCodeCache } from "./code-cache.ts";
 import { listenFirst, settleAfterStart } from "./listen.ts";
 import { keepPrebuilt } from "./prebuilt.ts";
+import { requestLogger } from "./request-log.ts";
 
 const CONTROL_TOKEN_HEADER = "x-sim-control-token";
 
@@ -230,29 +230,6 @@ async function startingWorld(
 /** A scenario's problems as the terminal shows them: one a line, its JSON path first. */
 function problemLines(error: { problems: readonly { path: string; message: string }[] }): string {
   return error.problems.map((p) => `  ${p.path || "/"}: ${p.message}`).join("\n");
-}
-
-function requestLogger(format: LogFormat): (entry: JournalEntry & { sandbox?: string }) => void {
-  if (format === "json") {
-    return (e) => {
-      const line = {
-        time: new Date().toISOString(),
-        simTime: e.at,
-        method: e.method,
-        path: e.path,
-        status: e.status,
-        ms: e.ms,
-        userId: e.userId,
-        ...(e.sandbox ? { sandbox: e.sandbox } : {}),
-      };
-      process.stdout.write(`${JSON.stringify(line)}\n`);
-    };
-  }
-  return (e) => {
-    const time = new Date().toISOString().slice(11, 23);
-    const where = e.sandbox ? ` [sandbox ${e.sandbox}]` : "";
-    process.stdout.write(`${time} ${e.method} ${e.path} ${e.status} ${e.ms}ms${where}\n`);
-  };
 }
 
 function banner(
