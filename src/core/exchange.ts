@@ -11,6 +11,8 @@ export interface HeaderReader {
   has(name: string): boolean;
   /** Every header (names in lower case), for the journal; a reader without it shows none. */
   entries?(): IterableIterator<[string, string]> | [string, string][];
+  /** The same as `name: value` lines (names in lower case), for a reader that has them cheaper than pairs. */
+  lines?(): string;
 }
 
 const utf8 = new TextEncoder();

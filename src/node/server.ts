@@ -170,6 +170,14 @@ class RawHeaders implements HeaderReader {
       out.push([(this.raw[i] as string).toLowerCase(), this.raw[i + 1] as string]);
     return out;
   }
+
+  /** For the journal, without a pair a header. */
+  lines(): string {
+    let lines = "";
+    for (let i = 0; i < this.raw.length; i += 2)
+      lines += `${(this.raw[i] as string).toLowerCase()}: ${this.raw[i + 1] as string}\n`;
+    return lines;
+  }
 }
 
 class HostRequest implements SimRequest {
