@@ -37,6 +37,8 @@ export interface TargetSpec {
    * register the contract's paths bare (Prism ignores the relative server URLs, Scalar never reads them). */
   base: string;
   args(port: number): string[];
+  /** It writes a line a request to stdout, which the bench reads and drops (else stdout is /dev/null). */
+  logs?: boolean;
   /** Run before spawning, outside the start-up time (the simulator's `prestart`: build if stale). */
   prepare?(): Promise<unknown>;
 }
@@ -70,7 +72,10 @@ export function targetSpec(name: TargetName, opts: LaunchOptions): TargetSpec {
     case "simulator":
       return {
         name,
-        description: `npm start (node ${startArgs().join(" ")}): default scenario, --clock manual --quiet --rate-limit 100000000`,
+        // As users start it (npm start's node flags, the request log on, read from a pipe): the CPU a
+        // request costs them, log line included; a manual clock and no rate limit, so the load is measured.
+        description: `npm start (node ${startArgs().join(" ")}): default scenario, the request log on (a pipe the bench reads), --clock manual --rate-limit 100000000`,
+        logs: true,
         base: "/api/v1",
         prepare: buildIfStale,
         args: (port) => [
@@ -84,7 +89,6 @@ export function targetSpec(name: TargetName, opts: LaunchOptions): TargetSpec {
           "127.0.0.1",
           "--clock",
           "manual",
-          "--quiet",
           "--rate-limit",
           "100000000",
         ],
@@ -163,8 +167,9 @@ export async function launch(
   const started = performance.now();
   const child = spawn(process.execPath, spec.args(port), {
     cwd: ROOT,
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", spec.logs ? "pipe" : "ignore", "pipe"],
   });
+  child.stdout?.resume();
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
