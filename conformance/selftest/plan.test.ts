@@ -7,7 +7,7 @@ import { LIMITS } from "../../src/contract/limits.ts";
 import { allChecks } from "../checks/index.ts";
 import { accountOf } from "../lib/http/http.ts";
 import type { TargetInfo } from "../lib/http/target.ts";
-import { costOf, isElastic, isMeasured, planRun } from "../lib/planning/budget.ts";
+import { costOf, isElastic, isMeasured, planRun, whatDeepTakes } from "../lib/planning/budget.ts";
 import { skipReason } from "../lib/running/context.ts";
 import { type BrokenServer, brokenServer } from "./harness.ts";
 
@@ -72,6 +72,17 @@ describe("planRun", () => {
     );
     // A full window said by the target changes nothing.
     expect(planRun(allChecks, deployment, new Map([["owner", 299]])).deferred).toEqual(full.deferred);
+  });
+
+  it("says what judging the checks it left would take: requests per account, windows, --deep", () => {
+    const plan = planRun(allChecks, deployment, new Map([["owner", 100]]));
+    const owner = plan.deferred.reduce((n, d) => n + (costOf(d.def).owner ?? 0), 0);
+    const said = whatDeepTakes(plan) ?? "";
+    expect(said).toContain(`the ${plan.deferred.length} check(s) left for --deep need about owner ${owner}`);
+    expect(said).toMatch(
+      /: (\d+) more rate-limit windows? \(about \1 min\) beside this run's; run with --deep/,
+    );
+    expect(whatDeepTakes(planRun(allChecks, server.info))).toBeNull();
   });
 
   it("runs the cases and then the world model on what is left, then the check that spends a window, then what uses up a consumable", () => {

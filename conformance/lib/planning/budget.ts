@@ -159,3 +159,21 @@ function overrun(
     );
   return `${over.join(" and ")} ${over.length > 1 ? "are" : "is"} planned full`;
 }
+
+/**
+ * What judging the checks a quick run left would take: their measured requests per account, and the
+ * rate-limit windows the busiest account needs for them (a minute each), or null when none were left.
+ */
+export function whatDeepTakes(plan: Plan): string | null {
+  if (plan.deferred.length === 0 || plan.budget === null) return null;
+  const need = new Map<string, number>();
+  for (const { def } of plan.deferred)
+    for (const [account, n] of Object.entries(costOf(def))) need.set(account, (need.get(account) ?? 0) + n);
+  const busiest = Math.max(0, ...need.values());
+  const windows = Math.max(1, Math.ceil(busiest / plan.budget));
+  const accounts = [...need]
+    .sort((a, b) => b[1] - a[1])
+    .map(([account, n]) => `${account} ${n}`)
+    .join(", ");
+  return `the ${plan.deferred.length} check(s) left for --deep need about ${accounts} requests: ${windows} more rate-limit window${windows === 1 ? "" : "s"} (about ${windows} min) beside this run's; run with --deep to judge them`;
+}

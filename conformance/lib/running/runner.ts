@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { type PaceMemory, type Silence, TargetDownError } from "../http/http.ts";
 import type { TargetInfo } from "../http/target.ts";
-import { type Plan, planRun } from "../planning/budget.ts";
+import { type Plan, planRun, whatDeepTakes } from "../planning/budget.ts";
 import { readWindows } from "../planning/windows.ts";
 import { type Paint, paint } from "../reporting/colour.ts";
 import { Coverage } from "../reporting/coverage.ts";
@@ -210,6 +210,8 @@ export async function runChecks(given: TargetInfo, o: SuiteOptions): Promise<Run
     ? null
     : (incompleteness(outcomes, chosen.length) ??
       (o.strict && unjudged ? `${unjudged} inconclusive finding(s) under --strict` : null));
+  const deep = whatDeepTakes(plan);
+  if (deep) print(deep);
   const stop = stopLine({ outcomes, down, spent, failed: failed.length, incomplete, plan, budget: o.budget });
   if (stop) print(c.bad(stop));
   await writeReports(reporters, outcomes, info, results, print);
