@@ -2,7 +2,7 @@
  * The kit against deployments: every fault of the self-test behind a simulator seen as a deployment (real
  * time, the control plane closed, the kit given only a config). What the kit reports in simulator mode it
  * must report here too, except the faults below that a deployment cannot show, each with the reason
- * (README, "Against a deployment").
+ * (README, "Against a deployment"). Each run keeps the time budget the CLI would give it.
  */
 import { describe, expect, it } from "vitest";
 import { skipReason } from "../lib/running/context.ts";
@@ -54,7 +54,12 @@ describe("each deliberate fault is reported against a deployment too", () => {
           runnable.map((d) => d.name),
           "every check of the case can run against the deployment",
         ).toEqual(c.checks.map((d) => d.name));
-        const found = await runAll(runnable, server.info);
+        // Within the time budget the CLI gives such a run by default (60 s quick, 30 min deep): every
+        // request and poll spends from it, and what it found must be reported by then.
+        const budgetMs = server.info.quick ? 60_000 : 30 * 60_000;
+        const started = Date.now();
+        const found = await runAll(runnable, { ...server.info, deadline: started + budgetMs });
+        expect(Date.now() - started, "the run ends within its time budget").toBeLessThan(budgetMs);
         expectReported(found, c);
       } finally {
         await server.close();
