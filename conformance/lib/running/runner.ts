@@ -55,6 +55,8 @@ interface Outcome {
   error: string | null;
   /** The check met a target that stopped answering (TargetDownError): the run stops there. */
   down?: boolean;
+  /** Why the target was taken for gone. */
+  downWhy?: string;
   /** The run's time budget ran out while the check was under way: why, and it ended there. */
   cut?: string;
 }
@@ -239,7 +241,7 @@ function stopLine(r: {
 }): string | null {
   if (r.down) {
     const left = r.outcomes.filter((x) => x.skipped === NOT_RUN).length;
-    const why = (r.down.error ?? "").replace(/^.*?the target stopped answering: /s, "");
+    const why = (r.down.downWhy ?? "").replace(/^.*?the target stopped answering: /s, "");
     return `stopped: the target stopped answering during ${r.down.def.name} (${why}); ${left} check${left === 1 ? " was" : "s were"} not run, and the reports hold what was checked (exit 2)`;
   }
   if (r.spent.length) {
@@ -352,20 +354,25 @@ async function runOne(
   } catch (e) {
     const partial = (e as { violations?: Violation[] }).violations ?? [];
     results.violations.push(...partial.map((v) => ({ ...v, seed: v.seed ?? info.seed })));
+    // runCheck hands on the error it caught (its message prefixed), so the class tells.
+    const down = e instanceof TargetDownError;
+    // The target's going away under a check is no verdict on it: neither passed nor failed.
+    const stopped = down && partial.length === 0 ? STOPPED_UNDER_WAY : null;
+    if (stopped) results.skipped.push({ check: def.name, reason: stopped });
     return {
       def,
       ms: Date.now() - started,
       requests,
       violations: partial,
-      skipped: null,
-      error: (e as Error).message,
-      // runCheck hands on the error it caught (its message prefixed), so the class tells.
-      down: e instanceof TargetDownError,
+      skipped: stopped,
+      error: stopped ? null : (e as Error).message,
+      ...(down ? { down, downWhy: (e as Error).message } : {}),
     };
   }
 }
 
 const NOT_RUN = "not run: the run stopped where the target went away";
+const STOPPED_UNDER_WAY = "stopped under way: the target stopped answering";
 /** How a check not started for the time budget is said (overBudget), and known again. */
 const BUDGET_SPENT = "the run's time budget";
 /** How long past the budget's end a check under way is given to stop by itself before it is cut short. */
