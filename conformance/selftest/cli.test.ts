@@ -135,6 +135,41 @@ describe("the conformance command line", () => {
     ).toBe(0);
   });
 
+  it("prints replay hints that replay: a response rule's names the check whose request met it", async () => {
+    // auth/me answers 500: found by the response rule no-5xx, which is judged on every answer.
+    const failing = await brokenServer(async (req, next) =>
+      new URL(req.url).pathname.endsWith("/auth/me")
+        ? new Response('{"error":{"message":"boom"}}', {
+            status: 500,
+            headers: { "content-type": "application/json" },
+          })
+        : next(req),
+    );
+    try {
+      const r = await check(failing, "^domain/identity:");
+      expect(r.code, r.out).toBe(1);
+      expect(r.out).toContain("! found by response/no-5xx: ");
+      // Every hint printed, on the line found and in the failure's account, run as printed.
+      const hints = [...r.out.matchAll(/replay: --seed (\d+) --only '([^']+)'/g)];
+      expect(hints.length, r.out).toBeGreaterThanOrEqual(2);
+      for (const [, seed, only] of new Map(hints.map((h) => [h[0], h])).values()) {
+        expect(only).not.toMatch(/^\^response\//);
+        const again = await cli([
+          "--target",
+          failing.info.baseUrl,
+          "--seed",
+          String(seed),
+          "--only",
+          String(only),
+        ]);
+        expect(again.code, again.out).toBe(1);
+        expect(again.out).toContain("response/no-5xx");
+      }
+    } finally {
+      await failing.close();
+    }
+  });
+
   it("joins shard coverage reports", async () => {
     for (const shard of ["1/2", "2/2"]) {
       const r = await check(clean, "^generic/(auth|v1)", "--shard", shard);

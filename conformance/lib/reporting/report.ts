@@ -5,8 +5,13 @@
 import type { Exchange } from "../http/http.ts";
 
 export interface Violation {
-  /** The check that found it, e.g. `generic/auth-401`. */
+  /** The check that found it, e.g. `generic/auth-401`, or the response rule (`response/schema`). */
   check: string;
+  /**
+   * For a response rule: the kit's check whose request met it, which `--only` selects to replay it (a
+   * response rule is judged on every answer, and is no check of its own).
+   */
+  foundBy?: string;
   operation: { operationId: string; method: string; path: string } | null;
   /** The contract rule, quoted from openapi.json or the API description. */
   rule: string;
@@ -124,7 +129,7 @@ export function formatViolation(v: Violation, index: number): string {
       v.propertySeed !== undefined
         ? `; fast-check seed ${v.propertySeed}, path ${JSON.stringify(v.path ?? "")}`
         : "";
-    lines.push(`  replay: --seed ${v.seed}${prop}`);
+    lines.push(`  replay: --seed ${v.seed} --only '^${v.foundBy ?? v.check}:'${prop}`);
   }
   if (v.sequence) {
     lines.push(`  sequence (${v.sequence.steps.length} steps${v.sequence.shrunk ? ", shrunk" : ""}):`);

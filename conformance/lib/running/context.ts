@@ -298,7 +298,7 @@ export class CheckContext<R extends RuleId = RuleId> {
     this.detach = this.client.observe((ex) => {
       if (ex.status !== 429) this.answered++;
       this.coverage.record(ex);
-      for (const v of responseViolations(ex)) this.push(v);
+      for (const v of responseViolations(ex)) this.push({ ...v, foundBy: this.checkName });
     });
   }
 

@@ -146,7 +146,7 @@ export async function runChecks(given: TargetInfo, o: SuiteOptions): Promise<Run
     if (!dots)
       print(
         c.bad(
-          `  ! found by ${v.check}: ${v.ruleId ?? v.rule}: ${v.message.split("\n")[0]?.slice(0, 240)} (replay: --seed ${info.seed} --only '^${v.check}:')`,
+          `  ! found by ${v.check}: ${v.ruleId ?? v.rule}: ${v.message.split("\n")[0]?.slice(0, 240)} (replay: --seed ${info.seed} --only '^${v.foundBy ?? v.check}:')`,
         ),
       );
   };
