@@ -66,7 +66,7 @@ export async function brokenServer(
  * `sim` behind `fault` (the control plane passes untouched), served over `layer` on a free port; with
  * `host`, sandboxes beside it (as `serve` has them), whose requests pass the fault too.
  */
-async function serveBroken(
+export async function serveBroken(
   sim: Simulator,
   fault: Fault | null,
   layer: HttpLayer,

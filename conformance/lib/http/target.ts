@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
 import {
   DEADLINES_SCHEMA,
   DEFAULT_DEADLINES,
@@ -13,6 +14,11 @@ import {
   deadlinesOf,
   type Machine,
 } from "../description/deadlines.ts";
+import { type ConfigProblem, referenceProblems, schemaProblems } from "./config-problems.ts";
+
+// ajv-formats is CommonJS; its default export arrives wrapped under some loaders.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as typeof addFormatsModule.default;
 
 /** The roles of the default scenario (scenarios/default.ts); a config names the keys of whichever it has. */
 export const ROLES = [
@@ -112,6 +118,10 @@ export class ConfigError extends Error {}
 export class UnreachableError extends Error {}
 
 const ID = { type: "string", minLength: 1 };
+/** The contract's resource IDs are UUIDs (openapi.json, components.parameters): a handle here is a mistake. */
+const RESOURCE_ID = { type: "string", format: "uuid" };
+/** A handle of the config's own Audiences (`main`), checked against them after the schema. */
+const HANDLE = { type: "string", minLength: 1 };
 const CONFIG_SCHEMA = {
   type: "object",
   additionalProperties: false,
@@ -138,15 +148,15 @@ const CONFIG_SCHEMA = {
       type: "object",
       additionalProperties: false,
       properties: {
-        audiences: { type: "object", additionalProperties: ID },
-        minds: { type: "object", additionalProperties: ID },
+        audiences: { type: "object", additionalProperties: RESOURCE_ID },
+        minds: { type: "object", additionalProperties: RESOURCE_ID },
         formations: {
           type: "object",
           additionalProperties: {
             type: "object",
             required: ["id", "audience"],
             additionalProperties: false,
-            properties: { id: ID, audience: ID },
+            properties: { id: RESOURCE_ID, audience: HANDLE },
           },
         },
       },
@@ -154,7 +164,7 @@ const CONFIG_SCHEMA = {
     changeable: {
       type: "object",
       additionalProperties: false,
-      properties: { audiences: { type: "object", additionalProperties: ID } },
+      properties: { audiences: { type: "object", additionalProperties: RESOURCE_ID } },
     },
     prices: {
       type: "object",
@@ -181,7 +191,7 @@ const CONFIG_SCHEMA = {
           type: "object",
           required: ["audience", "role"],
           additionalProperties: false,
-          properties: { audience: { type: "string" }, role: { enum: [...ROLES] } },
+          properties: { audience: HANDLE, role: { enum: [...ROLES] } },
         },
       },
     },
@@ -265,11 +275,21 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
   } catch (e) {
     throw new ConfigError(`cannot read config ${path}: ${(e as Error).message}`);
   }
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  // verbose: each error carries its schema, whose properties name what an unknown one could have been.
+  const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
+  addFormats(ajv, ["uuid"]);
   const valid = ajv.compile(CONFIG_SCHEMA);
-  if (!valid(raw)) {
-    const problems = (valid.errors ?? []).map((e) => `${e.instancePath || "(root)"} ${e.message}`);
-    throw new ConfigError(`invalid config ${path}:\n  ${problems.join("\n  ")}`);
+  // Every problem at once, the schema's and the references', each with its JSON pointer.
+  const problems: ConfigProblem[] = [
+    ...(valid(raw) ? [] : schemaProblems(valid.errors ?? [])),
+    ...referenceProblems(raw),
+  ];
+  if (problems.length) {
+    const lines = problems.map((p) => `${p.pointer || "/"}: ${p.message}`);
+    const n = problems.length;
+    throw new ConfigError(
+      `invalid config ${path} (${n} problem${n === 1 ? "" : "s"}):\n  ${lines.join("\n  ")}`,
+    );
   }
   const config = raw as ConfigFile;
   for (const [role, value] of Object.entries(config.keys)) {
