@@ -28,10 +28,13 @@ import type { Reporter } from "./lib/running/runner.ts";
 const USAGE = `Usage: audience-research-sim conformance --target URL [options]
        audience-research-sim conformance --config FILE [options]
        audience-research-sim conformance --merge-coverage FILE --merge-coverage FILE ...
+       audience-research-sim conformance init --target URL [--control-token T] [--out FILE]
        (in a clone of the repository: npm run conformance -- [options])
 
 Runs the conformance suite against a simulator (discovered through GET /__sim/manifest and reset first)
-or, with --config, against a real deployment described by the file (see conformance/example.config.json).
+or, with --config, against a real deployment described by the file (see conformance/example.config.json;
+\`conformance init --target URL\` writes one: filled in from a simulator's manifest, or, for a deployment,
+every field with what to put there).
 
 Options:
   --target URL           base URL of the target (with --config: overrides its baseUrl)
@@ -307,6 +310,7 @@ async function mergeReports(files: string[]): Promise<number> {
 }
 
 async function main(): Promise<number> {
+  if (process.argv[2] === "init") return (await import("./init.ts")).init(process.argv.slice(3));
   let o: Options | "help" | { merge: string[] };
   try {
     o = parse(process.argv.slice(2));

@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openapi as contract } from "../../src/contract/document.ts";
 import { WORLD_FAULTS } from "./faults-world.ts";
-import { type BrokenServer, brokenServer } from "./harness.ts";
+import { type BrokenServer, brokenServer, deploymentServer } from "./harness.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const CLI = join(ROOT, "conformance/cli.ts");
@@ -167,6 +167,29 @@ describe("the conformance command line", () => {
       }
     } finally {
       await failing.close();
+    }
+  });
+
+  it("init writes a config that runs from a simulator, and one that says what to fill in from a deployment", async () => {
+    const made = await cli(["init", "--target", clean.info.baseUrl, "--out", "init.json"]);
+    expect(made.code, made.out).toBe(0);
+    expect(made.out).toContain("wrote init.json from the simulator's manifest; run it with:");
+    const run = await cli(["--config", "init.json", "--seed", "4", "--only", "^domain/identity:"]);
+    expect(run.code, run.out).toBe(0);
+    expect((await cli(["init", "--target", clean.info.baseUrl, "--out", "init.json"])).code).toBe(2);
+    // A deployment: no manifest without the control token.
+    const staging = await deploymentServer(null, "host", { deep: false });
+    try {
+      const todo = await cli(["init", "--target", staging.info.baseUrl, "--out", "todo.json"]);
+      expect(todo.code, todo.out).toBe(0);
+      expect(todo.out).toContain("wrote todo.json; fill in what the checker names below");
+      expect(todo.out).toMatch(/\/readable\/audiences\/main: must be an ID/);
+      expect(todo.out).toMatch(/\/changeable\/audiences\/atCap: must be an ID/);
+      const config = JSON.parse(readFileSync(join(dir, "todo.json"), "utf8"));
+      expect(config.readable.audiences.main).toMatch(/^<ID of an Audience of the owner's/);
+      expect(config.keys.owner).toBe("$CONFORMANCE_KEY_OWNER");
+    } finally {
+      await staging.close();
     }
   });
 
