@@ -33,6 +33,8 @@ describe("docs page", () => {
     // Nothing is loaded from elsewhere.
     expect(html).not.toMatch(/https:\/\/(cdn|fonts|unpkg|esm)/);
     expect(html).toContain('"withDefaultFonts":false');
+    // No favicon request (it was a 404 in every browser's console).
+    expect(html).toContain('<link rel="icon" href="data:,">');
   });
 
   it("shows no API key when the keys are behind a control token (or the control plane is off)", async () => {

@@ -164,6 +164,7 @@ export function docsPage(origin: string, manifest: Manifest, tryItAs: string, sh
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Audience Research Service API — simulator</title>
+<link rel="icon" href="data:,">
 <style>
   body { margin: 0; font-family: system-ui, sans-serif; }
   #sim-keys { padding: 12px 24px; border-bottom: 1px solid #ddd; background: #f7f7f9; font-size: 14px; }
