@@ -148,7 +148,7 @@ function journalFilter(url: URL, sim: Controlled): JournalFilter {
     filter.status = status;
   }
   const user = q.get("user");
-  if (user !== null) filter.userId = sim.manifest().users[user]?.id ?? user;
+  if (user !== null) filter.userId = userIdOf(user, sim);
   const since = q.get("since");
   if (since !== null) {
     if (/^\d+$/.test(since)) filter.since = Number(since);
@@ -158,6 +158,17 @@ function journalFilter(url: URL, sim: Controlled): JournalFilter {
   }
   return filter;
 }
+
+/** A handle of the manifest, or a user ID; anything else is a mistake the filter names (it answered []). */
+function userIdOf(user: string, sim: Controlled): string {
+  const users = sim.manifest().users;
+  const byHandle = users[user]?.id;
+  if (byHandle !== undefined) return byHandle;
+  if (USER_ID.test(user) || Object.values(users).some((u) => u.id === user)) return user;
+  throw badRequest(`user must be a handle (${Object.keys(users).join(", ")}) or a user ID, not "${user}"`);
+}
+
+const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function handleControl(request: SimRequest, url: URL, deps: ControlDeps): Promise<Outcome> {
   // The dashboard's page holds no data, so it is served without the token; it asks for it.

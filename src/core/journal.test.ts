@@ -43,6 +43,12 @@ describe("the request journal", () => {
     expect((await read(`?since=${encodeURIComponent(all[0]?.at as string)}&path=/api/**`)).length).toBe(4);
     for (const bad of ["?status=4", "?since=yesterday", "?limit=0", "?limit=1001"])
       expect((await h.call("GET", `/__sim/requests${bad}`, { as: null })).status).toBe(400);
+    // An unknown handle is a mistake, named, not an empty list.
+    const nobody = await h.call("GET", "/__sim/requests?user=nobody", { as: null });
+    expect(nobody.status).toBe(400);
+    expect(nobody.body.message).toMatch(
+      /^user must be a handle \(owner, teammate, .*\) or a user ID, not "nobody"$/,
+    );
   });
 
   it("is emptied by DELETE, and answers the same in process", async () => {
