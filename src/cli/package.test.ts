@@ -121,8 +121,13 @@ describe("the installed package", () => {
     expect(listed).not.toMatch(/@scalar\/api-reference/);
     const files = (await run("find", ["node_modules/audience-research-sim", "-type", "f"])).out.split("\n");
     expect(
-      files.filter((f) => /\.test\.|\/src\/.*\.ts$|\/conformance\//.test(f) && !f.endsWith(".d.ts")),
+      files.filter(
+        (f) =>
+          /\.test\.|\/src\/.*\.ts$|\/conformance\/(?!example\.config\.json$)/.test(f) && !f.endsWith(".d.ts"),
+      ),
     ).toEqual([]);
+    // What users copy ships: the example config the kit's help names.
+    expect(files).toContain("node_modules/audience-research-sim/conformance/example.config.json");
   });
 
   it("keeps V8's code for the simulator after a first start, as the Dockerfile's warm-up step does", async () => {
