@@ -4,6 +4,7 @@
  * API stages of src/core/stages/), and whatever answered is journaled. A HEAD answer loses its body here.
  */
 
+import { authenticate as findCaller } from "./auth.ts";
 import { type ControlDeps, handleControl } from "./control.ts";
 import { ApiError } from "./errors.ts";
 import { Answer, LineStream, type Outcome, type SimRequest } from "./exchange.ts";
@@ -79,6 +80,16 @@ export function createHandler(d: FrontDoor): (request: SimRequest) => Promise<Ou
     return request.method === "HEAD" ? await withoutBody(response) : response;
   };
 
+  /**
+   * Whose key an answer that never reached authentication was sent with (an injected fault's, a 404 of a
+   * route that is not there, a refusal before the key was read): the journal still names its caller.
+   */
+  function senderOf(r: SimRequest, path: string): string | null {
+    if (path.startsWith("/__sim")) return null;
+    const header = r.headers.get("authorization");
+    return header === null ? null : (findCaller(life.world.state, header)?.user.id ?? null);
+  }
+
   function journal(
     r: SimRequest,
     url: URL,
@@ -93,7 +104,7 @@ export function createHandler(d: FrontDoor): (request: SimRequest) => Promise<Ou
       path,
       status: response.status,
       ms: Math.round((life.wall() - started) * 100) / 100,
-      userId: who.userId,
+      userId: who.userId ?? senderOf(r, path),
     };
     // Control-plane reads are not journaled: a polling dashboard would fill the ring.
     const reads = r.method === "GET" || r.method === "HEAD";

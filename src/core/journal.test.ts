@@ -51,6 +51,20 @@ describe("the request journal", () => {
     );
   });
 
+  it("names the caller of an answer that never reached authentication: an injected fault's, an unknown route's", async () => {
+    const h = await harness();
+    const armed = await h.call("POST", "/__sim/faults", {
+      as: null,
+      body: { path: "/api/v1/auth/me", status: 503, times: 1 },
+    });
+    expect(armed.status).toBe(201);
+    expect((await h.call("GET", "/api/v1/auth/me", { as: "teammate", unchecked: true })).status).toBe(503);
+    expect((await h.call("GET", "/api/v1/nowhere", { as: "member", unchecked: true })).status).toBe(404);
+    const [unknown, fault] = h.sim.requests({ path: "/api/v1/**" });
+    expect(fault).toMatchObject({ path: "/api/v1/auth/me", status: 503, userId: h.user("teammate").id });
+    expect(unknown).toMatchObject({ path: "/api/v1/nowhere", status: 404, userId: h.user("member").id });
+  });
+
   it("is emptied by DELETE, and answers the same in process", async () => {
     const h = await harness();
     await h.call("GET", "/api/v1/auth/me", { as: "teammate" });

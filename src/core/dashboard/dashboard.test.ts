@@ -72,6 +72,19 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "the dashboard" : `the dashboard
       await p.waitForTimeout(300);
     }
     expect(await p.textContent(row)).toContain("ready");
+    // The world's name and seed in the header; a long value shortened in its cell, whole on hover.
+    expect(await p.textContent("#where")).toBe("scenario default (seed 1)");
+    const exportPath = `/api/v1/audiences/${main}/export`;
+    await p.waitForSelector(`#journal td.long[title="${exportPath}"]`);
+    // Nothing hidden in an inner scroll box, and nothing past a panel's edge.
+    const clipped = await p.evaluate(() =>
+      [...document.querySelectorAll("section")]
+        .filter(
+          (s) => !s.hidden && (s.scrollHeight > s.clientHeight + 1 || s.scrollWidth > s.clientWidth + 1),
+        )
+        .map((s) => s.querySelector("h2")?.textContent),
+    );
+    expect(clipped).toEqual([]);
 
     await p.fill("#fault-path", "/api/v1/auth/me");
     await p.fill("#fault-status", "503");
@@ -166,7 +179,9 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "the dashboard" : `the dashboard
       await p.fill("#token", made.controlToken);
       await p.click("#login button");
       await p.waitForSelector('#users tr[data-handle="owner"] .key');
-      expect(await p.textContent("#where")).toBe(`sandbox ${made.id}`);
+      expect(await p.textContent("#where")).toMatch(
+        new RegExp(`^sandbox ${made.id}: scenario default \\(seed \\d+\\)$`),
+      );
       expect(await p.textContent('#users tr[data-handle="owner"] .key')).toMatch(/^service_sbx_/);
       await p.close();
     } finally {

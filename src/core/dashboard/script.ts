@@ -54,7 +54,8 @@ function start() {
     if (r.status !== 200) return;
     $("login").hidden = true;
     $("app").hidden = false;
-    $("where").textContent = sandbox ? "sandbox " + sandbox : "default world";
+    $("where").textContent = (sandbox ? "sandbox " + sandbox + ": " : "") + "scenario " + r.json.scenario +
+      " (seed " + r.json.seed + ")";
     showManifest(r.json);
     loadScenarios();
     loadConfig();
@@ -70,9 +71,14 @@ $("login").addEventListener("submit", function (ev) {
   start();
 });
 
+// A long value (a path, a key, an ID list) is shortened in its cell, whole on hover and in the copy.
+var LONG = 48;
 function cell(v) {
   if (v === null || v === undefined) return el("td", { class: "muted", text: "\u2014" });
-  return el("td", { text: String(v) });
+  var text = String(v);
+  if (text.length <= LONG) return el("td", { text: text });
+  return el("td", { title: text, class: "long" }, [el("span", { text: text.slice(0, LONG - 1) + "\u2026" }),
+    copyButton(text)]);
 }
 
 function copyButton(text, label) {
