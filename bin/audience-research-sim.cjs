@@ -17,7 +17,10 @@ if (MAJOR < 22) {
   process.exit(2);
 }
 const COMMANDS = {
-  serve: { bundle: "../dist/main.cjs", about: "serve the simulator over HTTP (serve --help lists its options)" },
+  serve: {
+    bundle: "../dist/main.cjs",
+    about: "serve the simulator over HTTP (serve --help lists its options)",
+  },
   conformance: {
     bundle: "../dist/conformance.mjs",
     about: "check a simulator or a deployment against the contract",
