@@ -82,7 +82,7 @@ export function responseViolations(ex: Exchange): Violation[] {
   if (ex.status >= 500) {
     add(
       "response/no-5xx",
-      "the API description (Errors) and the README (Robustness): malformed input of any kind gets a 4xx envelope, never a 5xx; 500 is an internal error",
+      "the API description (Errors) and docs/how-it-is-built.md (Robustness): malformed input of any kind gets a 4xx envelope, never a 5xx; 500 is an internal error",
       `answered ${ex.status}`,
     );
   }
