@@ -88,9 +88,19 @@ export async function init(argv: string[]): Promise<number> {
     process.stderr.write(`conformance init: ${e.message}\n`);
     return 2;
   }
-  const config = manifest ? configOf(manifest, target, {}) : deploymentTemplate(target);
+  const base = controlBaseOf(target, (values.sandbox as string) ?? null);
+  const config = manifest
+    ? configOf(manifest, target, { rateLimitPerMinute: await rateLimitOf(base, token) })
+    : deploymentTemplate(target);
   writeFileSync(out, `${JSON.stringify(config, null, 2)}\n`);
   return report(out, manifest !== null);
+}
+
+/** The simulator's rate limit per account (its control plane's config), for the 429 check; null if unread. */
+async function rateLimitOf(base: string, token: string | null): Promise<number | null> {
+  const res = await fetch(`${base}/config`, { headers: token ? { "x-sim-control-token": token } : {} });
+  const body = (await res.json().catch(() => null)) as { rateLimitPerMinute?: unknown } | null;
+  return typeof body?.rateLimitPerMinute === "number" ? body.rateLimitPerMinute : null;
 }
 
 /** Every field the checks use, each with what to put there; keys name environment variables. */

@@ -130,6 +130,47 @@ describe("the installed package", () => {
     expect(files).toContain("node_modules/audience-research-sim/conformance/example.config.json");
   });
 
+  it("runs every command of the README as printed, in order, and names only paths the package has", async () => {
+    const readme = readFileSync(join(dir, "node_modules/audience-research-sim/README.md"), "utf8");
+    // Every link is a URL or a file of the package; every path into the installed package is there.
+    const links = [...readme.matchAll(/\]\(([^)#]+)(#[^)]*)?\)/g)].map((m) => m[1] as string);
+    const missing = links.filter(
+      (l) => !/^https?:/.test(l) && !existsSync(join(dir, "node_modules/audience-research-sim", l)),
+    );
+    const installedPaths = [...readme.matchAll(/`(node_modules\/audience-research-sim\/[^`\s]+)`/g)].map(
+      (m) => m[1] as string,
+    );
+    missing.push(...installedPaths.filter((p) => !existsSync(join(dir, p))));
+    expect(missing).toEqual([]);
+    // The commands, block by block. The install is the one this test made (the packed package); a server
+    // (serve, proxy) runs in the background until its port answers, as a second terminal would hold it.
+    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => (m[1] as string).trim());
+    expect(blocks.length).toBeGreaterThan(8);
+    // Every curl of it must get a 2xx, as a person reading the answers would want.
+    const home = mkdtempSync(join(tmpdir(), "ars-readme-home-"));
+    writeFileSync(join(home, ".curlrc"), "fail-with-body\nsilent\nshow-error\n");
+    const env = { HOME: home, npm_config_update_notifier: "false" };
+    for (const block of blocks) {
+      const script = block.replace(/^npm install --save-dev audience-research-sim$/m, "");
+      const server = /^npx audience-research-sim (serve|proxy)\b.*?(?:--port (\d+))?$/.exec(script);
+      if (server && !script.includes("\n")) {
+        children.push(
+          spawn("bash", ["-c", `exec ${script}`], {
+            cwd: dir,
+            env: { ...process.env, ...env },
+            stdio: "ignore",
+          }),
+        );
+        const port = server[2] ?? (server[1] === "serve" ? "4010" : "4020");
+        await answered(`http://127.0.0.1:${port}/_openapi.json`);
+        continue;
+      }
+      const r = await run("bash", ["-e", "-o", "pipefail", "-c", script], dir, env);
+      expect(r.code, `${script}\n---\n${r.out.slice(-3000)}`).toBe(0);
+    }
+    rmSync(home, { recursive: true, force: true });
+  }, 240_000);
+
   it("keeps V8's code for the simulator after a first start, as the Dockerfile's warm-up step does", async () => {
     const cache = join(dir, "node_modules/audience-research-sim/dist/.compile-cache");
     rmSync(cache, { recursive: true, force: true });
