@@ -9,7 +9,7 @@ import type { ApiError } from "./errors.ts";
 import type { HeaderReader, Outcome, SimRequest } from "./exchange.ts";
 import type { Rng } from "./prng.ts";
 import type { ApiKeyRecord, State, UserRecord } from "./state.ts";
-import type { WorldSection } from "./world-view.ts";
+import type { WorldSection } from "./world-section.ts";
 
 export interface SimConfig {
   rateLimitPerMinute: number;

@@ -4,28 +4,10 @@
  * view`), so that the core names no resource. Each row says which call of the contract reads the record,
  * and as whom, so the page can offer it as curl.
  */
-import type { ClockMode } from "./clock.ts";
 import type { Services } from "./route.ts";
+import type { WorldSection, WorldView } from "./world-section.ts";
 
-export type Cell = string | number | boolean | null;
-
-export interface WorldRow {
-  id: string;
-  cells: Record<string, Cell>;
-  /** The contract's read of this record (a path under `/api/v1` or `/api/acp`) and a user who may make it. */
-  read?: { path: string; userId: string };
-}
-
-export interface WorldSection {
-  name: string;
-  rows: WorldRow[];
-}
-
-export interface WorldView {
-  now: string;
-  clock: { mode: ClockMode; jobs: { kind: string; at: string }[] };
-  sections: WorldSection[];
-}
+export type { Cell, WorldRow, WorldSection, WorldView } from "./world-section.ts";
 
 /** The jobs shown: the queue can hold thousands on a manual clock; the next ones are what a person reads. */
 const JOBS_SHOWN = 50;

@@ -11,7 +11,7 @@ import { type Contract, ownContract } from "../../../src/contract/contract.ts";
 import type { Limits } from "../../../src/contract/limits.ts";
 import type { Operation } from "../../../src/contract/operations.ts";
 import type { ValidationIssue } from "../../../src/contract/validate.ts";
-import type { Exchange } from "../http/http.ts";
+import type { Exchange } from "../http/exchange.ts";
 import { type Violation, violation } from "../reporting/report.ts";
 
 export type { Contract, Operation };

@@ -1,17 +1,8 @@
-/**
- * The kit's HTTP client (undici). Every exchange is recorded and handed to the observers (contract
- * validation, coverage); API keys are redacted in what is recorded. It paces itself by
- * `RateLimit-Remaining` (waits for the window once it reaches 0) and `Retry-After`, and retries only 429
- * and 5xx, with exponential backoff and a bounded number of attempts; once two requests met a 5xx on every
- * attempt, a check's client stops retrying 5xx (the target answers so, it is not a blip). A retried 5xx is
- * still observed, so it is still reported.
- */
-import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { Agent, request } from "undici";
 import { operationsById } from "../description/contract.ts";
-import { reportsDir } from "../reporting/paths.ts";
+import { Exchange, type OperationRef } from "./exchange.ts";
+
+export { Exchange, type OperationRef } from "./exchange.ts";
 
 export interface Credentials {
   key: string;
@@ -41,70 +32,6 @@ export interface CallSpec {
   /** Wait for the rate-limit window when RateLimit-Remaining reached 0 (default true). */
   pace?: boolean;
   timeoutMs?: number;
-}
-
-export interface OperationRef {
-  operationId: string;
-  method: string;
-  path: string;
-}
-
-export class Exchange {
-  attempts: Exchange[] = [];
-  private parsed: { value: unknown } | null = null;
-  constructor(
-    readonly method: string,
-    readonly url: string,
-    readonly operation: OperationRef | null,
-    /** Request headers with the key redacted. */
-    readonly requestHeaders: Record<string, string>,
-    readonly keyLabel: string | null,
-    readonly requestBodyText: string | null,
-    readonly status: number,
-    readonly responseHeaders: Record<string, string>,
-    readonly text: string,
-    readonly ms: number,
-  ) {}
-
-  get pathname(): string {
-    return new URL(this.url).pathname;
-  }
-
-  get headers(): Headers {
-    return new Headers(this.responseHeaders);
-  }
-
-  header(name: string): string | null {
-    return this.responseHeaders[name.toLowerCase()] ?? null;
-  }
-
-  /** The body parsed as JSON, or undefined when it is empty or not JSON. */
-  get json(): unknown {
-    if (!this.parsed) {
-      try {
-        this.parsed = { value: this.text ? JSON.parse(this.text) : undefined };
-      } catch {
-        this.parsed = { value: undefined };
-      }
-    }
-    return this.parsed.value;
-  }
-
-  /** `json` as a loose record, for reading fields in checks. */
-  // biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field after schema checks
-  get body(): any {
-    return this.json;
-  }
-
-  /** Saves a body too long for a command line next to the reports, for the curl command to reference. */
-  bodyFileName(): string {
-    const text = this.requestBodyText ?? "";
-    const name = `${createHash("sha1").update(text).digest("hex").slice(0, 16)}.body`;
-    const dir = join(reportsDir(), "bodies");
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, name), text);
-    return join(dir, name);
-  }
 }
 
 export interface ClientOptions {

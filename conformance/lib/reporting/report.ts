@@ -2,7 +2,7 @@
  * Violations: what a check found, in a form a person can act on (the rule, the exchange, how to replay it)
  * and a machine can collect (`reports/conformance-violations.json`).
  */
-import type { Exchange } from "../http/http.ts";
+import type { Exchange } from "../http/exchange.ts";
 
 export interface Violation {
   /** The check that found it, e.g. `generic/auth-401`, or the response rule (`response/schema`). */

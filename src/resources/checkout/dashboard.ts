@@ -3,7 +3,7 @@ import type { Services } from "../../core/route.ts";
 import { table } from "../../core/state.ts";
 import type { WorldSection } from "../../core/world-view.ts";
 import { userName } from "../dashboard-names.ts";
-import type { CheckoutSessionRecord } from "./checkout.ts";
+import type { CheckoutSessionRecord } from "./records.ts";
 
 export function checkoutView({ state }: Services): WorldSection[] {
   // The table checkout.ts keeps (read here by name: checkout.ts hands the module this view).

@@ -3,7 +3,7 @@ import type { Services } from "../../core/route.ts";
 import { table } from "../../core/state.ts";
 import { instant, type WorldSection } from "../../core/world-view.ts";
 import { audienceName, userName } from "../dashboard-names.ts";
-import type { ExportRecord } from "./routes.ts";
+import type { ExportRecord } from "./records.ts";
 
 export function exportsView({ state }: Services): WorldSection[] {
   // The table routes.ts keeps (read here by name: routes.ts hands the module this view).

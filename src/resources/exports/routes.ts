@@ -21,11 +21,14 @@ import { isCollaborator, viewable } from "../access.ts";
 import { membersOf } from "../audiences/audience-view.ts";
 import { iso } from "../time.ts";
 import { exportsView } from "./dashboard.ts";
+import type { ExportRecord } from "./records.ts";
+
+export type { ExportJobStatus, ExportRecord } from "./records.ts";
+
 import {
   CONTENT_TYPES,
   canonicalFormat,
   type DocumentInput,
-  type ExportDocument,
   type ExportFormat,
   type ExportKind,
   exportFileName,
@@ -43,29 +46,6 @@ export const EXPORT_RUN_MS = 1_500;
 
 export const UNAVAILABLE_MESSAGE = "No scored validation is available for this audience";
 export const UNAVAILABLE_CODE = "VALIDATION_REPORT_UNAVAILABLE";
-
-export type ExportJobStatus = "queued" | "running" | "ready" | "failed";
-
-export interface ExportRecord {
-  audienceId: string;
-  kind: ExportKind;
-  format: ExportFormat;
-  status: ExportJobStatus;
-  jobId: string;
-  requestedBy: string;
-  requestedAt: number;
-  startedAt: number | null;
-  readyAt: number | null;
-  failedAt: number | null;
-  error: string | null;
-  fileName: string;
-  /** The document as the job snapshotted it; null until the job starts. */
-  document: ExportDocument | null;
-  /** Fingerprint of the snapshot's content, compared with the Audience's current one. */
-  fingerprint: string | null;
-  /** Known once the artifact has been rendered (always before a ready artifact is shown). */
-  sizeBytes: number | null;
-}
 
 interface JobPayload {
   key: string;
