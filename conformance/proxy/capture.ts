@@ -58,6 +58,8 @@ export async function capture(config: Config): Promise<Recorder> {
   // The owner reads first: an Audience read by its owner records its owner.
   roles.sort(([a], [b]) => (a === "owner" ? -1 : b === "owner" ? 1 : 0));
   for (const [role, key] of roles) {
+    // The document calls each user by the role the config gives their key.
+    recorder.name(hash(key), role);
     await get("/auth/me", key);
     await get("/api-keys", key);
     const plan = config.plans?.[role as keyof typeof config.plans];
@@ -65,10 +67,13 @@ export async function capture(config: Config): Promise<Recorder> {
     if (plan && userId) recorder.plan(userId, plan);
   }
   for (const id of Object.values(config.readable?.audiences ?? {})) {
+    // Read on until its owner has read it (a public Audience answers every role, but says "owner" to one).
+    let read = false;
     for (const [, key] of roles) {
       if ((await get(`/audiences/${id}`, key)) !== 200) continue;
-      await get(`/audiences/${id}/collaborators`, key);
-      break;
+      if (!read) await get(`/audiences/${id}/collaborators`, key);
+      read = true;
+      if (recorder.ownerKnown(id)) break;
     }
   }
   for (const f of Object.values(config.readable?.formations ?? {})) {

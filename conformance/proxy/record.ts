@@ -55,6 +55,8 @@ export class Recorder {
   private readonly users = new Map<string, SeenUser>();
   /** User IDs by key digest (from `GET /auth/me`). */
   private readonly callers = new Map<string, string>();
+  /** Handles a key's user is known by (a kit config's role), by key digest; the others are `user1`, …. */
+  private readonly named = new Map<string, string>();
   private readonly audiences = new Map<string, SeenAudience>();
   private readonly formations = new Map<string, Formation & { audienceId: string; creatorId?: string }>();
 
@@ -154,11 +156,30 @@ export class Recorder {
     });
   }
 
+  /** Whether an answer has shown who owns the Audience (`currentMemberRole: "owner"` to its owner). */
+  ownerKnown(audienceId: string): boolean {
+    return this.audiences.get(audienceId)?.owner !== undefined;
+  }
+
+  /** Names the user behind a key (its digest, as `observe` is given it) by `handle` in the document. */
+  name(key: string, handle: string): void {
+    this.named.set(key, handle);
+  }
+
   /** The recorded world, as a scenario document. */
   document(): ScenarioDocument {
     const handles = new Map<string, string>();
+    for (const [key, handle] of this.named) {
+      const id = this.callers.get(key);
+      if (id !== undefined && this.users.has(id) && !handles.has(id)) handles.set(id, handle);
+    }
+    const taken = new Set(handles.values());
     let n = 0;
-    for (const id of this.users.keys()) handles.set(id, `user${++n}`);
+    for (const id of this.users.keys()) {
+      if (handles.has(id)) continue;
+      while (taken.has(`user${++n}`));
+      handles.set(id, `user${n}`);
+    }
     const users: Record<string, User> = {};
     const teams: Record<string, { name: string }> = {};
     for (const [id, u] of this.users) {
@@ -271,9 +292,7 @@ export class Recorder {
         out.push(`user ${id}: plan not shown (${u.subscription === false ? "free" : "team"} assumed)`);
     for (const [id, a] of this.audiences)
       if (!a.owner) out.push(`audience ${id}: its owner never read it; its first reader is taken as owner`);
-    out.push(
-      "not stated by the format: record IDs, keys, grounding and sources, Formation subgroups' members",
-    );
+    out.push("not stated by the format: user IDs, keys, grounding and sources, Formation subgroups' members");
     return out;
   }
 }

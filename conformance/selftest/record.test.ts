@@ -105,8 +105,16 @@ it("captures a deployment's world through the API with a kit config, and serves 
       manifest.users.owner?.apiKey as string,
     );
     const m = replayed.manifest();
-    // The owner's key is read first: its user is the document's first.
-    const owner = m.users.user1?.apiKey as string;
+    // Each user is called by the role the config gives their key.
+    expect(Object.keys(m.users).sort()).toEqual(Object.keys(manifest.users).sort());
+    const owner = m.users.owner?.apiKey as string;
+    // The publisher's public Audience is the publisher's, though the owner reads it first.
+    const publicId = manifest.audiences.public?.id as string;
+    const publisherAudience =
+      document.audiences?.[
+        Object.keys(document.audiences ?? {}).find((h) => document.audiences?.[h]?.id === publicId) ?? ""
+      ];
+    expect(publisherAudience?.owner).toBe("publisher");
     // Read by the deployment's own ID: the capture keeps it.
     const same = await get("http://sim", `/api/v1/audiences/${main}`, owner, replayed.fetch);
     expect(audienceFields(same.data)).toEqual(audienceFields(original.data));
