@@ -6,24 +6,13 @@
  * A quick run that meets windows already spent in part (the run before, other traffic) waits for none to
  * open again: it judges what they allow, says what it left, and still finds nothing.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { allChecks } from "../checks/index.ts";
 import { runChecks } from "../lib/running/runner.ts";
 import { deploymentServer } from "./harness.ts";
+import { scratchReports } from "./reports-dir.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "kit-deployment-clean-"));
-const before = process.env.CONFORMANCE_REPORTS_DIR;
-beforeAll(() => {
-  process.env.CONFORMANCE_REPORTS_DIR = dir;
-});
-afterAll(() => {
-  if (before === undefined) delete process.env.CONFORMANCE_REPORTS_DIR;
-  else process.env.CONFORMANCE_REPORTS_DIR = before;
-  rmSync(dir, { recursive: true, force: true });
-});
+scratchReports("kit-deployment-clean-");
 
 for (const deep of [false, true])
   it(`a ${deep ? "deep" : "quick"} run against a correct deployment finds nothing and leaves nothing unjudged`, async () => {

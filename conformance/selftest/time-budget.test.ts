@@ -4,26 +4,15 @@
  * 2 (nothing found, something cut short or not started) or 1 (something found), says so, and keeps what it
  * checked. The budget here is short; the same holds for the CLI's default (60 s for a quick deployment run).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { allChecks } from "../checks/index.ts";
 import { runChecks } from "../lib/running/runner.ts";
 import { FAULTS } from "./faults.ts";
 import { deploymentServer, type Fault } from "./harness.ts";
 import { answersLate, buildsNeverFinish, stopsAfter } from "./misbehaving.ts";
+import { scratchReports } from "./reports-dir.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "kit-budget-"));
-const before = process.env.CONFORMANCE_REPORTS_DIR;
-beforeAll(() => {
-  process.env.CONFORMANCE_REPORTS_DIR = dir;
-});
-afterAll(() => {
-  if (before === undefined) delete process.env.CONFORMANCE_REPORTS_DIR;
-  else process.env.CONFORMANCE_REPORTS_DIR = before;
-  rmSync(dir, { recursive: true, force: true });
-});
+scratchReports("kit-budget-");
 
 const BUDGET_MS = 8_000;
 /** The run ends within its budget (the grace and the reports' writing are inside it); a little for noise. */

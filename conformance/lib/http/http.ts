@@ -1,3 +1,12 @@
+/**
+ * The kit's HTTP client (undici). Every exchange is recorded and handed to the observers (contract
+ * validation, coverage); API keys are redacted in what is recorded. It paces itself by
+ * `RateLimit-Remaining` (waits for the window once it reaches 0; a quick run against a deployment waits for
+ * none and ends the check there, WindowSpent) and `Retry-After`, and retries only 429
+ * and 5xx, with exponential backoff and a bounded number of attempts; once two requests met a 5xx on every
+ * attempt, a check's client stops retrying 5xx (the target answers so, it is not a blip). A retried 5xx is
+ * still observed, so it is still reported.
+ */
 import { Agent, request } from "undici";
 import { operationsById } from "../description/contract.ts";
 import { Exchange, type OperationRef } from "./exchange.ts";
