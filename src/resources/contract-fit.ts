@@ -6,7 +6,7 @@
 import type { components } from "../contract/types.gen.ts";
 import type { Decoded } from "../core/encoded-json.ts";
 import type { AudienceDetailView, AudienceSummaryView } from "./audiences/audience-view.ts";
-import type { CheckoutSessionBody } from "./checkout/checkout.ts";
+import type { CheckoutSessionBody } from "./checkout/records.ts";
 import type { FormationDetailView, FormationSummaryView } from "./formations/formation-view.ts";
 
 type Schema<K extends keyof components["schemas"]> = components["schemas"][K];

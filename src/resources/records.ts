@@ -14,8 +14,8 @@ import type {
   TeamRecord,
   UserRecord,
 } from "../core/state.ts";
-import type { CheckoutSessionRecord, CreditAccount, Price } from "./checkout/checkout.ts";
-import type { ExportRecord } from "./exports/routes.ts";
+import type { CheckoutSessionRecord, CreditAccount, Price } from "./checkout/records.ts";
+import type { ExportRecord } from "./exports/records.ts";
 import type { RunRecord } from "./progress/training.ts";
 import type { AudienceQueue, OperationRecord } from "./recalibration/records.ts";
 

@@ -21,10 +21,10 @@ import {
   abandonByBuyer,
   type BuyerOutcome,
   CHECKOUT_PAGE_PREFIX,
-  type CheckoutSessionRecord,
   completeByBuyer,
   sessionForBuyer,
 } from "./checkout.ts";
+import type { CheckoutSessionRecord } from "./records.ts";
 
 export type CheckoutPageServices = Pick<Services, "state" | "clock" | "pageBase">;
 

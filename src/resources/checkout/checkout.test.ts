@@ -3,8 +3,9 @@ import { PRICE_CATALOGUE } from "../../../scenarios/catalogue.ts";
 import { type CallOptions, type Harness, harness } from "../../../testing/harness.ts";
 import { escapeHtml } from "../../core/html.ts";
 import { table } from "../../core/state.ts";
-import { CHECKOUT_TTL_MS, creditAccounts, type Price } from "./checkout.ts";
+import { CHECKOUT_TTL_MS, creditAccounts } from "./checkout.ts";
 import { handleCheckoutPage, parseCheckoutPath } from "./checkout-page.ts";
+import type { Price } from "./records.ts";
 
 const BASE = "/api/acp/checkout_sessions";
 const LEGAL = { termsAccepted: true, withdrawalConsent: true };

@@ -40,15 +40,6 @@ import type {
   Price,
 } from "./records.ts";
 
-export type {
-  AcpMessage,
-  CheckoutSessionBody,
-  CheckoutSessionRecord,
-  CheckoutStatus,
-  CreditAccount,
-  Price,
-} from "./records.ts";
-
 export const CHECKOUT_TTL_MS = 24 * 60 * 60 * 1000;
 export const JOB_EXPIRE = "checkout.expire";
 export const CHECKOUT_PAGE_PREFIX = "/checkout/";

@@ -21,10 +21,6 @@ import { isCollaborator, viewable } from "../access.ts";
 import { membersOf } from "../audiences/audience-view.ts";
 import { iso } from "../time.ts";
 import { exportsView } from "./dashboard.ts";
-import type { ExportRecord } from "./records.ts";
-
-export type { ExportJobStatus, ExportRecord } from "./records.ts";
-
 import {
   CONTENT_TYPES,
   canonicalFormat,
@@ -35,6 +31,7 @@ import {
   FORMATS_BY_KIND,
 } from "./document.ts";
 import { buildExportDocument, documentFingerprint, renderDocument } from "./documents.ts";
+import type { ExportRecord } from "./records.ts";
 import { hasScoredValidation } from "./sections.ts";
 
 export const EXPORT_START_JOB = "exports.start";
