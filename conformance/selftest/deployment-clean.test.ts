@@ -15,7 +15,7 @@ import { scratchReports } from "./reports-dir.ts";
 scratchReports("kit-deployment-clean-");
 
 for (const deep of [false, true])
-  it(`a ${deep ? "deep" : "quick"} run against a correct deployment finds nothing and leaves nothing unjudged`, async () => {
+  it.concurrent(`a ${deep ? "deep" : "quick"} run against a correct deployment finds nothing and leaves nothing unjudged`, async () => {
     const server = await deploymentServer(null, "host", {
       speed: 20,
       rateLimitPerMinute: 300,
@@ -37,7 +37,7 @@ for (const deep of [false, true])
     }
   }, 600_000);
 
-it("a quick run that meets every account's window spent in part waits for none and finds nothing", async () => {
+it.concurrent("a quick run that meets every account's window spent in part waits for none and finds nothing", async () => {
   // Windows of a real minute: what is spent before the run stays spent through it.
   const server = await deploymentServer(null, "host", {
     speed: 1,
