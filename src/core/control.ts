@@ -10,7 +10,7 @@ import { DASHBOARD_HTML } from "./dashboard/page.ts";
 import { ApiError, badRequest, methodNotAllowed } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest } from "./exchange.ts";
 import type { FaultInput, Faults } from "./faults.ts";
-import type { Journal, JournalFilter } from "./journal.ts";
+import { type Journal, type JournalFilter, userIdFor } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
 import { json, renderError } from "./render.ts";
 import type { SimConfig } from "./route.ts";
@@ -148,7 +148,7 @@ function journalFilter(url: URL, sim: Controlled): JournalFilter {
     filter.status = status;
   }
   const user = q.get("user");
-  if (user !== null) filter.userId = userIdOf(user, sim);
+  if (user !== null) filter.userId = userIdFor(user, sim.manifest().users);
   const since = q.get("since");
   if (since !== null) {
     if (/^\d+$/.test(since)) filter.since = Number(since);
@@ -158,17 +158,6 @@ function journalFilter(url: URL, sim: Controlled): JournalFilter {
   }
   return filter;
 }
-
-/** A handle of the manifest, or a user ID; anything else is a mistake the filter names (it answered []). */
-function userIdOf(user: string, sim: Controlled): string {
-  const users = sim.manifest().users;
-  const byHandle = users[user]?.id;
-  if (byHandle !== undefined) return byHandle;
-  if (USER_ID.test(user) || Object.values(users).some((u) => u.id === user)) return user;
-  throw badRequest(`user must be a handle (${Object.keys(users).join(", ")}) or a user ID, not "${user}"`);
-}
-
-const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function handleControl(request: SimRequest, url: URL, deps: ControlDeps): Promise<Outcome> {
   // The dashboard's page holds no data, so it is served without the token; it asks for it.

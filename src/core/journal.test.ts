@@ -69,6 +69,7 @@ describe("the request journal", () => {
     const h = await harness();
     await h.call("GET", "/api/v1/auth/me", { as: "teammate" });
     await h.call("GET", "/api/v1/api-keys");
+    expect(() => h.sim.requests({ user: "nobody" })).toThrow(/^user must be a handle \(owner, /);
     expect(h.sim.requests({ user: "teammate" })).toEqual([
       expect.objectContaining({ method: "GET", path: "/api/v1/auth/me", status: 200, query: "" }),
     ]);

@@ -9,6 +9,7 @@
  * control plane (the dashboard polling it) are not journaled: they are not the app's traffic.
  */
 
+import { badRequest } from "./errors.ts";
 import type { HeaderReader, Outcome } from "./exchange.ts";
 import { globToRegExp } from "./faults.ts";
 import { DETAIL_CAPACITY, DetailArena, type SideView } from "./journal-detail.ts";
@@ -118,9 +119,22 @@ export class Journal {
 export function journalApi(journal: Journal, users: () => Record<string, { id: string }>) {
   return {
     requests: ({ user, ...filter }: Omit<JournalFilter, "userId"> & { user?: string } = {}): JournalView[] =>
-      journal.find(user === undefined ? filter : { ...filter, userId: users()[user]?.id ?? user }),
+      journal.find(user === undefined ? filter : { ...filter, userId: userIdFor(user, users()) }),
     clearRequests: (): void => journal.clear(),
   };
+}
+
+const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The user a journal filter names: a manifest handle, or a user ID. Anything else is a mistake said with
+ * the known handles (it answered [], which reads as "no requests").
+ */
+export function userIdFor(user: string, users: Record<string, { id: string }>): string {
+  const byHandle = users[user]?.id;
+  if (byHandle !== undefined) return byHandle;
+  if (USER_ID.test(user) || Object.values(users).some((u) => u.id === user)) return user;
+  throw badRequest(`user must be a handle (${Object.keys(users).join(", ")}) or a user ID, not "${user}"`);
 }
 
 function matcher(f: JournalFilter): (s: Stored) => boolean {
