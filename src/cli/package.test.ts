@@ -130,7 +130,7 @@ describe("the installed package", () => {
     expect(files).toContain("node_modules/audience-research-sim/conformance/example.config.json");
   });
 
-  it("runs every command of the README as printed, in order, and names only paths the package has", async () => {
+  it("runs every command of the README as printed, in order, names only paths the package has, and init then a run pass against a sandbox too", async () => {
     const readme = readFileSync(join(dir, "node_modules/audience-research-sim/README.md"), "utf8");
     // Every link is a URL or a file of the package; every path into the installed package is there.
     const links = [...readme.matchAll(/\]\(([^)#]+)(#[^)]*)?\)/g)].map((m) => m[1] as string);
@@ -168,8 +168,39 @@ describe("the installed package", () => {
       const r = await run("bash", ["-e", "-o", "pipefail", "-c", script], dir, env);
       expect(r.code, `${script}\n---\n${r.out.slice(-3000)}`).toBe(0);
     }
+    // The same two steps against a sandbox of that simulator: init from its manifest, then a quick run.
+    const made = await fetch("http://127.0.0.1:4010/__sim/sandboxes", { method: "POST", body: "{}" });
+    expect(made.status).toBe(201);
+    const { id, controlToken } = (await made.json()) as { id: string; controlToken: string };
+    const init = await run(
+      process.execPath,
+      [
+        bin,
+        "conformance",
+        "init",
+        "--target",
+        "http://127.0.0.1:4010",
+        "--sandbox",
+        id,
+        "--control-token",
+        controlToken,
+        "--out",
+        "sandbox.json",
+      ],
+      dir,
+      env,
+    );
+    expect(init.code, init.out).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, "sandbox.json"), "utf8")).keys.owner).toMatch(/^service_sbx_/);
+    const sandboxRun = await run(
+      process.execPath,
+      [bin, "conformance", "--config", "sandbox.json"],
+      dir,
+      env,
+    );
+    expect(sandboxRun.code, sandboxRun.out.slice(-3000)).toBe(0);
     rmSync(home, { recursive: true, force: true });
-  }, 240_000);
+  }, 300_000);
 
   it("keeps V8's code for the simulator after a first start, as the Dockerfile's warm-up step does", async () => {
     const cache = join(dir, "node_modules/audience-research-sim/dist/.compile-cache");
