@@ -14,10 +14,16 @@ import { nodeHandler } from "../../node/host.ts";
 import { type RunningServer, startServer } from "../../node/server.ts";
 import { createSandboxes, createSimulator, type Simulator } from "../../simulator.ts";
 
-/** The README's screenshot is rewritten with UPDATE_SCREENSHOTS=1; otherwise it is made in a scratch directory. */
-const SCREENSHOT = process.env.UPDATE_SCREENSHOTS
-  ? join(import.meta.dirname, "../../../docs/dashboard.png")
-  : join(tmpdir(), `dashboard-${process.pid}`, "dashboard.png");
+/**
+ * The dashboard guide's screenshots (docs/serving.md), at a laptop's 1280x800: rewritten with
+ * UPDATE_SCREENSHOTS=1, otherwise made in a scratch directory.
+ */
+const shot = (name: string) =>
+  process.env.UPDATE_SCREENSHOTS
+    ? join(import.meta.dirname, "../../../docs", name)
+    : join(tmpdir(), `dashboard-${process.pid}`, name);
+const SCREENSHOT = shot("dashboard.png");
+const SANDBOX_SCREENSHOT = shot("dashboard-sandbox.png");
 
 async function serve(controlToken?: string): Promise<{ sim: Simulator; server: RunningServer }> {
   const sim = createSimulator({ clock: "manual", ...(controlToken ? { controlToken } : {}) });
@@ -42,7 +48,7 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "the dashboard" : `the dashboard
   });
 
   async function page(url: string): Promise<Page> {
-    const p = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
+    const p = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const errors: string[] = [];
     p.on("pageerror", (e) => errors.push(String(e)));
     p.on("close", () => expect(errors).toEqual([]));
@@ -183,6 +189,26 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "the dashboard" : `the dashboard
         new RegExp(`^sandbox ${made.id}: scenario default \\(seed \\d+\\)$`),
       );
       expect(await p.textContent('#users tr[data-handle="owner"] .key')).toMatch(/^service_sbx_/);
+      // Long paths in its journal (a Formation of main read by its sandbox key): shortened, nothing past an edge.
+      const key = (await p.textContent('#users tr[data-handle="owner"] .key')) as string;
+      const world = main.manifest();
+      const formation = Object.values(world.formations)[0];
+      const audienceId = world.audiences[formation?.audience ?? "main"]?.id;
+      const long = `/api/v1/audiences/${audienceId}/formations/${formation?.id}`;
+      for (let i = 0; i < 3; i++)
+        await fetch(`${server.url}${long}`, { headers: { authorization: `Bearer ${key}` } });
+      await p.waitForSelector(`#journal td.long[title="${long}"]`);
+      const clipped = await p.evaluate(() =>
+        [...document.querySelectorAll("section")]
+          .filter(
+            (s) => !s.hidden && (s.scrollWidth > s.clientWidth + 1 || s.scrollHeight > s.clientHeight + 1),
+          )
+          .map((s) => s.querySelector("h2")?.textContent),
+      );
+      expect(clipped).toEqual([]);
+      mkdirSync(join(SANDBOX_SCREENSHOT, ".."), { recursive: true });
+      await p.evaluate(() => window.scrollTo(0, 0));
+      await p.screenshot({ path: SANDBOX_SCREENSHOT, fullPage: false });
       await p.close();
     } finally {
       await server.close();

@@ -42,7 +42,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 <label>rate limit / min <input id="rate" type="number" min="1"></label>
 <label>latency ms <input id="latency" type="number" min="0"></label><button>save</button></form></section>
 <section><h2>Users and keys</h2><table id="users"></table></section>
-<section><h2>World</h2><div id="world"></div></section>
+<section class="wide"><h2>World</h2><div id="world"></div></section>
 
 <section><h2>Scenarios and snapshots</h2>
 <div class="row"><select id="scenario" aria-label="scenario"></select>

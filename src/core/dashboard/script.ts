@@ -76,7 +76,8 @@ var LONG = 48;
 function cell(v) {
   if (v === null || v === undefined) return el("td", { class: "muted", text: "\u2014" });
   var text = String(v);
-  if (text.length <= LONG) return el("td", { text: text });
+  // An ID or a path may break anywhere to fit; words keep whole.
+  if (text.length <= LONG) return el("td", /\s/.test(text) || text.length < 17 ? { text: text } : { text: text, class: "id" });
   return el("td", { title: text, class: "long" }, [el("span", { text: text.slice(0, LONG - 1) + "\u2026" }),
     copyButton(text)]);
 }

@@ -8,7 +8,8 @@ h1{font-size:1.1em;margin:0}h2{font-size:1em;margin:.2em 0 .5em}h3{font-size:.95
 main{display:grid;grid-template-columns:repeat(auto-fit,minmax(34em,1fr));gap:1em;padding:1em;align-items:start}
 section{border:1px solid var(--line);border-radius:6px;padding:.6em .8em;min-width:0;overflow-x:auto}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid var(--line);padding:.2em .4em;text-align:left;vertical-align:top}
-td{overflow-wrap:anywhere}td.long button{margin-left:.3em;font-size:11px}
+td.mono,td.key,td.id,td.long{overflow-wrap:anywhere}td.long button{margin-left:.3em;font-size:11px}
+section.wide{grid-column:1/-1}
 th{font-weight:600}.row{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.3em 0}
 input{max-width:14em}button{cursor:pointer}.muted{color:var(--muted)}.bad{color:var(--bad)}.ok{color:var(--ok)}
 code,pre,.mono{font:12px ui-monospace,monospace}pre{white-space:pre-wrap;word-break:break-all;margin:.3em 0}
