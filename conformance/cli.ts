@@ -7,6 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import leven from "leven";
 import { type Contract, createContract, ownContract } from "../src/contract/contract.ts";
 import { withContract } from "./lib/description/contract.ts";
 import { loadContract } from "./lib/description/load-contract.ts";
@@ -110,6 +111,35 @@ function integer(name: string, raw: string | undefined, min: number): number | n
   return Number(raw);
 }
 
+/** The kit's options, as parseArgs takes them. */
+const KIT_OPTIONS = {
+  target: { type: "string" },
+  config: { type: "string" },
+  seed: { type: "string" },
+  runs: { type: "string" },
+  "read-only": { type: "boolean" },
+  deep: { type: "boolean" },
+  budget: { type: "string" },
+  "time-budget": { type: "string" },
+  "no-reset": { type: "boolean" },
+  strict: { type: "boolean" },
+  "relax-wording": { type: "boolean" },
+  scenario: { type: "string" },
+  "control-token": { type: "string" },
+  sandbox: { type: "string" },
+  reporter: { type: "string", multiple: true },
+  junit: { type: "string" },
+  json: { type: "string" },
+  shard: { type: "string" },
+  test: { type: "string", short: "t" },
+  only: { type: "string" },
+  skip: { type: "string" },
+  replay: { type: "string" },
+  contract: { type: "string" },
+  "merge-coverage": { type: "string", multiple: true },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function parse(argv: string[]): Options | "help" | { merge: string[] } {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
@@ -117,36 +147,16 @@ function parse(argv: string[]): Options | "help" | { merge: string[] } {
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: {
-        target: { type: "string" },
-        config: { type: "string" },
-        seed: { type: "string" },
-        runs: { type: "string" },
-        "read-only": { type: "boolean" },
-        deep: { type: "boolean" },
-        budget: { type: "string" },
-        "time-budget": { type: "string" },
-        "no-reset": { type: "boolean" },
-        strict: { type: "boolean" },
-        "relax-wording": { type: "boolean" },
-        scenario: { type: "string" },
-        "control-token": { type: "string" },
-        sandbox: { type: "string" },
-        reporter: { type: "string", multiple: true },
-        junit: { type: "string" },
-        json: { type: "string" },
-        shard: { type: "string" },
-        test: { type: "string", short: "t" },
-        only: { type: "string" },
-        skip: { type: "string" },
-        replay: { type: "string" },
-        contract: { type: "string" },
-        "merge-coverage": { type: "string", multiple: true },
-        help: { type: "boolean", short: "h" },
-      },
+      options: KIT_OPTIONS,
     }));
   } catch (e) {
-    throw new OptionError((e as Error).message);
+    // Node's own words for a mistyped option, shorter and with the nearest one the kit knows.
+    const given = /^Unknown option '(-[^']+)'/.exec((e as Error).message)?.[1];
+    if (given === undefined) throw new OptionError((e as Error).message);
+    const near = Object.keys(KIT_OPTIONS).sort((a, b) => leven(given, `--${a}`) - leven(given, `--${b}`))[0];
+    throw new OptionError(
+      `unknown option ${given}${near && leven(given, `--${near}`) <= 2 ? `: did you mean --${near}?` : ""}`,
+    );
   }
   if (values.help) return "help";
   const merge = values["merge-coverage"] as string[] | undefined;

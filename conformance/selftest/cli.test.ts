@@ -318,6 +318,9 @@ describe("the conformance command line", () => {
 
   it("exits 2 on bad usage and on an unreachable target", async () => {
     expect((await cli(["--target", "ftp://x"])).code).toBe(2);
+    const typo = await cli(["--tagret", "http://127.0.0.1:9"]);
+    expect(typo.code).toBe(2);
+    expect(typo.out).toContain("conformance: unknown option --tagret: did you mean --target?");
     expect((await cli(["--target", clean.info.baseUrl, "--reporter", "tap"])).code).toBe(2);
     expect((await cli(["--target", "http://127.0.0.1:9"])).code).toBe(2);
   });

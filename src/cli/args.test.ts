@@ -8,6 +8,11 @@ function options(argv: string[], env: Record<string, string> = {}): CliOptions {
 }
 
 describe("parseCli", () => {
+  it("names the nearest option for a mistyped one", () => {
+    expect(() => parseCli(["--prot", "4011"], {})).toThrow(/^unknown option --prot: did you mean --port\?$/);
+    expect(() => parseCli(["--zzzzzz"], {})).toThrow(/^unknown option --zzzzzz$/);
+  });
+
   it("defaults to the default scenario on 127.0.0.1:4010 with a real clock", () => {
     expect(options([])).toEqual({
       port: 4010,

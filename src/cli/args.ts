@@ -3,6 +3,7 @@
  * turned into the options of the simulator and the server. Bad usage is a `UsageError` (exit code 2).
  */
 import { parseArgs } from "node:util";
+import leven from "leven";
 import { scenarios } from "../../scenarios/index.ts";
 import { LIMITS } from "../contract/limits.ts";
 import type { ClockMode } from "../core/clock.ts";
@@ -125,7 +126,8 @@ export function parseCli(
   try {
     ({ values } = parse(argv));
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UsageError(nearestOption(message, Object.keys(OPTIONS)));
   }
   if (values.help) return { kind: "help" };
 
@@ -230,6 +232,17 @@ export function parseCli(
       instance,
     },
   };
+}
+
+/**
+ * Node's "Unknown option '--prot'. To specify a positional argument…" said plainly, with the nearest known
+ * option. (The kit's command line says the same its own way: it may not import the simulator's CLI.)
+ */
+export function nearestOption(message: string, known: readonly string[]): string {
+  const given = /^Unknown option '(-[^']+)'/.exec(message)?.[1];
+  if (given === undefined) return message;
+  const near = known.map((o) => `--${o}`).sort((a, b) => leven(given, a) - leven(given, b))[0];
+  return `unknown option ${given}${near && leven(given, near) <= 2 ? `: did you mean ${near}?` : ""}`;
 }
 
 function parse(argv: readonly string[]) {
