@@ -156,7 +156,7 @@ describe("parseCli", () => {
     [["--sandbox-ttl", "soon"], /--sandbox-ttl must be a duration such as 90s/],
     [["--sandbox-ttl", "0s"], /--sandbox-ttl must be from 1ms to 366d/],
     [["--instance", "East_1"], /--instance must be 1 to 16 characters a-z and 0-9/],
-    [["--frobnicate"], /Unknown option '--frobnicate'/],
+    [["--frobnicate"], /^unknown option --frobnicate$/],
     [["--port"], /--port/],
     [["extra"], /extra/],
   ] as [string[], RegExp, Record<string, string>?][])("rejects %j", (argv, message, env = {}) => {
