@@ -61,7 +61,9 @@ export const collaborators = check(
         as: ctx.as("outsider"),
       });
       ctx.expectStatus(byOutsider, 404, "collaborators/managers", "an outsider");
-      if (ctx.info.readOnly) return;
+      // --read-only: what follows changes the world; the summary says it was left out.
+      if (ctx.info.readOnly)
+        return ctx.partly("the removals by admin and member were left out (--read-only)");
       if (ctx.info.users.admin) {
         const byMemberRemove = await remove("admin", "member");
         ctx.expectCode(
@@ -95,7 +97,11 @@ export const collaboratorRemoval = check("domain/collaborator-removal", ["collab
   mutates: true,
   async run(ctx) {
     const removable = ctx.info.consumable.collaborator;
-    if (!removable) return;
+    // The check is skipped before it runs without one (needs.consumesCollaborator); said, should that change.
+    if (!removable) {
+      ctx.skipped ??= "no collaborator the run may remove (consumable.collaborator)";
+      return;
+    }
     const audienceId = ctx.target.audience(removable.audience);
     const member = ctx.as(removable.role);
     const userId = ctx.target.user(removable.role);

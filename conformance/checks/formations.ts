@@ -103,7 +103,9 @@ export const formationVisibility = check(
         "another collaborator's listing shows the private Formation",
         listed,
       );
-      if (ctx.info.readOnly) return;
+      // --read-only: what follows changes the world; the summary says it was left out.
+      if (ctx.info.readOnly)
+        return ctx.partly("the recompute and delete by another collaborator were left out (--read-only)");
       const recompute = await ctx.call({ op: "recomputeFormation", params, as: ctx.as("owner") });
       ctx.expectStatus(recompute, 404, "formations/mutability", "another collaborator recomputing it");
       const del = await ctx.call({ op: "deleteFormation", params, as: ctx.as("owner") });

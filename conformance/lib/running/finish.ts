@@ -67,7 +67,7 @@ export async function finishRun(
     for (const [reason, checks] of byReason) print(`    ${checks.join(", ")}: ${reason}`);
   }
   if (partial.length) {
-    print(`  judged in part, to fit one rate-limit window (--deep judges the rest):`);
+    print(`  judged in part (each says what it left, and what judges the rest):`);
     for (const p of partial) print(`    ${p.check}: ${p.what}`);
   }
   if (inconclusive.length) {
