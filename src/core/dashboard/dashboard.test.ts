@@ -25,6 +25,15 @@ const shot = (name: string) =>
 const SCREENSHOT = shot("dashboard.png");
 const SANDBOX_SCREENSHOT = shot("dashboard-sandbox.png");
 
+/** The panels that scroll inside themselves or spill past their edge: none, at any size tested. */
+function clippedPanels(p: Page): Promise<(string | null | undefined)[]> {
+  return p.evaluate(() =>
+    [...document.querySelectorAll("section")]
+      .filter((s) => !s.hidden && (s.scrollHeight > s.clientHeight + 1 || s.scrollWidth > s.clientWidth + 1))
+      .map((s) => s.querySelector("h2")?.textContent),
+  );
+}
+
 async function serve(controlToken?: string): Promise<{ sim: Simulator; server: RunningServer }> {
   const sim = createSimulator({ clock: "manual", ...(controlToken ? { controlToken } : {}) });
   await sim.ready;
@@ -83,14 +92,7 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "the dashboard" : `the dashboard
     const exportPath = `/api/v1/audiences/${main}/export`;
     await p.waitForSelector(`#journal td.long[title="${exportPath}"]`);
     // Nothing hidden in an inner scroll box, and nothing past a panel's edge.
-    const clipped = await p.evaluate(() =>
-      [...document.querySelectorAll("section")]
-        .filter(
-          (s) => !s.hidden && (s.scrollHeight > s.clientHeight + 1 || s.scrollWidth > s.clientWidth + 1),
-        )
-        .map((s) => s.querySelector("h2")?.textContent),
-    );
-    expect(clipped).toEqual([]);
+    expect(await clippedPanels(p)).toEqual([]);
 
     await p.fill("#fault-path", "/api/v1/auth/me");
     await p.fill("#fault-status", "503");
@@ -198,14 +200,7 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "the dashboard" : `the dashboard
       for (let i = 0; i < 3; i++)
         await fetch(`${server.url}${long}`, { headers: { authorization: `Bearer ${key}` } });
       await p.waitForSelector(`#journal td.long[title="${long}"]`);
-      const clipped = await p.evaluate(() =>
-        [...document.querySelectorAll("section")]
-          .filter(
-            (s) => !s.hidden && (s.scrollWidth > s.clientWidth + 1 || s.scrollHeight > s.clientHeight + 1),
-          )
-          .map((s) => s.querySelector("h2")?.textContent),
-      );
-      expect(clipped).toEqual([]);
+      expect(await clippedPanels(p)).toEqual([]);
       mkdirSync(join(SANDBOX_SCREENSHOT, ".."), { recursive: true });
       await p.evaluate(() => window.scrollTo(0, 0));
       await p.screenshot({ path: SANDBOX_SCREENSHOT, fullPage: false });
