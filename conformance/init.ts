@@ -5,6 +5,7 @@
  * config checker, run on it at once, lists each one still to fill by its JSON pointer.
  */
 import { existsSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
   ConfigError,
@@ -15,6 +16,7 @@ import {
   UnreachableError,
 } from "./lib/http/target.ts";
 import { configOf } from "./lib/planning/config-of.ts";
+import { userDir } from "./lib/reporting/paths.ts";
 
 export const INIT_USAGE = `Usage: audience-research-sim conformance init --target URL [options]
 
@@ -74,26 +76,28 @@ export async function init(argv: string[]): Promise<number> {
     process.stderr.write(`conformance init: --target URL (http or https) is required\n\n${INIT_USAGE}`);
     return 2;
   }
-  const out = String(values.out ?? "conformance.config.json");
+  // Relative to where the user ran the command (npm run sets the working directory to the project's root).
+  const named = String(values.out ?? "conformance.config.json");
+  const out = resolve(userDir(), named);
   if (existsSync(out) && !values.force) {
-    process.stderr.write(`conformance init: ${out} exists; --force writes over it, --out names another\n`);
+    process.stderr.write(`conformance init: ${named} exists; --force writes over it, --out names another\n`);
     return 2;
   }
   const token = (values["control-token"] as string | undefined) ?? null;
+  const base = controlBaseOf(target, (values.sandbox as string) ?? null);
   let manifest: Awaited<ReturnType<typeof probeSimulator>>;
   try {
-    manifest = await probeSimulator(controlBaseOf(target, (values.sandbox as string) ?? null), token);
+    manifest = await probeSimulator(base, token);
   } catch (e) {
     if (!(e instanceof UnreachableError)) throw e;
     process.stderr.write(`conformance init: ${e.message}\n`);
     return 2;
   }
-  const base = controlBaseOf(target, (values.sandbox as string) ?? null);
   const config = manifest
     ? configOf(manifest, target, { rateLimitPerMinute: await rateLimitOf(base, token) })
     : deploymentTemplate(target);
   writeFileSync(out, `${JSON.stringify(config, null, 2)}\n`);
-  return report(out, manifest !== null);
+  return report(out, named, manifest !== null);
 }
 
 /** The simulator's rate limit per account (its control plane's config), for the 429 check; null if unread. */
@@ -139,7 +143,7 @@ function deploymentTemplate(baseUrl: string): Record<string, unknown> {
 }
 
 /** Says what was written, and, run through the config checker, what is left to fill in. */
-function report(out: string, fromManifest: boolean): number {
+function report(out: string, named: string, fromManifest: boolean): number {
   const env = Object.fromEntries(
     ROLES.map((r) => [
       `CONFORMANCE_KEY_${r.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`,
@@ -149,14 +153,14 @@ function report(out: string, fromManifest: boolean): number {
   try {
     loadConfig(out, { ...env, ...process.env });
     process.stdout.write(
-      `wrote ${out}${fromManifest ? " from the simulator's manifest" : ""}; run it with:\n  audience-research-sim conformance --config ${out}\n`,
+      `wrote ${named}${fromManifest ? " from the simulator's manifest" : ""}; run it with:\n  audience-research-sim conformance --config ${named}\n`,
     );
     return 0;
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     const left = e.message.split("\n").slice(1).join("\n");
     process.stdout.write(
-      `wrote ${out}; fill in what the checker names below, then set the CONFORMANCE_KEY_* variables and run:\n  audience-research-sim conformance --config ${out}\n${left}\n`,
+      `wrote ${named}; fill in what the checker names below, then set the CONFORMANCE_KEY_* variables and run:\n  audience-research-sim conformance --config ${named}\n${left}\n`,
     );
     return 0;
   }
