@@ -13,6 +13,7 @@ export default defineConfig({
       "src/robustness/**",
       "src/cli/**",
       "src/msw/browser.test.ts",
+      "src/**/*.browser.test.ts",
       "src/core/dashboard/dashboard.test.ts",
       "src/msw/bundle.test.ts",
       // The conformance kit run through both hosts: an integration test, in `npm test`.

@@ -1,7 +1,9 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openapi } from "../contract/document.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
-import { SCALAR_BUNDLE_PATH } from "./docs.ts";
+import { SCALAR_BUNDLE_PATH, SCALAR_DOCUMENT_PATH } from "./docs.ts";
+import { withStatedTypes } from "./docs-document.ts";
 import { nodeHandler } from "./host.ts";
 import { type RunningServer, startServer } from "./server.ts";
 
@@ -21,7 +23,8 @@ describe("docs page", () => {
     expect(r.headers["content-type"]).toBe("text/html; charset=utf-8");
     const html = await r.body.text();
     expect(html).toContain(`<script src="${SCALAR_BUNDLE_PATH}"></script>`);
-    expect(html).toContain('"url":"/_openapi.json"');
+    expect(html).toContain(`"url":"${SCALAR_DOCUMENT_PATH}"`);
+    expect(html).toContain('<a href="/_openapi.json">');
     // Try-it goes to this simulator, as the owner.
     expect(html).toContain(`"url":"${server.url}/api/v1"`);
     const m = sim.manifest();
@@ -59,6 +62,13 @@ describe("docs page", () => {
     expect(js.length).toBeGreaterThan(1_000_000);
     expect(js).toContain("createApiReference");
     expect(js).toContain("@scalar/api-reference");
+  });
+
+  it("hands the reference the contract with every schema's type stated", async () => {
+    const r = await request(`${server.url}${SCALAR_DOCUMENT_PATH}`);
+    expect(r.statusCode).toBe(200);
+    expect(r.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(await r.body.json()).toEqual(withStatedTypes(openapi));
   });
 
   it("leaves the API alone", async () => {

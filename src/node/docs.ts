@@ -1,5 +1,5 @@
 /**
- * The docs page of the Node host: `GET /` and `GET /_docs` render `/_openapi.json` with Scalar's API
+ * The docs page of the Node host: `GET /` and `GET /_docs` render the contract with Scalar's API
  * reference (@scalar/api-reference's standalone browser bundle, copied into dist/ by the build and served
  * at `/_docs/scalar.js`; no CDN, no internet), list the scenario's users and API keys from the manifest, and
  * point the reference's "Test Request" client at this simulator with the owner's key prefilled.
@@ -12,14 +12,18 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { openapi } from "../contract/document.ts";
 import { ApiError } from "../core/errors.ts";
 import { escapeHtml } from "../core/html.ts";
 import type { Manifest } from "../core/manifest.ts";
 import { renderError } from "../core/render.ts";
+import { withStatedTypes } from "./docs-document.ts";
 import type { Handler } from "./server.ts";
 
 export const DOCS_PATHS: readonly string[] = ["/", "/_docs", "/_docs/"];
 export const SCALAR_BUNDLE_PATH = "/_docs/scalar.js";
+/** The description as the reference reads it: every schema's type stated (./docs-document.ts says why). */
+export const SCALAR_DOCUMENT_PATH = "/_docs/openapi.json";
 
 export interface DocsOptions {
   /** The current manifest (after a reset it changes, so it is read per request). */
@@ -34,6 +38,7 @@ export interface DocsOptions {
 }
 
 let bundle: Promise<Uint8Array> | null = null;
+let scalarDocument: Uint8Array<ArrayBuffer> | null = null;
 
 /**
  * The path of Scalar's standalone browser bundle: the copy the build puts beside the bundled server
@@ -65,7 +70,8 @@ export function withDocs(inner: Handler, options: DocsOptions): Handler {
       const method = request.method;
       if (method !== "GET" && method !== "HEAD") return inner.handle(request);
       const path = pathOf(request.url);
-      if (path !== SCALAR_BUNDLE_PATH && !DOCS_PATHS.includes(path)) return inner.handle(request);
+      if (path !== SCALAR_BUNDLE_PATH && path !== SCALAR_DOCUMENT_PATH && !DOCS_PATHS.includes(path))
+        return inner.handle(request);
       return serve(request);
     },
   };
@@ -101,6 +107,17 @@ function docsServer(inner: Handler, options: DocsOptions): Handler["handle"] {
         },
       });
     }
+    if (url.pathname === SCALAR_DOCUMENT_PATH) {
+      scalarDocument ??= new TextEncoder().encode(JSON.stringify(withStatedTypes(openapi)));
+      return new Response(method === "HEAD" ? null : scalarDocument, {
+        status: 200,
+        headers: {
+          "content-type": "application/json; charset=utf-8",
+          "cache-control": "public, max-age=60",
+          "x-content-type-options": "nosniff",
+        },
+      });
+    }
     if (url.pathname === SCALAR_BUNDLE_PATH) {
       let js: Uint8Array;
       try {
@@ -133,7 +150,7 @@ export function docsPage(origin: string, manifest: Manifest, tryItAs: string, sh
   const users = Object.entries(manifest.users);
   const [asHandle, asUser] = users.find(([h]) => h === tryItAs) ?? users[0] ?? [];
   const config = {
-    url: "/_openapi.json",
+    url: SCALAR_DOCUMENT_PATH,
     servers: [
       { url: `${origin}/api/v1`, description: "This simulator: /api/v1" },
       { url: `${origin}/v1`, description: "This simulator: /v1" },
