@@ -60,7 +60,16 @@ if (command === "-v" || command === "--version") {
 }
 const chosen = COMMANDS[command];
 if (!chosen) {
-  process.stderr.write(`audience-research-sim: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
+  // The commands differ in their first letters, so the longest shared start (two letters at least) is the one
+  // meant: no edit distance (and no dependency) in a file that only picks a bundle.
+  const shared = (name) => {
+    let n = 0;
+    while (n < name.length && name[n] === command[n]) n++;
+    return n;
+  };
+  const near = Object.keys(COMMANDS).sort((a, b) => shared(b) - shared(a))[0];
+  const hint = shared(near) >= 2 ? `: did you mean ${near}?` : "";
+  process.stderr.write(`audience-research-sim: unknown command ${JSON.stringify(command)}${hint}\n\n${HELP}`);
   process.exit(2);
 }
 const bundle = join(__dirname, chosen.bundle);

@@ -43,7 +43,14 @@ describe("audience-research-sim", () => {
     expect(help.out).toMatch(/serve .*\n.*conformance /);
     const version = await run(["--version"]);
     expect(version.out.trim()).toMatch(/^\d+\.\d+\.\d+/);
-    expect((await run(["deploy"])).code).toBe(2);
+    const deploy = await run(["deploy"]);
+    expect(deploy.code).toBe(2);
+    expect(deploy.err).toMatch(/^audience-research-sim: unknown command "deploy"\n/);
+    const typo = await run(["conformnce"]);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toMatch(
+      /^audience-research-sim: unknown command "conformnce": did you mean conformance\?\n/,
+    );
     expect((await run([])).code).toBe(2);
   });
 
