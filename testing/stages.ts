@@ -1,75 +1,103 @@
 /**
- * One stage of the request pipeline (src/core/stages/) tested alone: a world's lifetime built from this
- * package's resources and default scenario, a call made as a host would hand it, and the stages before
- * the one under test run first (each must pass the call on), so a test looks at one stage's doing.
+ * One stage of the ways a request takes (src/core/stages/) tested alone: a call made as a host would hand
+ * it, run through the one stage with a `next` that records what was passed on. No world is built: a stage
+ * is handed only what it uses, and its test hands it that. What needs a world (a change made, a kept
+ * answer) has `stageWorld`, which runs the API's way of a whole engine.
  */
+import { ownContract } from "../src/contract/contract.ts";
 import { wireEngine } from "../src/core/engine.ts";
 import { ApiError } from "../src/core/errors.ts";
-import type { Outcome } from "../src/core/exchange.ts";
-import { Answer } from "../src/core/exchange.ts";
+import { Answer, type Outcome } from "../src/core/exchange.ts";
+import { renderError } from "../src/core/render.ts";
+import { Router } from "../src/core/router.ts";
 import type { SimulatorOptions } from "../src/core/simulator-api.ts";
-import { ApiCall, runStages, type Stage } from "../src/core/stages/index.ts";
+import type { Stage } from "../src/core/stages/compose.ts";
+import { type Arrived, apiWay, arrived, type Routed } from "../src/core/stages/index.ts";
+import { route } from "../src/core/stages/route.ts";
 import { served } from "../src/served.ts";
 
 export interface CallInit {
-  /** A manifest user's handle whose key is sent, or a raw Authorization value; none: no key. */
+  /** A manifest user's handle whose key is sent (`stageWorld` only), or a raw Authorization value. */
   as?: string;
   authorization?: string;
   headers?: Record<string, string>;
   body?: string;
 }
 
+/** A request to `path` as a host hands it to the front door. */
+export function call(method: string, path: string, init: CallInit = {}): Arrived {
+  const headers = new Map(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  if (init.authorization !== undefined) headers.set("authorization", init.authorization);
+  if (init.body !== undefined) headers.set("content-type", headers.get("content-type") ?? "application/json");
+  const bytes = init.body === undefined ? null : new TextEncoder().encode(init.body);
+  const url = `http://sim.test${path}`;
+  const request = {
+    method,
+    url,
+    headers: {
+      get: (n: string) => headers.get(n.toLowerCase()) ?? null,
+      has: (n: string) => headers.has(n.toLowerCase()),
+    },
+    body: null,
+    bodyBytes: async () => bytes,
+    signal: new AbortController().signal,
+  };
+  return arrived(request, new URL(url));
+}
+
+const router = new Router(ownContract.operations);
+
+/** A request matched to the contract's operation, as the `route` stage hands it on. */
+export function routed(method: string, path: string, init: CallInit = {}): Routed {
+  let out: Routed | undefined;
+  route(router).run(call(method, path, init), (c) => {
+    out = c;
+    return PASSED;
+  });
+  if (!out) throw new Error(`${method} ${path} is no operation`);
+  return out;
+}
+
+/** What `next` answers in these tests: the stage passed the call on. */
+export const PASSED = new Answer(299, {}, null);
+
+/** What `stage` makes of `c`: its answer, or the call it passed on (grown by what it added). */
+export async function through<In, Add>(
+  stage: Stage<In, Add>,
+  c: In,
+): Promise<{ passed: (In & Add) | null; answer: Outcome | null }> {
+  let passed: (In & Add) | null = null;
+  const answer = await stage.run(c, (grown) => {
+    passed = grown;
+    return PASSED;
+  });
+  return answer === PASSED ? { passed, answer: null } : { passed: null, answer };
+}
+
+/** A world's engine for what needs one: a change made, a kept answer. */
 export async function stageWorld(options: SimulatorOptions = {}) {
-  const { life, stages } = wireEngine({ ...served, clock: "manual", ...options });
+  const { life, ways } = wireEngine({ ...served, clock: "manual", ...options });
   await life.start();
-  const stage = (name: string): Stage => {
-    const found = stages.find((s) => s.name === name);
-    if (!found) throw new Error(`no stage ${name}`);
-    return found;
-  };
-
-  const call = (method: string, path: string, init: CallInit = {}): ApiCall => {
-    const headers = new Map(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const api = apiWay(ways);
+  /** A call; `as`: a manifest user's handle whose key is sent. */
+  const callAs = (method: string, path: string, init: CallInit = {}): Arrived => {
     const user = init.as === undefined ? undefined : life.world.manifest.users[init.as];
-    if (user) headers.set("authorization", `Bearer ${user.apiKey}`);
-    if (init.authorization !== undefined) headers.set("authorization", init.authorization);
-    if (init.body !== undefined)
-      headers.set("content-type", headers.get("content-type") ?? "application/json");
-    const bytes = init.body === undefined ? null : new TextEncoder().encode(init.body);
-    const url = `http://sim.test${path}`;
-    const request = {
-      method,
-      url,
-      headers: {
-        get: (n: string) => headers.get(n.toLowerCase()) ?? null,
-        has: (n: string) => headers.has(n.toLowerCase()),
-      },
-      body: null,
-      bodyBytes: async () => bytes,
-      signal: new AbortController().signal,
-    };
-    const who = { userId: null, pure: false, keysOnly: false, body: null };
-    return new ApiCall(request, new URL(url), new URL(url).pathname, who);
+    return call(method, path, user ? { ...init, authorization: `Bearer ${user.apiKey}` } : init);
   };
-
-  /** Runs the stages before `name` on `c` (each must pass it on) and answers what `name` does with it. */
-  const runTo = async (name: string, c: ApiCall): Promise<Outcome | undefined> => {
-    for (const s of stages) {
-      if (s.name === name) return await s.run(c);
-      const answer = await s.run(c);
-      if (answer !== undefined) throw new Error(`stage ${s.name} answered ${answer.status} before ${name}`);
+  /** The API's way's answer to `c`, a refusal rendered in the envelope. */
+  const answer = async (c: Arrived): Promise<Outcome> => {
+    try {
+      return await api(c);
+    } catch (error) {
+      if (error instanceof ApiError) return renderError(error, c.path, c.headers);
+      throw error;
     }
-    throw new Error(`no stage ${name}`);
   };
-
-  /** The whole pipeline's answer to `c`, refusals rendered in the envelope. */
-  const answer = (c: ApiCall): Promise<Outcome> => runStages(stages, c);
-
-  return { life, stages, stage, call, runTo, answer };
+  return { life, call: callAs, answer };
 }
 
 /** An answer's body as JSON (stages answer Answers; a stream or Response is not expected here). */
-export function bodyOf(outcome: Outcome | undefined): Record<string, unknown> {
+export function bodyOf(outcome: Outcome | null | undefined): Record<string, unknown> {
   if (!(outcome instanceof Answer)) throw new Error("not an Answer");
   const body = outcome.body;
   const text = typeof body === "string" ? body : new TextDecoder().decode(body ?? new Uint8Array());

@@ -1,12 +1,11 @@
 /**
- * The simulator's engine: wires the world's lifetime (./lifetime.ts), the front door (./handle.ts), the
- * API stages (./stages/), pages outside the contract (./pages.ts) and replay (./replay.ts) over whatever
- * resources and scenarios it is handed. It holds no behaviour of its own.
+ * The simulator's engine: wires the world's lifetime (./lifetime.ts), the ways a request takes (./stages/:
+ * the front door, and the replay's), pages outside the contract (./pages.ts) and replay (./replay.ts) over
+ * whatever resources and scenarios it is handed. It holds no behaviour of its own.
  */
 
 import { tokenList } from "./control.ts";
 import { toResponse } from "./exchange.ts";
-import { createHandler } from "./handle.ts";
 import { journalApi } from "./journal.ts";
 import { Lifetime } from "./lifetime.ts";
 import { collectModules } from "./modules.ts";
@@ -15,38 +14,36 @@ import { Replayer } from "./replay.ts";
 import { Router } from "./router.ts";
 import { DEFAULT_START } from "./scenario.ts";
 import type { Served, Simulator, SimulatorOptions } from "./simulator-api.ts";
-import { apiStages, changeMaker } from "./stages/index.ts";
+import { changeMaker, frontDoor, replayWay, type WaysDeps } from "./stages/index.ts";
 import { worldView } from "./world-view.ts";
 
 export type { Served, Simulator, SimulatorOptions } from "./simulator-api.ts";
 export { DEFAULT_START };
 
-/** The engine's parts, wired: what `createEngine` serves with, and what a stage's tests run alone. */
+/** The engine's parts, wired: what `createEngine` serves with, and what tests that need a whole engine's parts use. */
 export function wireEngine(options: SimulatorOptions & Served) {
   const { routes, jobs, inits, outside, views } = collectModules(options.resources);
   const recording = options.changes !== undefined;
   // The lifetime makes a scenario's setup steps through the replay, which is made with the lifetime.
   const life: Lifetime = new Lifetime(options, { jobs, inits }, (c) => replayer.request(c));
-  const pages = new Pages(outside, life, recording);
-  const change = changeMaker(life, recording);
-  const router = new Router(options.contract.operations);
-  const { validators } = options.contract;
-  const { onError } = options;
-  const replayer: Replayer = new Replayer({ life, pages, routes, change, router, validators, onError });
-  const stages = apiStages({
+  const ways: WaysDeps = {
     life,
-    router,
+    pages: new Pages(outside, life, recording),
+    router: new Router(options.contract.operations),
     routes,
-    change,
+    change: changeMaker(life, recording),
+    validators: options.contract.validators,
     recording,
     generateBody: options.generateBody,
     verifyKeptAnswers: options.verifyKeptAnswers === true,
-  });
-  return { life, pages, stages, replayer, views };
+    onError: options.onError,
+  };
+  const replayer: Replayer = new Replayer({ life, way: replayWay(ways), onError: options.onError });
+  return { life, ways, replayer, views };
 }
 
 export function createEngine(options: SimulatorOptions & Served): Simulator {
-  const { life, pages, stages, replayer, views } = wireEngine(options);
+  const { life, ways, replayer, views } = wireEngine(options);
   const ready = life.start();
 
   const sim: Simulator = {
@@ -84,10 +81,8 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     fetch: async (request) => toResponse(await handle(request)),
     handle: (request) => handle(request),
   };
-  const handle = createHandler({
-    life,
-    pages,
-    stages,
+  const handle = frontDoor({
+    ...ways,
     ready,
     controlEnabled: options.control ?? true,
     control: {
@@ -97,7 +92,7 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
       documents: options.loadScenario !== undefined,
       control: { tokens: tokenList(options.controlToken) },
     },
-    options,
+    onRequest: options.onRequest,
   });
   return sim;
 }

@@ -3,29 +3,35 @@
  * headers, saying where the ceiling is, though nothing is counted without an account). A known key is
  * marked used at the world's now, and its owner is the caller from here on.
  */
-import { type Caller, authenticate as findCaller } from "../auth.ts";
+import type { Caller } from "../auth.ts";
 import { unauthorized } from "../errors.ts";
-import type { Lifetime } from "../lifetime.ts";
 import { rateHeaders } from "../ratelimit.ts";
-import type { ApiCall, Stage } from "./call.ts";
+import type { CallerPart, Routed } from "./call.ts";
+import { grown, type Stage } from "./compose.ts";
 
-export function authenticate(life: Lifetime): Stage {
-  const admit = (call: ApiCall, caller: Caller | null): undefined => {
-    if (!caller) {
-      const ceiling = life.config.rateLimitPerMinute;
-      if (call.op.rateLimited) Object.assign(call.headers, rateHeaders(ceiling, ceiling));
-      throw unauthorized();
-    }
-    call.caller = caller;
-    call.who.userId = caller.user.id;
-    caller.key.lastUsedAt = life.world.clock.now();
-    return undefined;
-  };
+export interface AuthenticateDeps {
+  /** The owner of the key an `Authorization` header sends, or null. */
+  callerOf(authorization: string | null): Caller | null;
+  /** The world's now. */
+  now(): number;
+  /** Requests a minute per account. */
+  ceiling(): number;
+}
+
+export function authenticate(d: AuthenticateDeps): Stage<Routed, CallerPart> {
   return {
     name: "authenticate",
-    run(call) {
-      if (!call.op.authenticated) return undefined;
-      return admit(call, findCaller(life.world.state, call.request.headers.get("authorization")));
+    run(call, next) {
+      if (!call.op.authenticated) return next(grown(call, { caller: null }));
+      const caller = d.callerOf(call.request.headers.get("authorization"));
+      if (!caller) {
+        const ceiling = d.ceiling();
+        if (call.op.rateLimited) Object.assign(call.headers, rateHeaders(ceiling, ceiling));
+        throw unauthorized();
+      }
+      call.who.userId = caller.user.id;
+      caller.key.lastUsedAt = d.now();
+      return next(grown(call, { caller }));
     },
   };
 }

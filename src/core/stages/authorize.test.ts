@@ -1,24 +1,55 @@
 import { describe, expect, it } from "vitest";
-import { refusal, stageWorld } from "../../../testing/stages.ts";
+import { refusal, routed, through } from "../../../testing/stages.ts";
+import { ownContract } from "../../contract/contract.ts";
+import type { Caller } from "../auth.ts";
+import { ApiError } from "../errors.ts";
+import type { RequestContext, RouteSpec, Services } from "../route.ts";
+import { authorize } from "./authorize.ts";
+import { grown } from "./compose.ts";
+
+const owner = { user: { id: "u1" }, key: { id: "k1" } } as unknown as Caller;
+const services = { marker: "the world's services" } as unknown as Services;
+const asked: RequestContext[] = [];
+const spec: RouteSpec = {
+  handler: () => ({ status: 200, body: {} }),
+  authorize: (ctx) => {
+    asked.push(ctx);
+    if (ctx.params.audienceId === "0f1c2a9e-3b7d-4e5f-8a1b-2c3d4e5f6a70")
+      throw new ApiError(404, "Audience not found");
+  },
+};
+const stage = authorize({
+  routes: new Map([["listFormations", spec]]),
+  validators: ownContract.validators,
+  services: () => services,
+  recording: false,
+});
+const formations = (id: string, query = "") =>
+  grown(routed("GET", `/api/v1/audiences/${id}/formations${query}`), { caller: owner });
 
 describe("the authorize stage", () => {
-  it("hands the handler's context its checked parameters and caller", async () => {
-    const w = await stageWorld();
-    const main = w.life.world.manifest.audiences.main?.id;
-    const call = w.call("GET", `/api/v1/audiences/${main}/formations?limit=5`, { as: "owner" });
-    expect(await w.runTo("authorize", call)).toBeUndefined();
-    expect(call.ctx.caller?.id).toBe(w.life.world.manifest.users.owner?.id);
-    expect(call.ctx.queryValues).toMatchObject({ limit: 5 });
-    expect(call.spec.handler).toBeTypeOf("function");
+  it("hands the handler's context its checked parameters, caller and the world's services, then asks the route", async () => {
+    const { passed } = await through(stage, formations("6f1c2a9e-3b7d-4e5f-8a1b-2c3d4e5f6a7b", "?limit=5"));
+    expect(passed?.spec).toBe(spec);
+    expect(passed?.ctx.caller).toBe(owner.user);
+    expect(passed?.ctx.queryValues).toMatchObject({ limit: 5 });
+    expect((passed?.ctx as unknown as { marker: string }).marker).toBe("the world's services");
+    expect(asked.at(-1)).toBe(passed?.ctx);
+    expect(passed?.recorded).toBeNull();
   });
 
-  it("refuses a malformed parameter with 400, and what the caller cannot reach with 404", async () => {
-    const w = await stageWorld();
-    const main = w.life.world.manifest.audiences.main?.id;
-    const bad = w.call("GET", `/api/v1/audiences/${main}/formations?limit=lots`, { as: "owner" });
-    expect((await refusal(() => w.runTo("authorize", bad))).status).toBe(400);
-    const audience = w.life.world.manifest.audiences.private?.id;
-    const foreign = w.call("GET", `/api/v1/audiences/${audience}`, { as: "outsider" });
-    expect((await refusal(() => w.runTo("authorize", foreign))).status).toBe(404);
+  it("refuses a malformed parameter with 400, and what the route says is out of reach as it says", async () => {
+    expect(
+      (await refusal(() => through(stage, formations("6f1c2a9e-3b7d-4e5f-8a1b-2c3d4e5f6a7b", "?limit=lots"))))
+        .status,
+    ).toBe(400);
+    expect(
+      (await refusal(() => through(stage, formations("0f1c2a9e-3b7d-4e5f-8a1b-2c3d4e5f6a70")))).status,
+    ).toBe(404);
+  });
+
+  it("answers 501 for an operation no resource simulates", async () => {
+    const me = grown(routed("GET", "/api/v1/auth/me"), { caller: owner });
+    expect((await refusal(() => through(stage, me))).status).toBe(501);
   });
 });

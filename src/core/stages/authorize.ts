@@ -3,28 +3,34 @@
  * problem) and asks the route whether the caller may act on what it names (404 for what is out of reach,
  * 403 for a role that may not). Done before the body is read, so a refusal does not wait for an upload.
  */
-
+import type { Validators } from "../../contract/validate.ts";
 import { RecordingHeaders } from "../../persistence/recorder.ts";
 import { buildContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import type { Lifetime } from "../lifetime.ts";
-import type { RouteSpec } from "../route.ts";
-import type { Stage } from "./call.ts";
+import type { RouteSpec, Services } from "../route.ts";
+import type { Authenticated, AuthorizedPart } from "./call.ts";
+import { grown, type Stage } from "./compose.ts";
 
-/** `recording`: changes are recorded, so a change keeps the headers it was served with (keys apart). */
-export function authorize(life: Lifetime, routes: ReadonlyMap<string, RouteSpec>, recording: boolean): Stage {
+export interface AuthorizeDeps {
+  routes: ReadonlyMap<string, RouteSpec>;
+  validators: Validators;
+  /** The world's services, as they are now (a reset makes new ones). */
+  services(): Services;
+  /** Changes are recorded: a change keeps the headers it was served with (keys apart). */
+  recording: boolean;
+}
+
+export function authorize(d: AuthorizeDeps): Stage<Authenticated, AuthorizedPart> {
   return {
     name: "authorize",
-    run(call) {
-      const spec = routes.get(call.op.operationId);
+    run(call, next) {
+      const spec = d.routes.get(call.op.operationId);
       if (!spec) throw new ApiError(501, `${call.op.operationId} is not simulated yet`);
-      call.spec = spec;
-      const recorded = recording && spec.pure !== true ? new RecordingHeaders(call.request.headers) : null;
-      call.recorded = recorded;
-      const world = { validators: life.contract.validators, services: life.world.services };
-      call.ctx = buildContext(world, call, spec, recorded);
-      spec.authorize?.(call.ctx);
-      return undefined;
+      const recorded = d.recording && spec.pure !== true ? new RecordingHeaders(call.request.headers) : null;
+      const world = { validators: d.validators, services: d.services() };
+      const ctx = buildContext(world, call, spec, recorded);
+      spec.authorize?.(ctx);
+      return next(grown(call, { spec, ctx, recorded }));
     },
   };
 }

@@ -1,16 +1,18 @@
 /**
- * One API request on its way through the stages (src/core/stages/index.ts lists them in order): what each
- * stage found out, for the stages after it. A stage answers by returning an Outcome (the rest are skipped)
- * or by throwing an ApiError (rendered as the envelope, with the headers gathered so far); returning
- * nothing passes the request on.
+ * One request on its way through the stages (./index.ts lists them in order), as phases: each stage takes
+ * the phase it needs and hands on the next one, grown by what it found out. The phases are types, so a
+ * stage placed before the one that finds out what it needs does not compile.
+ *
+ *   Arrived → Routed → Authenticated → Authorized → WithBody
+ *
+ * A stage answers by returning an Outcome, or by throwing an ApiError (the `envelope` stage renders it,
+ * with the headers gathered so far).
  */
 import type { Operation } from "../../contract/operations.ts";
 import type { RecordingHeaders } from "../../persistence/recorder.ts";
 import type { Caller } from "../auth.ts";
 import type { BodyResult } from "../body.ts";
-import { ApiError } from "../errors.ts";
-import type { Outcome, SimRequest } from "../exchange.ts";
-import { renderError } from "../render.ts";
+import type { SimRequest } from "../exchange.ts";
 import type { RequestContext, RouteSpec } from "../route.ts";
 
 /** What the journal and kept answers learn from a request, whichever stage answered it. */
@@ -24,51 +26,53 @@ export interface Who {
   body: string | null;
 }
 
-const NO_BODY: BodyResult = Object.freeze({ present: false });
-
-export class ApiCall {
+/** A request as a host handed it, its URL read once. */
+export interface Arrived {
+  readonly request: SimRequest;
+  readonly url: URL;
+  /** Read once: each read of a URL's pathname makes a new string. */
+  readonly path: string;
+  readonly who: Who;
   /** Headers every answer carries from the stage that set them on (cache control, rate limits). */
-  readonly headers: Record<string, string> = {};
-  /** Set by `route`. */
-  op!: Operation;
-  params: Record<string, string> = {};
-  prefix = "";
-  /** Set by `authenticate`: the key's owner, or null for a public operation. */
-  caller: Caller | null = null;
-  /** Set by `authorize`: the resource's route, and the context its handler is handed. */
-  spec!: RouteSpec;
-  ctx!: RequestContext;
-  /** Set by `authorize` when changes are recorded: the headers the request was served with. */
-  recorded: RecordingHeaders | null = null;
-  /** Set by `body`: the body as read, for the change log. */
-  raw: BodyResult = NO_BODY;
-
-  constructor(
-    readonly request: SimRequest,
-    readonly url: URL,
-    readonly path: string,
-    readonly who: Who,
-  ) {}
+  readonly headers: Record<string, string>;
 }
 
-export interface Stage {
-  readonly name: string;
-  /** Answers, or passes the call on (undefined). A stage that need not wait answers synchronously. */
-  run(call: ApiCall): Outcome | undefined | Promise<Outcome | undefined>;
+/** Matched to the contract's operation (the `route` stage). */
+export interface RoutedPart {
+  readonly op: Operation;
+  readonly params: Record<string, string>;
+  readonly prefix: string;
 }
+export type Routed = Arrived & RoutedPart;
 
-/** Runs `stages` in order until one answers; an ApiError thrown by any is the answer, in the envelope. */
-export async function runStages(stages: readonly Stage[], call: ApiCall): Promise<Outcome> {
-  try {
-    for (const stage of stages) {
-      const ran = stage.run(call);
-      // Most stages answer at once: awaiting only a promise keeps a read free of needless turns.
-      const answer = ran instanceof Promise ? await ran : ran;
-      if (answer !== undefined) return answer;
-    }
-  } catch (error) {
-    if (error instanceof ApiError) return renderError(error, call.path, call.headers);
-    throw error;
-  }
-  throw new Error(`no stage answered ${call.request.method} ${call.path}`);
+/** With the key's owner, or null for a public operation (`authenticate`, or a replay's recorded key). */
+export interface CallerPart {
+  readonly caller: Caller | null;
+}
+export type Authenticated = Routed & CallerPart;
+
+/** With the resource's route and what its handler is handed, access checked (`authorize`). */
+export interface AuthorizedPart {
+  readonly spec: RouteSpec;
+  readonly ctx: RequestContext;
+  /** When changes are recorded: the headers the request was served with. */
+  readonly recorded: RecordingHeaders | null;
+}
+export type Authorized = Authenticated & AuthorizedPart;
+
+/** With its body read, taken and checked (`body`, or a replay's recorded body). */
+export interface BodyPart {
+  readonly raw: BodyResult;
+}
+export type WithBody = Authorized & BodyPart;
+
+/** A request's start. */
+export function arrived(request: SimRequest, url: URL): Arrived {
+  return {
+    request,
+    url,
+    path: url.pathname,
+    who: { userId: null, pure: false, keysOnly: false, body: null },
+    headers: {},
+  };
 }

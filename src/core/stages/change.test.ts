@@ -32,7 +32,7 @@ describe("a change (what the execute stage and a replay make)", () => {
     const call = w.call("DELETE", `/api/v1/audiences/${main}/formations/${nobody}`, { as: "owner" });
     const refused = await w.answer(call);
     expect(refused.status).toBe(404);
-    expect(call.spec.pure).not.toBe(true);
+    expect(call.who.pure).toBe(false);
     expect(log).toEqual([]);
   });
 });

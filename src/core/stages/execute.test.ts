@@ -1,37 +1,89 @@
 import { describe, expect, it } from "vitest";
-import { bodyOf, stageWorld } from "../../../testing/stages.ts";
+import { bodyOf, routed } from "../../../testing/stages.ts";
+import { ownContract } from "../../contract/contract.ts";
+import { buildContext } from "../context.ts";
 import type { Answer } from "../exchange.ts";
+import { StateMemo } from "../memo.ts";
+import type { RouteSpec, Services } from "../route.ts";
+import type { WithBody } from "./call.ts";
+import type { MakeChange } from "./change.ts";
+import { grown } from "./compose.ts";
+import { execute } from "./execute.ts";
+
+/** A call as the stages before `execute` hand it on, for `spec`, without a world. */
+function served(
+  method: string,
+  path: string,
+  spec: RouteSpec,
+  headers: Record<string, string> = {},
+): WithBody {
+  const r = grown(routed(method, path), { caller: null });
+  const ctx = buildContext({ validators: ownContract.validators, services: {} as Services }, r, spec, null);
+  Object.assign(r.headers, headers);
+  return grown(r, { spec, ctx, recorded: null, raw: { present: false } as const });
+}
+
+function engineOf(change: MakeChange = async () => ({ status: 200, body: {} })) {
+  const memo = new StateMemo();
+  const turns: string[] = [];
+  const run = execute({
+    memo,
+    changing: async (step) => {
+      turns.push("turn");
+      return step();
+    },
+    change,
+    verify: false,
+  });
+  return { memo, turns, run };
+}
 
 describe("the execute stage", () => {
   it("answers a pure read from its handler, kept and reused until the world changes", async () => {
-    const w = await stageWorld();
-    const path = `/api/v1/audiences/${w.life.world.manifest.audiences.main?.id}`;
-    const read = () => w.answer(w.call("GET", path, { as: "owner" }));
-    const first = await read();
-    const again = await read();
+    let handled = 0;
+    const spec: RouteSpec = { pure: true, handler: () => ({ status: 200, body: { n: ++handled } }) };
+    const { memo, run } = engineOf();
+    const read = () => run(served("GET", "/api/v1/audiences/6f1c2a9e-3b7d-4e5f-8a1b-2c3d4e5f6a7b", spec));
+    const first = (await read()) as Answer;
+    const again = (await read()) as Answer;
     expect(first.status).toBe(200);
-    expect((again as Answer).body).toBe((first as Answer).body);
-    w.life.memo.touch();
-    expect((await read()) as Answer).not.toBe(first);
-    expect(bodyOf(again)).toEqual(bodyOf(first));
+    expect(again.body).toBe(first.body);
+    expect(handled).toBe(1);
+    memo.touch();
+    expect(bodyOf(await read())).toEqual({ n: 2 });
   });
 
-  it("makes a change as one change: the handler's reply, with the rate-limit headers gathered before", async () => {
-    const w = await stageWorld();
-    const id = w.life.world.manifest.audiences.main?.id as string;
-    const call = w.call("PUT", `/api/v1/audiences/${id}`, { as: "owner", body: '{"name":"Panel"}' });
-    const renamed = (await w.answer(call)) as Answer;
+  it("makes a change as one change, in its turn: the handler's reply, with the headers gathered before", async () => {
+    const made: unknown[] = [];
+    const spec: RouteSpec = { handler: () => expect.fail("a change is made through the change maker") };
+    const { turns, run } = engineOf(async (ctx, s, raw, recorded, at) => {
+      made.push([ctx.path, s, raw, recorded, at]);
+      return { status: 200, body: { name: "Panel" } };
+    });
+    const c = served("PUT", "/api/v1/audiences/6f1c2a9e-3b7d-4e5f-8a1b-2c3d4e5f6a7b", spec, {
+      "ratelimit-limit": "300",
+    });
+    const renamed = (await run(c)) as Answer;
     expect(renamed.status).toBe(200);
-    expect(renamed.headers["ratelimit-limit"]).toBeDefined();
-    expect(call.who.pure).toBe(false);
-    expect(JSON.stringify(bodyOf(renamed))).toContain('"name":"Panel"');
-    expect(w.life.world.state.audiences.get(id)?.name).toBe("Panel");
+    expect(renamed.headers["ratelimit-limit"]).toBe("300");
+    expect(bodyOf(renamed)).toEqual({ name: "Panel" });
+    expect(made).toEqual([
+      ["/api/v1/audiences/6f1c2a9e-3b7d-4e5f-8a1b-2c3d4e5f6a7b", spec, { present: false }, null, undefined],
+    ]);
+    expect(turns).toEqual(["turn"]);
+    expect(c.who.pure).toBe(false);
   });
 
-  it("marks a pure read pure, so the journal and kept answers know it changed nothing", async () => {
-    const w = await stageWorld();
-    const call = w.call("GET", "/api/v1/auth/me", { as: "owner" });
-    expect((await w.answer(call)).status).toBe(200);
-    expect(call.who.pure).toBe(true);
+  it("marks a pure read pure, and a change of keys only as such, for the journal and kept answers", async () => {
+    const { run } = engineOf();
+    const read = served("GET", "/api/v1/auth/me", { pure: true, handler: () => ({ status: 200, body: {} }) });
+    expect((await run(read)).status).toBe(200);
+    expect(read.who.pure).toBe(true);
+    const keys = served("POST", "/api/v1/api-keys", {
+      keysOnly: true,
+      handler: () => ({ status: 200, body: {} }),
+    });
+    await run(keys);
+    expect([keys.who.pure, keys.who.keysOnly]).toEqual([false, true]);
   });
 });

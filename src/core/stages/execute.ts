@@ -1,52 +1,60 @@
 /**
- * The resource's handler, last. A pure read (it changes nothing) is answered at once, its rendered answer
- * kept per state and reused; anything else waits its turn in the serial section and is made as one change
- * (./change.ts), which the reply waits to be durable.
+ * The resource's handler, where the way ends. A pure read (it changes nothing) is answered at once, its
+ * rendered answer kept per state and reused; anything else waits its turn in the serial section and is made
+ * as one change (./change.ts), which the reply waits to be durable.
  */
 import type { Operation } from "../../contract/operations.ts";
 import { Answer, type Outcome } from "../exchange.ts";
 import { keysOutOfReach, verifyKept } from "../kept-answers.ts";
-import type { Lifetime } from "../lifetime.ts";
+import type { StateMemo } from "../memo.ts";
 import { renderReply } from "../render.ts";
 import type { RequestContext, RouteSpec } from "../route.ts";
-import type { Stage } from "./call.ts";
+import type { WithBody } from "./call.ts";
 import type { MakeChange } from "./change.ts";
+import type { Next } from "./compose.ts";
 
-/** `verify`: every kept answer is rendered with keys out of reach and checked on reuse (for tests). */
-export function execute(life: Lifetime, change: MakeChange, verify: boolean): Stage {
+export interface ExecuteDeps {
+  /** Kept answers, per state. */
+  memo: Pick<StateMemo, "peek" | "set" | "version">;
+  /** Runs a step that may change the world in its turn of the serial section. */
+  changing<T>(step: () => Promise<T>): Promise<T>;
+  change: MakeChange;
+  /** Every kept answer is rendered with keys out of reach and checked on reuse (for tests). */
+  verify: boolean;
+}
+
+export function execute(d: ExecuteDeps): Next<WithBody> {
+  const { memo, verify } = d;
   /**
    * A pure read's answer, rendered once per state and reused: an Answer whose body is already encoded.
    * Keyed by the caller (roles differ), path and query; rate-limit headers are added per request.
    */
   async function keptAnswer(ctx: RequestContext, op: Operation, spec: RouteSpec): Promise<Outcome> {
     const key = `answer ${op.operationId} ${ctx.caller?.id ?? ""} ${ctx.path}${ctx.url.search}`;
-    const known = life.memo.peek<Answer>(key);
+    const known = memo.peek<Answer>(key);
     if (known) {
       if (verify) verifyKept(known, renderReply(await spec.handler(keysOutOfReach(ctx)), {}), key);
       return known;
     }
-    const version = life.memo.version;
+    const version = memo.version;
     const rendered = renderReply(await spec.handler(verify ? keysOutOfReach(ctx) : ctx), {});
     if (!(rendered instanceof Answer)) return rendered;
     const answer = rendered.encoded();
-    if (answer.status === 200) life.memo.set(key, answer, version);
+    if (answer.status === 200) memo.set(key, answer, version);
     return answer;
   }
 
-  return {
-    name: "execute",
-    async run(call) {
-      const { ctx, spec, op, headers } = call;
-      // Asked last, with nothing awaited between it and a pure handler: the state it saw is the one served.
-      if (spec.pure === true || spec.pure?.(ctx)) {
-        call.who.pure = true;
-        const method = call.request.method;
-        const reused = !spec.volatile && (method === "GET" || method === "HEAD");
-        return renderReply(reused ? await keptAnswer(ctx, op, spec) : await spec.handler(ctx), headers);
-      }
-      call.who.keysOnly = spec.keysOnly === true;
-      const reply = await life.recorder.changing(() => change(ctx, spec, call.raw, call.recorded, undefined));
-      return renderReply(reply, headers);
-    },
+  return async (call) => {
+    const { ctx, spec, op, headers } = call;
+    // Asked last, with nothing awaited between it and a pure handler: the state it saw is the one served.
+    if (spec.pure === true || spec.pure?.(ctx)) {
+      call.who.pure = true;
+      const method = call.request.method;
+      const reused = !spec.volatile && (method === "GET" || method === "HEAD");
+      return renderReply(reused ? await keptAnswer(ctx, op, spec) : await spec.handler(ctx), headers);
+    }
+    call.who.keysOnly = spec.keysOnly === true;
+    const reply = await d.changing(() => d.change(ctx, spec, call.raw, call.recorded, undefined));
+    return renderReply(reply, headers);
   };
 }

@@ -4,21 +4,27 @@
  */
 import { ApiError } from "../errors.ts";
 import type { FaultRule } from "../faults.ts";
-import type { Lifetime } from "../lifetime.ts";
-import type { Stage } from "./call.ts";
+import type { Routed } from "./call.ts";
+import type { Next, Stage } from "./compose.ts";
 
-export function fault(life: Lifetime): Stage {
+export interface FaultDeps {
+  /** The armed rule that takes this request, if any (counting it as used). */
+  take(method: string, path: string): FaultRule | null;
+  sleep(ms: number): Promise<void>;
+}
+
+export function fault(d: FaultDeps): Stage<Routed> {
   return {
     name: "fault",
-    run(call) {
-      const taken = life.faults.take(call.request.method, call.path);
-      return taken ? inject(taken, life) : undefined;
+    run(call, next) {
+      const taken = d.take(call.request.method, call.path);
+      return taken ? inject(taken, d, next, call) : next(call);
     },
   };
 }
 
-async function inject(rule: FaultRule, life: Lifetime): Promise<undefined> {
-  if (rule.delayMs) await life.sleep(rule.delayMs);
+async function inject<C>(rule: FaultRule, d: FaultDeps, next: Next<C>, call: C) {
+  if (rule.delayMs) await d.sleep(rule.delayMs);
   if (rule.status) throw new ApiError(rule.status, `Injected fault (rule ${rule.id})`);
-  return undefined;
+  return next(call);
 }

@@ -2,15 +2,18 @@
  * The configured latency (`PATCH /__sim/config {latencyMs}`: a fixed wait or a range drawn from the
  * world's latency stream), waited once the request is known to be served. Without latency, no await.
  */
-import type { Lifetime } from "../lifetime.ts";
-import type { Stage } from "./call.ts";
+import type { WithBody } from "./call.ts";
+import { after, type Stage } from "./compose.ts";
 
-export function latency(life: Lifetime): Stage {
+export interface LatencyDeps {
+  /** The configured latency is not 0. */
+  configured(): boolean;
+  delay(): Promise<void>;
+}
+
+export function latency(d: LatencyDeps): Stage<WithBody> {
   return {
     name: "latency",
-    run() {
-      if (life.config.latencyMs === 0) return undefined;
-      return life.delay().then(() => undefined);
-    },
+    run: (call, next) => after(d.configured() ? d.delay() : undefined, next, call),
   };
 }

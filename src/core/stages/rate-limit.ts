@@ -3,22 +3,19 @@
  * the request over the ceiling is 429 with `Retry-After`. Public operations and the ACP are not counted.
  */
 import { ApiError } from "../errors.ts";
-import type { Lifetime } from "../lifetime.ts";
-import { rateHeaders } from "../ratelimit.ts";
-import type { Stage } from "./call.ts";
+import { type RateDecision, rateHeaders } from "../ratelimit.ts";
+import type { Authenticated } from "./call.ts";
+import type { Stage } from "./compose.ts";
 
-export function rateLimit(life: Lifetime): Stage {
+/** `count`: counts one request of the account in its window, at the world's now, under the ceiling. */
+export function rateLimit(count: (userId: string) => RateDecision): Stage<Authenticated> {
   return {
     name: "rate-limit",
-    run(call) {
-      if (!call.caller || !call.op.rateLimited) return undefined;
-      const d = life.limiter.take(
-        call.caller.user.id,
-        life.world.clock.now(),
-        life.config.rateLimitPerMinute,
-      );
+    run(call, next) {
+      if (!call.caller || !call.op.rateLimited) return next(call);
+      const d = count(call.caller.user.id);
       Object.assign(call.headers, rateHeaders(d.limit, d.remaining));
-      if (d.allowed) return undefined;
+      if (d.allowed) return next(call);
       throw new ApiError(429, "Too many requests. Please try again later.", undefined, {
         "retry-after": String(d.retryAfterSeconds),
       });

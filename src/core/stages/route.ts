@@ -4,19 +4,17 @@
  */
 import { ApiError, methodNotAllowed } from "../errors.ts";
 import type { Router } from "../router.ts";
-import type { Stage } from "./call.ts";
+import type { Arrived, RoutedPart } from "./call.ts";
+import { grown, type Stage } from "./compose.ts";
 
 /** `router`: built once from the contract's operation table; a replay matches recorded changes with it. */
-export const route = (router: Router): Stage => ({
+export const route = (router: Pick<Router, "match">): Stage<Arrived, RoutedPart> => ({
   name: "route",
-  run(call) {
+  run(call, next) {
     const match = router.match(call.request.method, call.path);
     if (match.kind === "not-found") throw new ApiError(404, "Not Found");
     if (match.kind === "method-not-allowed") throw methodNotAllowed(match.allowed);
-    call.op = match.op;
-    call.params = match.params;
-    call.prefix = match.prefix;
     if (match.op.isPrivate) call.headers["cache-control"] = "private, no-store";
-    return undefined;
+    return next(grown(call, { op: match.op, params: match.params, prefix: match.prefix }));
   },
 });
