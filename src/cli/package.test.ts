@@ -83,7 +83,15 @@ describe("the installed package", () => {
     expect(installed.code, installed.out).toBe(0);
   }, 300_000);
   afterAll(() => {
-    for (const c of children) c.kill("SIGKILL");
+    // Each background server is npx and the bin it started: the whole process group goes, or the bin would
+    // outlive the test (it did: servers left on ports 4010, 4011 and 4020 after every run).
+    for (const c of children) {
+      try {
+        if (c.pid !== undefined) process.kill(-c.pid, "SIGKILL");
+      } catch {
+        c.kill("SIGKILL");
+      }
+    }
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -159,6 +167,7 @@ describe("the installed package", () => {
             cwd: dir,
             env: { ...process.env, ...env },
             stdio: "ignore",
+            detached: true,
           }),
         );
         const port = server[2] ?? (server[1] === "serve" ? "4010" : "4020");

@@ -11,9 +11,9 @@
 import type { Operation } from "../../contract/operations.ts";
 import type { RecordingHeaders } from "../../persistence/recorder.ts";
 import type { Caller } from "../auth.ts";
-import type { BodyResult } from "../body.ts";
 import type { SimRequest } from "../exchange.ts";
-import type { RequestContext, RouteSpec } from "../route.ts";
+import type { BodyResult } from "../request-body.ts";
+import type { RequestContext, RouteSpec } from "../resource.ts";
 
 /** What the journal and kept answers learn from a request, whichever stage answered it. */
 export interface Who {
