@@ -332,7 +332,11 @@ function sendJson(res: ServerResponse, status: number, body: string): void {
   res.end(body);
 }
 
-/** What node:http's parser refuses, answered in the envelope rather than its bare defaults. */
+/**
+ * What node:http's parser refuses, answered in the envelope rather than its bare defaults. A twin of the
+ * simulator's (src/node/server.ts), on purpose: the proxy checks the simulator as it checks any deployment,
+ * so it shares the description with it (src/contract), never its host.
+ */
 function onClientError(error: Error & { code?: string }, socket: Socket): void {
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) return void socket.destroy();

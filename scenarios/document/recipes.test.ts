@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Manifest } from "../../src/core/manifest.ts";
 import { createHandlers } from "../../src/msw/index.ts";
 import { createSandboxes } from "../../src/simulator.ts";
-import { EXAMPLES, RECIPES, type RecipeWorld } from "./recipes.testkit.ts";
+import { EXAMPLES, RECIPES, type RecipeWorld } from "../../testing/recipes.ts";
 
 const ORIGIN = "http://sim.test";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildIfStale, startArgs } from "../../scripts/build.ts";
 import { ROOT } from "../../testing/cli.ts";
-import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "../resources/exports/routes.ts";
+import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "../resources/exports/exports.ts";
 import { createSimulator } from "../simulator.ts";
 import { prebuiltText } from "./prebuilt.ts";
 

@@ -8,9 +8,9 @@
  */
 import type { SimulatorOptions } from "../core/engine.ts";
 import type { Manifest } from "../core/manifest.ts";
-import type { SimConfig } from "../core/route.ts";
 import type { SandboxRecord, SandboxSpec } from "../core/sandboxes.ts";
 import type { Scenario } from "../core/scenario.ts";
+import type { SimConfig } from "../core/services.ts";
 import type { RunningServer } from "../node/server.ts";
 import type { ChangeLog, Checkpointer, SavedState } from "../persistence/change-log.ts";
 import { parseSnapshot, type Snapshot } from "../persistence/snapshot.ts";

@@ -6,8 +6,8 @@
 import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { RECIPES } from "../../scenarios/document/recipes.testkit.ts";
 import { callJson, runKit, serveCli, startCli, stopCli } from "../../testing/cli.ts";
+import { RECIPES } from "../../testing/recipes.ts";
 import { tempDirForTests } from "../../testing/temp-dir.ts";
 import type { Manifest } from "../core/manifest.ts";
 

@@ -7,11 +7,18 @@
 import type { Operation } from "../contract/operations.ts";
 import type { Validators } from "../contract/validate.ts";
 import type { Caller } from "./auth.ts";
-import { type BodyResult, DEFAULT_MAX_BODY_BYTES, isJsonType, parseJson, readCapped } from "./body.ts";
 import { ApiError } from "./errors.ts";
 import type { HeaderReader, SimRequest } from "./exchange.ts";
 import { checkParameters } from "./params.ts";
-import type { RequestContext, RouteSpec, Services } from "./route.ts";
+import {
+  type BodyResult,
+  DEFAULT_MAX_BODY_BYTES,
+  isJsonType,
+  parseJson,
+  readCapped,
+} from "./request-body.ts";
+import type { RequestContext, RouteSpec } from "./resource.ts";
+import type { Services } from "./services.ts";
 
 /** A request as routed to its operation, and its caller: what the `authorize` stage and a replay both have. */
 export interface Routed {

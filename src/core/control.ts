@@ -5,7 +5,6 @@
 
 import { SnapshotError } from "../persistence/snapshot.ts";
 import { constantTimeEqual } from "./auth.ts";
-import { parseJson, readCapped } from "./body.ts";
 import { DASHBOARD_HTML } from "./dashboard/page.ts";
 import { ApiError, badRequest, methodNotAllowed } from "./errors.ts";
 import { Answer, type Outcome, type SimRequest } from "./exchange.ts";
@@ -13,8 +12,9 @@ import type { FaultInput, Faults } from "./faults.ts";
 import { type Journal, type JournalFilter, userIdFor } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
 import { json, renderError } from "./render.ts";
-import type { SimConfig } from "./route.ts";
+import { parseJson, readCapped } from "./request-body.ts";
 import { type Scenario, type ScenarioChoice, ScenarioError, UnknownScenarioError } from "./scenario.ts";
+import type { SimConfig } from "./services.ts";
 import type { WorldView } from "./world-view.ts";
 
 /** What the control plane moves: the part of a simulator it needs (the engine passes itself). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Answer } from "./exchange.ts";
 import { keysOutOfReach, verifyKept } from "./kept-answers.ts";
-import type { RequestContext } from "./route.ts";
+import type { RequestContext } from "./resource.ts";
 
 describe("checks on kept answers", () => {
   it("put API keys out of a kept answer's reach, and nothing else", () => {

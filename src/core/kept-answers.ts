@@ -4,7 +4,7 @@
  * in place (`RouteSpec.keysOnly`).
  */
 import { Answer, type Outcome } from "./exchange.ts";
-import type { RequestContext } from "./route.ts";
+import type { RequestContext } from "./resource.ts";
 
 /** Reading API keys throws: what a kept answer is rendered with under `verifyKeptAnswers`. */
 export function keysOutOfReach(ctx: RequestContext): RequestContext {

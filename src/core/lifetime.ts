@@ -15,9 +15,9 @@ import type { Manifest } from "./manifest.ts";
 import { StateMemo } from "./memo.ts";
 import type { Modules } from "./modules.ts";
 import { createRng, type Rng } from "./prng.ts";
-import { RateLimiter } from "./ratelimit.ts";
-import type { SimConfig } from "./route.ts";
+import { RateLimiter } from "./rate-windows.ts";
 import { DEFAULT_START, runSetup, type Scenario, type SetupStep, scenarioResolver } from "./scenario.ts";
+import type { SimConfig } from "./services.ts";
 import type { ResetTo, Served, SimulatorOptions } from "./simulator-api.ts";
 import { buildWorld, restoreWorld, snapshotOf, type World, type WorldDeps } from "./world.ts";
 

@@ -3,7 +3,8 @@
  * operation is a programming error), background jobs by kind, the per-world inits, the pages served
  * outside the contract and the dashboard's views of their records, in module order.
  */
-import type { JobHandler, ResourceModule, RouteSpec, Services } from "./route.ts";
+import type { JobHandler, ResourceModule, RouteSpec } from "./resource.ts";
+import type { Services } from "./services.ts";
 
 export interface Modules {
   routes: Map<string, RouteSpec>;

@@ -9,7 +9,7 @@ import type { Operation, ParameterSpec } from "../contract/operations.ts";
 import type { ValidationIssue, Validators } from "../contract/validate.ts";
 import { type ApiError, badRequest } from "./errors.ts";
 import type { HeaderReader } from "./exchange.ts";
-import type { RequestContext, RouteSpec } from "./route.ts";
+import type { RequestContext, RouteSpec } from "./resource.ts";
 
 /** `audienceId` → `audience`, `userId` → `user`: the noun the description's ID messages use. */
 function noun(name: string): string {

@@ -2,7 +2,7 @@
 import { encodeJson } from "./encoded-json.ts";
 import { ApiError } from "./errors.ts";
 import { Answer, LineStream, type Outcome } from "./exchange.ts";
-import type { Reply } from "./route.ts";
+import type { Reply } from "./resource.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 

@@ -10,9 +10,10 @@ import type { Outcome, SimRequest } from "./exchange.ts";
 import type { Faults } from "./faults.ts";
 import type { Journal, JournalEntry, JournalFilter, JournalView } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
-import type { GenerateBody } from "./prefer.ts";
-import type { ResourceModule, SimConfig } from "./route.ts";
+import type { GenerateBody } from "./preferred-answers.ts";
+import type { ResourceModule } from "./resource.ts";
 import type { Scenario, ScenarioChoice, ScenarioLoader } from "./scenario.ts";
+import type { SimConfig } from "./services.ts";
 import type { State } from "./state.ts";
 import type { WorldView } from "./world-view.ts";
 
@@ -62,7 +63,7 @@ export interface SimulatorOptions {
   /** Called with bugs (non-ApiError throws) that were answered as a redacted 500. */
   onError?: (error: unknown, where: { method: string; path: string }) => void;
   /**
-   * Schema-driven bodies for `Prefer: dynamic=true` (src/core/prefer.ts). Hosts inject one (the Node host
+   * Schema-driven bodies for `Prefer: dynamic=true` (src/core/preferred-answers.ts). Hosts inject one (the Node host
    * uses Prism's generator); without it such requests get the contract's example and a header saying so.
    */
   generateBody?: GenerateBody;

@@ -1,15 +1,16 @@
 /**
  * The shapes of the world's view (`GET /__sim/world`): a module with no import of the core's own, so that
- * the services that carry a resource's view (route.ts) and the view that calls them (world-view.ts) both
+ * the module that declares a resource's view (resource.ts) and the view that calls them (world-view.ts) both
  * read them, neither through the other.
  */
 import type { ClockMode } from "./clock.ts";
 
-export type Cell = string | number | boolean | null;
+/** One value of a row the world's view shows. */
+export type ViewCell = string | number | boolean | null;
 
 export interface WorldRow {
   id: string;
-  cells: Record<string, Cell>;
+  cells: Record<string, ViewCell>;
   /** The contract's read of this record (a path under `/api/v1` or `/api/acp`) and a user who may make it. */
   read?: { path: string; userId: string };
 }

@@ -4,10 +4,10 @@
  * view`), so that the core names no resource. Each row says which call of the contract reads the record,
  * and as whom, so the page can offer it as curl.
  */
-import type { Services } from "./route.ts";
+import type { Services } from "./services.ts";
 import type { WorldSection, WorldView } from "./world-section.ts";
 
-export type { Cell, WorldRow, WorldSection, WorldView } from "./world-section.ts";
+export type { ViewCell, WorldRow, WorldSection, WorldView } from "./world-section.ts";
 
 /** The jobs shown: the queue can hold thousands on a manual clock; the next ones are what a person reads. */
 const JOBS_SHOWN = 50;

@@ -20,8 +20,9 @@ import { type ClockMode, type Job, VirtualClock, type WallClock } from "./clock.
 import type { Manifest } from "./manifest.ts";
 import type { StateMemo } from "./memo.ts";
 import { createRng, type Rng } from "./prng.ts";
-import type { JobHandler, Services, SimConfig } from "./route.ts";
+import type { JobHandler } from "./resource.ts";
 import type { Scenario } from "./scenario.ts";
+import type { Services, SimConfig } from "./services.ts";
 import type { State } from "./state.ts";
 import { copyState, TEMPLATE_KEY_PREFIX, templateOf } from "./template.ts";
 

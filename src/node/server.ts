@@ -535,7 +535,10 @@ function pathOf(target: string | undefined): string {
   return q < 0 ? target : target.slice(0, q);
 }
 
-/** Malformed HTTP (or a header or request timeout): answer the envelope if we still can, then close. */
+/**
+ * Malformed HTTP (or a header or request timeout): answer the envelope if we still can, then close. The
+ * validating proxy has a twin (conformance/proxy/host.ts): a checker shares no code with what it checks.
+ */
 function onClientError(error: Error & { code?: string }, socket: Socket): void {
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {

@@ -13,7 +13,7 @@
 import type { ClockSnapshot, Job } from "../core/clock.ts";
 import type { Manifest } from "../core/manifest.ts";
 import type { RngState } from "../core/prng.ts";
-import type { SimConfig } from "../core/route.ts";
+import type { SimConfig } from "../core/services.ts";
 import { emptyState, type State } from "../core/state.ts";
 
 export const SNAPSHOT_FORMAT = "audience-research-sim/state";

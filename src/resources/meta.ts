@@ -1,7 +1,7 @@
 /** `GET /_openapi.json`: the contract itself, serialised and encoded once. */
 import { openapi as contract } from "../contract/document.ts";
 import { Answer } from "../core/exchange.ts";
-import type { ResourceModule } from "../core/route.ts";
+import type { ResourceModule } from "../core/resource.ts";
 
 /** An Answer, not a web Response: in Node the first Response loads undici, 70 ms of start-up on its own. */
 let document: Answer | null = null;

@@ -11,20 +11,25 @@ import { appendFileSync } from "node:fs";
 import fc from "fast-check";
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  describeRequest,
+  type HostileRequest,
+  hostileRequest,
+  type SandboxUnderTest,
+} from "../../testing/hostile.ts";
+import {
+  answerProblems,
+  collectGarbage,
+  type RawStep,
+  type RunningSim,
+  raw,
+  serve,
+  type WireAnswer,
+} from "../../testing/robustness.ts";
 import { operations } from "../contract/operations.ts";
 import { stateDigest } from "../core/digest.ts";
 import type { Manifest } from "../core/manifest.ts";
 import type { Snapshot } from "../persistence/snapshot.ts";
-import {
-  type Answer,
-  answerProblems,
-  collectGarbage,
-  type RawStep,
-  raw,
-  type Served,
-  serve,
-} from "./harness.ts";
-import { describeRequest, type HostileRequest, hostileRequest, type SandboxUnderTest } from "./hostile.ts";
 
 // Fixed, so that a red run replays as it was; `ROBUSTNESS_SEED=random` explores (the seed is in the test names).
 const SEED =
@@ -34,7 +39,7 @@ const SEED =
 const FUZZ_MS = Number(process.env.ROBUSTNESS_FUZZ_MS ?? 15_000);
 const MiB = 1024 * 1024;
 
-let s: Served;
+let s: RunningSim;
 let pool: Pool;
 let initial: Snapshot;
 let digestNow: string;
@@ -78,7 +83,7 @@ function flatHeaders(h: Record<string, string | string[] | undefined>): Headers 
   return out;
 }
 
-type Sent = { answer: Answer } | { clientError: string } | { tolerated: string };
+type Sent = { answer: WireAnswer } | { clientError: string } | { tolerated: string };
 
 async function send(r: HostileRequest): Promise<Sent> {
   if (process.env.ROBUSTNESS_TRACE)
@@ -378,7 +383,7 @@ describe(`hostile input over HTTP (seed ${SEED})`, () => {
       const target = requestLine.split(" ")[1] ?? "/";
       let mutated = false;
       for (const res of result.responses) {
-        const answer: Answer = {
+        const answer: WireAnswer = {
           method,
           target: targetPath(target),
           status: res.status,

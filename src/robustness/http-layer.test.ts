@@ -4,11 +4,11 @@
  * limits come from the contract, so every request it allows is served however its characters encode.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { answerProblems, type RunningSim, raw, serve } from "../../testing/robustness.ts";
 import { MAX_REQUEST_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "../contract/request-size.ts";
 import { stateDigest } from "../core/digest.ts";
-import { answerProblems, raw, type Served, serve } from "./harness.ts";
 
-let s: Served;
+let s: RunningSim;
 let key: string;
 let main: string;
 

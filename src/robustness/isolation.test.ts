@@ -6,12 +6,12 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { answerProblems } from "../../testing/robustness.ts";
 import { type Operation, operations } from "../contract/operations.ts";
 import { stateDigest } from "../core/digest.ts";
 import type { Manifest } from "../core/manifest.ts";
 import type { Snapshot } from "../persistence/snapshot.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
-import { answerProblems } from "./harness.ts";
 
 /**
  * Operations that change an Audience or what hangs off it, as opposed to the caller's own records (a

@@ -7,14 +7,14 @@
  */
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { answerProblems, collectGarbage, type RunningSim, serve } from "../../testing/robustness.ts";
 import type { Manifest } from "../core/manifest.ts";
-import { answerProblems, collectGarbage, type Served, serve } from "./harness.ts";
 
 const LOAD_MS = Number(process.env.ROBUSTNESS_LOAD_MS ?? 15_000);
 const CONNECTIONS = 50;
 const MiB = 1024 * 1024;
 
-let s: Served;
+let s: RunningSim;
 let m: Manifest;
 
 beforeAll(async () => {

@@ -5,7 +5,7 @@
  */
 import type { Caller } from "../auth.ts";
 import { unauthorized } from "../errors.ts";
-import { rateHeaders } from "../ratelimit.ts";
+import { rateHeaders } from "../rate-windows.ts";
 import type { CallerPart, Routed } from "./call.ts";
 import { grown, type Stage } from "./compose.ts";
 

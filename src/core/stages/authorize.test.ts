@@ -3,7 +3,8 @@ import { refusal, routed, through } from "../../../testing/stages.ts";
 import { ownContract } from "../../contract/contract.ts";
 import type { Caller } from "../auth.ts";
 import { ApiError } from "../errors.ts";
-import type { RequestContext, RouteSpec, Services } from "../route.ts";
+import type { RequestContext, RouteSpec } from "../resource.ts";
+import type { Services } from "../services.ts";
 import { authorize } from "./authorize.ts";
 import { grown } from "./compose.ts";
 

@@ -7,7 +7,8 @@ import type { Validators } from "../../contract/validate.ts";
 import { RecordingHeaders } from "../../persistence/recorder.ts";
 import { buildContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import type { RouteSpec, Services } from "../route.ts";
+import type { RouteSpec } from "../resource.ts";
+import type { Services } from "../services.ts";
 import type { Authenticated, AuthorizedPart } from "./call.ts";
 import { grown, type Stage } from "./compose.ts";
 

@@ -6,11 +6,11 @@
 
 import type { RequestChange } from "../../persistence/changes.ts";
 import { type RecordingHeaders, worldMark } from "../../persistence/recorder.ts";
-import type { BodyResult } from "../body.ts";
 import { ApiError } from "../errors.ts";
 import type { Outcome } from "../exchange.ts";
 import type { Lifetime } from "../lifetime.ts";
-import type { Reply, RequestContext, RouteSpec } from "../route.ts";
+import type { BodyResult } from "../request-body.ts";
+import type { Reply, RequestContext, RouteSpec } from "../resource.ts";
 
 export type MakeChange = (
   ctx: RequestContext,

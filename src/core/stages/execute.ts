@@ -8,7 +8,7 @@ import { Answer, type Outcome } from "../exchange.ts";
 import { keysOutOfReach, verifyKept } from "../kept-answers.ts";
 import type { StateMemo } from "../memo.ts";
 import { renderReply } from "../render.ts";
-import type { RequestContext, RouteSpec } from "../route.ts";
+import type { RequestContext, RouteSpec } from "../resource.ts";
 import type { WithBody } from "./call.ts";
 import type { MakeChange } from "./change.ts";
 import type { Next } from "./compose.ts";

@@ -1,5 +1,5 @@
 /** The dashboard's view of users and their API keys (never a secret: only its hash is stored). */
-import type { Services } from "../../core/route.ts";
+import type { Services } from "../../core/services.ts";
 import { instant, type WorldSection } from "../../core/world-view.ts";
 import { userName } from "../dashboard-names.ts";
 

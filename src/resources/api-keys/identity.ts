@@ -1,5 +1,5 @@
 /** `GET /auth/me`: verifies a key and names its owner. */
-import type { ResourceModule } from "../../core/route.ts";
+import type { ResourceModule } from "../../core/resource.ts";
 
 export const identity: ResourceModule = {
   routes: {

@@ -10,7 +10,7 @@ import {
   path,
   refused,
   user,
-} from "./audiences.testkit.ts";
+} from "../../../testing/audiences.ts";
 
 freshWorldEachTest();
 

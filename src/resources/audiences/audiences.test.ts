@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { baselineDistributions, isUploadedFileUrl } from "../../../generators/index.ts";
-import { expectError, live, NOT_MAIN_OWNERS } from "../../../testing/harness.ts";
-import { table } from "../../core/state.ts";
 import {
   audience,
   freshWorldEachTest,
@@ -12,7 +10,9 @@ import {
   refused,
   SHARING,
   user,
-} from "./audiences.testkit.ts";
+} from "../../../testing/audiences.ts";
+import { expectError, live, NOT_MAIN_OWNERS } from "../../../testing/harness.ts";
+import { table } from "../../core/state.ts";
 import { COVER_IMAGE_DELAY_MS } from "./audiences.ts";
 
 freshWorldEachTest();

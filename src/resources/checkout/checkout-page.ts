@@ -16,7 +16,8 @@
 
 import { Answer, type SimRequest } from "../../core/exchange.ts";
 import { escapeHtml } from "../../core/html.ts";
-import type { ResourceModule, Services } from "../../core/route.ts";
+import type { ResourceModule } from "../../core/resource.ts";
+import type { Services } from "../../core/services.ts";
 import {
   abandonByBuyer,
   type BuyerOutcome,

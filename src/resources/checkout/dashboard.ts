@@ -1,5 +1,5 @@
 /** The dashboard's view of checkout sessions: whose, what they buy, where they stand. */
-import type { Services } from "../../core/route.ts";
+import type { Services } from "../../core/services.ts";
 import { table } from "../../core/state.ts";
 import type { WorldSection } from "../../core/world-view.ts";
 import { userName } from "../dashboard-names.ts";

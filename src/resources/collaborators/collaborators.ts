@@ -6,7 +6,7 @@
  */
 
 import { ApiError, badRequest, notFound } from "../../core/errors.ts";
-import type { RequestContext, ResourceModule } from "../../core/route.ts";
+import type { RequestContext, ResourceModule } from "../../core/resource.ts";
 import type { AudienceRecord, DirectCollaborator } from "../../core/state.ts";
 import { isManager, viewable } from "../access.ts";
 import { iso } from "../time.ts";

@@ -1,5 +1,5 @@
 /** The dashboard's view of exports: each job with its Audience, kind, format and where it stands. */
-import type { Services } from "../../core/route.ts";
+import type { Services } from "../../core/services.ts";
 import { table } from "../../core/state.ts";
 import { instant, type WorldSection } from "../../core/world-view.ts";
 import { audienceName, userName } from "../dashboard-names.ts";

@@ -10,7 +10,7 @@ import { UPLOADED_FILE_URL_PREFIX } from "../../../generators/index.ts";
 import { expectError, type Harness, harness } from "../../../testing/harness.ts";
 import { tempDirForTests } from "../../../testing/temp-dir.ts";
 import { checkResponse } from "../../contract/responses.ts";
-import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "./routes.ts";
+import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "./exports.ts";
 
 let h: Harness;
 beforeEach(async () => {

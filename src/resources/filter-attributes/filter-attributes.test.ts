@@ -36,7 +36,7 @@ interface Facet {
   values: { value: string; count: number }[];
   unknownCount: number;
 }
-interface Answer {
+interface FilterAnswer {
   totalMinds: number;
   attributedMinds: number;
   matchCount: number;
@@ -52,10 +52,10 @@ const path = (handle: string, filters?: unknown) =>
       : `?filters=${encodeURIComponent(typeof filters === "string" ? filters : JSON.stringify(filters))}`
   }`;
 
-async function read(handle: string, filters?: unknown, as = "owner"): Promise<Answer> {
+async function read(handle: string, filters?: unknown, as = "owner"): Promise<FilterAnswer> {
   const r = await h.call("GET", path(handle, filters), { as });
   expect(r.status).toBe(200);
-  return r.body.data as Answer;
+  return r.body.data as FilterAnswer;
 }
 
 /** The Minds one request reads: the first 5000 members, in member order. */
@@ -68,7 +68,7 @@ const valueIn = (m: { attributes: Partial<Record<string, string>> }, k: string) 
   m.attributes[k] || undefined;
 
 /** The rules of the description, computed the slow and obvious way. */
-function bruteForce(handle: string, selection: Selection): Answer {
+function bruteForce(handle: string, selection: Selection): FilterAnswer {
   const minds = readMinds(handle);
   const total = h.audience(handle)?.memberIds.length ?? 0;
   const active = Object.entries(selection).filter(([, v]) => v === null || (v as string[]).length > 0) as [

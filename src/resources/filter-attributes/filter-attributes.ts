@@ -22,7 +22,7 @@ import { LIMITS } from "../../contract/limits.ts";
 import type { components } from "../../contract/types.gen.ts";
 import { validatorFor } from "../../contract/validate.ts";
 import { type ApiError, badRequest } from "../../core/errors.ts";
-import type { ResourceModule } from "../../core/route.ts";
+import type { ResourceModule } from "../../core/resource.ts";
 import type { MindRecord, State } from "../../core/state.ts";
 import { viewable } from "../access.ts";
 

@@ -1,5 +1,5 @@
 /** The dashboard's view of Formations: each with its Audience, creator, visibility and build state. */
-import type { Services } from "../../core/route.ts";
+import type { Services } from "../../core/services.ts";
 import type { WorldSection } from "../../core/world-view.ts";
 import { audienceName, userName } from "../dashboard-names.ts";
 

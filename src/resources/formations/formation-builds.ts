@@ -9,7 +9,8 @@
  */
 
 import { FILTER_ATTRIBUTE_KEYS, type FilterAttributeKey } from "../../../generators/index.ts";
-import type { JobHandler, Services } from "../../core/route.ts";
+import type { JobHandler } from "../../core/resource.ts";
+import type { Services } from "../../core/services.ts";
 import type {
   AudienceRecord,
   FormationHypothesisRecord,

@@ -33,7 +33,7 @@ import type { ValidationIssue } from "../../contract/validate.ts";
 import { ApiError, badRequest } from "../../core/errors.ts";
 import { type LineSource, LineStream } from "../../core/exchange.ts";
 import { hashSeed } from "../../core/prng.ts";
-import type { RequestContext, ResourceModule } from "../../core/route.ts";
+import type { RequestContext, ResourceModule } from "../../core/resource.ts";
 import type { AudienceRecord, FormationHypothesisRecord, MindRecord, State } from "../../core/state.ts";
 import { viewable } from "../access.ts";
 import { slug } from "../minds.ts";

@@ -1,8 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { BUYING_ROLE_HYPOTHESIS, FAILED_HYPOTHESIS } from "../../../scenarios/default.ts";
-import { expectError, MAIN_VIEWERS, recordingHarness } from "../../../testing/harness.ts";
-import { BUILD_TOTAL_MS } from "./formation-builds.ts";
-import { GENERIC_FAILURE_REASON } from "./formation-view.ts";
 import {
   base,
   create,
@@ -16,7 +13,10 @@ import {
   pendingBuild,
   record,
   stall,
-} from "./formations.testkit.ts";
+} from "../../../testing/formations.ts";
+import { expectError, MAIN_VIEWERS, recordingHarness } from "../../../testing/harness.ts";
+import { BUILD_TOTAL_MS } from "./formation-builds.ts";
+import { GENERIC_FAILURE_REASON } from "./formation-view.ts";
 import { RECOVERY_LIMIT } from "./formations.ts";
 
 freshWorldEachTest();

@@ -13,7 +13,8 @@ import { LIMITS } from "../../contract/limits.ts";
 import { validatorFor } from "../../contract/validate.ts";
 import { type ApiError, badRequest, notFound, planLimit } from "../../core/errors.ts";
 import { memberCap } from "../../core/plans.ts";
-import type { JobHandler, RequestContext, ResourceModule, Services } from "../../core/route.ts";
+import type { JobHandler, RequestContext, ResourceModule } from "../../core/resource.ts";
+import type { Services } from "../../core/services.ts";
 import type { AudienceRecord } from "../../core/state.ts";
 import { owned } from "../access.ts";
 import {

@@ -22,7 +22,7 @@
 
 import type { components } from "../../contract/types.gen.ts";
 import { EncodedJson, encodedBy, KeptBy, KeptByRecords } from "../../core/encoded-json.ts";
-import type { RequestContext, ResourceModule } from "../../core/route.ts";
+import type { RequestContext, ResourceModule } from "../../core/resource.ts";
 import type { AudienceRecord, MindRecord, ResearchState, State } from "../../core/state.ts";
 import { viewable } from "../access.ts";
 import { membersOf } from "../audiences/audience-view.ts";

@@ -20,7 +20,8 @@
 
 import type { components } from "../../contract/types.gen.ts";
 import { madeEntries } from "../../core/deferred-map.ts";
-import type { JobHandler, ResourceModule, Services } from "../../core/route.ts";
+import type { JobHandler, ResourceModule } from "../../core/resource.ts";
+import type { Services } from "../../core/services.ts";
 import type { AudienceRecord, MindRecord, MindTraining } from "../../core/state.ts";
 import { table } from "../../core/state.ts";
 

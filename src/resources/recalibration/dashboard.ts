@@ -1,5 +1,5 @@
 /** The dashboard's view of recalibration operations: each with its Audience, status and progress. */
-import type { Services } from "../../core/route.ts";
+import type { Services } from "../../core/services.ts";
 import { instant, type WorldSection } from "../../core/world-view.ts";
 import { audienceName } from "../dashboard-names.ts";
 import { operations } from "./records.ts";

@@ -3,7 +3,8 @@
  * recalibrating and done, reported through the progress endpoint's `research`.
  */
 import { generateChart, STANDARD_DIMENSIONS } from "../../../generators/index.ts";
-import type { JobHandler, Services } from "../../core/route.ts";
+import type { JobHandler } from "../../core/resource.ts";
+import type { Services } from "../../core/services.ts";
 import type { AudienceRecord, State } from "../../core/state.ts";
 import { coverageCounts } from "../progress/progress.ts";
 import { addResearchSource, findChart, refreshCoverage, resolveTopic, statusOf } from "./grounding.ts";

@@ -14,7 +14,7 @@ import {
 } from "../../../generators/index.ts";
 import { memberCap, mindCap } from "../../core/plans.ts";
 import type { Rng } from "../../core/prng.ts";
-import type { Services } from "../../core/route.ts";
+import type { Services } from "../../core/services.ts";
 import type { AudienceRecord, State } from "../../core/state.ts";
 import { mindFromPersona, UNTRAINED } from "../minds.ts";
 import { scheduleTraining } from "../progress/training.ts";

@@ -3,7 +3,8 @@
  * failed; one at a time per Audience, each finishing starts the next.
  */
 import { DIMENSION_SPECS, generateGrounding } from "../../../generators/index.ts";
-import type { JobHandler, Services } from "../../core/route.ts";
+import type { JobHandler } from "../../core/resource.ts";
+import type { Services } from "../../core/services.ts";
 import type { AudienceRecord } from "../../core/state.ts";
 import {
   addResearchSource,

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { expectError } from "../../../testing/harness.ts";
+import {
+  audience,
+  detail,
+  h,
+  ownedBy,
+  recalibrate,
+  snapshot,
+  withSimulator,
+} from "../../../testing/recalibration.ts";
 import { memberCap, mindCap } from "../../core/plans.ts";
-import { audience, detail, h, ownedBy, recalibrate, snapshot, withSimulator } from "./recalibrate.testkit.ts";
 import { OPERATION_MS } from "./records.ts";
 
 describe("POST /audiences/{id}/recalibrate: refusals", () => {

@@ -11,7 +11,7 @@ import {
   snapshot,
   UUID,
   withSimulator,
-} from "./recalibrate.testkit.ts";
+} from "../../../testing/recalibration.ts";
 import {
   DEFAULT_GROWTH,
   MAX_PENDING,
