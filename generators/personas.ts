@@ -3,9 +3,10 @@
  * attributes to `missingRate`: the headline and bio still mention the trait, as a real record whose
  * structured field was never filled in would.
  */
-import type { Rng } from "../src/core/prng.ts";
+
 import { countryOf, type Domain, domainOf } from "./domains.ts";
 import { hex64 } from "./ids.ts";
+import type { Rng } from "./prng.ts";
 import {
   BUSINESS_MODELS,
   COMPANY_SIZE_WORDS,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { createRng } from "../generators/prng.ts";
 import type { DeferredMap } from "../src/core/deferred-map.ts";
-import { createRng } from "../src/core/prng.ts";
 import { emptyState } from "../src/core/state.ts";
 import { templateOf } from "../src/core/template.ts";
 import { createSimulator } from "../src/simulator.ts";

@@ -12,9 +12,9 @@ import {
   nthPersona,
   type PersonaOptions,
 } from "../generators/index.ts";
+import { createRng, type Rng } from "../generators/prng.ts";
 import { DeferredMap, type MakerOf } from "../src/core/deferred-map.ts";
 import type { Manifest } from "../src/core/manifest.ts";
-import { createRng, type Rng } from "../src/core/prng.ts";
 import type { BuiltScenario, PendingKey, Scenario } from "../src/core/scenario.ts";
 import type {
   AudienceRecord,

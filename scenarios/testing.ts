@@ -1,5 +1,5 @@
 /** Builds a scenario into a fresh state, the way the engine does before hashing keys; for tests and tools. */
-import { createRng } from "../src/core/prng.ts";
+import { createRng } from "../generators/prng.ts";
 import type { BuiltScenario, Scenario } from "../src/core/scenario.ts";
 
 /** The virtual start time of every scenario unless a host chooses another. */

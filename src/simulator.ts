@@ -15,6 +15,7 @@ export {
   type ScenarioDocument,
 } from "../scenarios/document/load.ts";
 export type { Simulator, SimulatorOptions } from "./core/engine.ts";
+export { SnapshotError } from "./core/persistence/snapshot.ts";
 export {
   SandboxHost,
   type SandboxRecord,
@@ -28,7 +29,6 @@ export {
   type ScenarioProblem,
   UnknownScenarioError,
 } from "./core/scenario.ts";
-export { SnapshotError } from "./persistence/snapshot.ts";
 
 /**
  * A simulator serving this package's resources. `scenario` is a built-in scenario's name, a scenario

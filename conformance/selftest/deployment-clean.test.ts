@@ -6,8 +6,10 @@
  * A quick run that meets windows already spent in part (the run before, other traffic) waits for none to
  * open again: it judges what they allow, says what it left, and still finds nothing.
  */
+
 import { expect, it } from "vitest";
 import { allChecks } from "../checks/index.ts";
+import { SENTENCE_INDEX } from "../index/index.ts";
 import { runChecks } from "../lib/running/runner.ts";
 import { deploymentServer } from "./harness.ts";
 import { scratchReports } from "./reports-dir.ts";
@@ -26,7 +28,11 @@ for (const deep of [false, true])
     });
     const lines: string[] = [];
     try {
-      const summary = await runChecks(server.info, { checks: allChecks, print: (l) => lines.push(l) });
+      const summary = await runChecks(server.info, {
+        checks: allChecks,
+        sentences: SENTENCE_INDEX,
+        print: (l) => lines.push(l),
+      });
       const found = lines.filter((l) => /^\s+! found by|violation\(s\)|inconclusive/.test(l));
       expect(found, lines.join("\n").slice(-4000)).toEqual([]);
       expect(summary.failed).toBe(0);
@@ -53,7 +59,11 @@ it.concurrent("a quick run that meets every account's window spent in part waits
       for (let i = 0; i < 200; i++)
         await fetch(`${server.info.baseUrl}/api/v1/auth/me`, { headers: { authorization: `Bearer ${key}` } });
     const started = Date.now();
-    const summary = await runChecks(server.info, { checks: allChecks, print: (l) => lines.push(l) });
+    const summary = await runChecks(server.info, {
+      checks: allChecks,
+      sentences: SENTENCE_INDEX,
+      print: (l) => lines.push(l),
+    });
     const text = lines.join("\n");
     // No wait of a minute for a window to open again (the CLI's budget for this run is 60 s).
     expect(Date.now() - started, text.slice(-3000)).toBeLessThan(45_000);

@@ -4,6 +4,7 @@
  * every violation with its rule and curl, and nothing it did not escape. Skipped, visibly, where
  * /usr/bin/chromium is missing (`.ci/run` installs it).
  */
+
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { launchChromium } from "../../testing/chromium.ts";
 import { allChecks } from "../checks/index.ts";
+import { SENTENCE_INDEX } from "../index/index.ts";
 import { runChecks } from "../lib/running/runner.ts";
 import { WORLD_FAULTS } from "./faults-world.ts";
 import { type BrokenServer, brokenServer } from "./harness.ts";
@@ -41,6 +43,7 @@ it("shows the counts of the JSON reports, each violation with its rule and curl"
   const info = { ...server.info, audiences };
   try {
     await runChecks(info, {
+      sentences: SENTENCE_INDEX,
       checks: allChecks,
       pattern: ONLY,
       reporters: [

@@ -4,8 +4,10 @@
  * 2 (nothing found, something cut short or not started) or 1 (something found), says so, and keeps what it
  * checked. The budget here is short; the same holds for the CLI's default (60 s for a quick deployment run).
  */
+
 import { expect, it } from "vitest";
 import { allChecks } from "../checks/index.ts";
+import { SENTENCE_INDEX } from "../index/index.ts";
 import { runChecks } from "../lib/running/runner.ts";
 import { FAULTS } from "./faults.ts";
 import { deploymentServer, type Fault } from "./harness.ts";
@@ -37,6 +39,7 @@ async function runWithin(fault: Fault | null, deadlines: boolean, budgetMs = BUD
   const started = Date.now();
   try {
     const summary = await runChecks(info, {
+      sentences: SENTENCE_INDEX,
       checks: allChecks,
       budget: { ms: budgetMs },
       print: (l) => lines.push(l),

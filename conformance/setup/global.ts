@@ -6,6 +6,7 @@
  */
 import { rmSync } from "node:fs";
 import type { TestProject } from "vitest/node";
+import { SENTENCE_INDEX } from "../index/index.ts";
 import { discover, settingsFromEnv } from "../lib/http/target.ts";
 import { type CoverageFragment, readFragments } from "../lib/reporting/coverage.ts";
 import { fragmentsDir } from "../lib/reporting/paths.ts";
@@ -65,6 +66,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       (line) => {
         if (!process.env.CONFORMANCE_QUIET) console.log(line);
       },
+      SENTENCE_INDEX,
     );
     rmSync(dir, { recursive: true, force: true });
     await close?.();

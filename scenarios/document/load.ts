@@ -6,8 +6,9 @@
  * Equal documents give the same Scenario object, so the worlds built from one (a reset, a hundred sandboxes
  * from one inline scenario) share a template and its frozen Minds as the built-in scenarios' worlds do.
  */
+
+import { createRng } from "../../generators/prng.ts";
 import { unescapeSegment } from "../../src/contract/pointer.ts";
-import { createRng } from "../../src/core/prng.ts";
 import {
   type BuiltScenario,
   DEFAULT_START,

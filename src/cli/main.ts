@@ -8,17 +8,17 @@
  */
 import type { SimulatorOptions } from "../core/engine.ts";
 import type { Manifest } from "../core/manifest.ts";
+import { parseSnapshot, type Snapshot } from "../core/persistence/snapshot.ts";
 import type { SandboxRecord, SandboxSpec } from "../core/sandboxes.ts";
 import type { Scenario } from "../core/scenario.ts";
 import type { SimConfig } from "../core/services.ts";
 import type { RunningServer } from "../node/server.ts";
-import type { ChangeLog, Checkpointer, SavedState } from "../persistence/change-log.ts";
-import { parseSnapshot, type Snapshot } from "../persistence/snapshot.ts";
 import { type CliOptions, parseCli, USAGE, UsageError } from "./args.ts";
 import { codeCacheSaved, saveCodeCache } from "./code-cache.ts";
 import { listenFirst, settleAfterStart } from "./listen.ts";
 import { keepPrebuilt } from "./prebuilt.ts";
 import { requestLogger } from "./request-log.ts";
+import type { ChangeLog, Checkpointer, SavedState } from "./stores/change-log.ts";
 
 const CONTROL_TOKEN_HEADER = "x-sim-control-token";
 
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     if (options.given.includes("latency")) sim.config.latencyMs = options.latencyMs;
   }
 
-  // Sandboxes, each saved beside the state file as the default world is (src/persistence/sandbox-store.ts).
+  // Sandboxes, each saved beside the state file as the default world is (src/cli/stores/sandbox-store.ts).
   const store =
     stateFile === null || persistence === null
       ? null
@@ -335,9 +335,9 @@ type SimulatorModule = typeof import("../simulator.ts");
 /** The modules that keep a state file, loaded only with --state-file. */
 async function loadPersistence() {
   const [stateFiles, changeLogs, sandboxStores] = await Promise.all([
-    import("../persistence/state-file.ts"),
-    import("../persistence/change-log.ts"),
-    import("../persistence/sandbox-store.ts"),
+    import("./stores/state-file.ts"),
+    import("./stores/change-log.ts"),
+    import("./stores/sandbox-store.ts"),
   ]);
   return { stateFiles, changeLogs, sandboxStores };
 }

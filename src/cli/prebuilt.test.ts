@@ -7,10 +7,10 @@ import { deferredMindMaker } from "../../scenarios/builder.ts";
 import { findScenario, scenarios } from "../../scenarios/index.ts";
 import { sha256Hex } from "../core/auth.ts";
 import { DeferredMap } from "../core/deferred-map.ts";
+import { serializeState } from "../core/persistence/snapshot.ts";
 import { DEFAULT_START, type Scenario } from "../core/scenario.ts";
 import { keepTemplate, type Template, templateOf } from "../core/template.ts";
 import { templateFromLines, templateText } from "../core/template-data.ts";
-import { serializeState } from "../persistence/snapshot.ts";
 import { createSimulator } from "../simulator.ts";
 import { keepPrebuilt, linesOfBytes, PREBUILT, prebuiltData, prebuiltText } from "./prebuilt.ts";
 

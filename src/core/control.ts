@@ -3,7 +3,6 @@
  * envelope. It is not part of openapi.json; the README documents it.
  */
 
-import { SnapshotError } from "../persistence/snapshot.ts";
 import { constantTimeEqual } from "./auth.ts";
 import { DASHBOARD_HTML } from "./dashboard/page.ts";
 import { ApiError, badRequest, methodNotAllowed } from "./errors.ts";
@@ -11,6 +10,7 @@ import { Answer, type Outcome, type SimRequest } from "./exchange.ts";
 import type { FaultInput, Faults } from "./faults.ts";
 import { type Journal, type JournalFilter, userIdFor } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
+import { SnapshotError } from "./persistence/snapshot.ts";
 import { json, renderError } from "./render.ts";
 import { parseJson, readCapped } from "./request-body.ts";
 import { type Scenario, type ScenarioChoice, ScenarioError, UnknownScenarioError } from "./scenario.ts";

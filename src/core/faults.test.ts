@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { createRng } from "../../generators/prng.ts";
 import { Faults, globToRegExp } from "./faults.ts";
 import { Journal } from "./journal.ts";
-import { createRng } from "./prng.ts";
 
 describe("fault rules", () => {
   it("match by method and glob, and run out after `times`", () => {

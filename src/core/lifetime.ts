@@ -4,17 +4,18 @@
  * moved goes through here: build, reset, restore, load, snapshot, advance, configure, a scenario's setup.
  * The request stages (src/core/stages/) read the world from here and never replace it.
  */
+
+import { createRng, type Rng } from "../../generators/prng.ts";
 import type { Contract } from "../contract/contract.ts";
-import type { Change, RequestChange } from "../persistence/changes.ts";
-import { Recorder } from "../persistence/recorder.ts";
-import { checkSnapshot, encodeSnapshot, type Snapshot } from "../persistence/snapshot.ts";
 import { authenticate } from "./auth.ts";
 import { Faults } from "./faults.ts";
 import { Journal } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
 import { StateMemo } from "./memo.ts";
 import type { Modules } from "./modules.ts";
-import { createRng, type Rng } from "./prng.ts";
+import type { Change, RequestChange } from "./persistence/changes.ts";
+import { Recorder } from "./persistence/recorder.ts";
+import { checkSnapshot, encodeSnapshot, type Snapshot } from "./persistence/snapshot.ts";
 import { RateLimiter } from "./rate-windows.ts";
 import { DEFAULT_START, runSetup, type Scenario, type SetupStep, scenarioResolver } from "./scenario.ts";
 import type { SimConfig } from "./services.ts";

@@ -3,10 +3,10 @@
  * the page's way instead of the API stages; a write to one is made as one change, recorded like a request.
  */
 
-import { worldMark } from "../persistence/recorder.ts";
 import type { Outcome, SimRequest } from "./exchange.ts";
 import type { Lifetime } from "./lifetime.ts";
 import type { Modules } from "./modules.ts";
+import { worldMark } from "./persistence/recorder.ts";
 
 export class Pages {
   constructor(

@@ -1,14 +1,14 @@
 /**
- * Makes recorded changes again (src/persistence/changes.ts), on the world as it stands: a restart's log, a
+ * Makes recorded changes again (src/core/persistence/changes.ts), on the world as it stands: a restart's log, a
  * sandbox brought back, a scenario's setup steps. Nothing is recorded while it runs; no faults, rate limits
  * or latency, and no turn of its own.
  */
 
-import type { Change, RequestChange } from "../persistence/changes.ts";
-import { ListedHeaders } from "../persistence/recorder.ts";
 import { ApiError } from "./errors.ts";
 import { LineStream, type Outcome, type SimRequest } from "./exchange.ts";
 import type { Lifetime } from "./lifetime.ts";
+import type { Change, RequestChange } from "./persistence/changes.ts";
+import { ListedHeaders } from "./persistence/recorder.ts";
 import { isResponse } from "./render.ts";
 import type { Next } from "./stages/compose.ts";
 import { arrived, type Replaying } from "./stages/index.ts";

@@ -4,9 +4,10 @@
  * scenarios (code in `scenarios/`) and scenario documents (JSON, compiled by `scenarios/document/`) are the
  * same thing to it.
  */
-import type { RequestChange } from "../persistence/changes.ts";
+
+import type { Rng } from "../../generators/prng.ts";
 import type { Manifest } from "./manifest.ts";
-import type { Rng } from "./prng.ts";
+import type { RequestChange } from "./persistence/changes.ts";
 import type { ApiKeyRecord, State } from "./state.ts";
 
 /** The virtual time worlds start at unless the host or the scenario says otherwise. */

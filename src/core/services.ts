@@ -4,8 +4,8 @@
  * request's context (./resource.ts) or as a job's argument.
  */
 
+import type { Rng } from "../../generators/prng.ts";
 import type { VirtualClock } from "./clock.ts";
-import type { Rng } from "./prng.ts";
 import type { State } from "./state.ts";
 
 export interface SimConfig {

@@ -3,13 +3,13 @@
  * src/core/engine.ts implements, apart from how.
  */
 import type { Contract } from "../contract/contract.ts";
-import type { Change, ChangeSink } from "../persistence/changes.ts";
-import type { Snapshot, SnapshotVet } from "../persistence/snapshot.ts";
 import type { ClockMode, VirtualClock } from "./clock.ts";
 import type { Outcome, SimRequest } from "./exchange.ts";
 import type { Faults } from "./faults.ts";
 import type { Journal, JournalEntry, JournalFilter, JournalView } from "./journal.ts";
 import type { Manifest } from "./manifest.ts";
+import type { Change, ChangeSink } from "./persistence/changes.ts";
+import type { Snapshot, SnapshotVet } from "./persistence/snapshot.ts";
 import type { GenerateBody } from "./preferred-answers.ts";
 import type { ResourceModule } from "./resource.ts";
 import type { Scenario, ScenarioChoice, ScenarioLoader } from "./scenario.ts";
@@ -74,7 +74,7 @@ export interface SimulatorOptions {
   keyPrefix?: string;
   /** Where this world's pages outside the contract are served below the origin (default ``). */
   pageBase?: string;
-  /** Start from a saved world (src/persistence/snapshot.ts) instead of building a scenario. */
+  /** Start from a saved world (src/core/persistence/snapshot.ts) instead of building a scenario. */
   snapshot?: Snapshot;
   /**
    * `snapshot` is this simulator's own (the default world's state file, which it wrote and fsync'd): it is
@@ -83,7 +83,7 @@ export interface SimulatorOptions {
    */
   snapshotIsOwn?: boolean;
   /**
-   * Receives every change in the order it was made (src/persistence/changes.ts); a write's reply waits until the
+   * Receives every change in the order it was made (src/core/persistence/changes.ts); a write's reply waits until the
    * sink says the change is durable. `replay` brings the changes back.
    */
   changes?: ChangeSink;

@@ -10,11 +10,12 @@
  * the record (src/resources/progress/training.ts), and code that tried otherwise would throw in the first
  * test that ran it.
  */
+
+import { createRng } from "../../generators/prng.ts";
 import { madeEntries } from "./deferred-map.ts";
 import { LayeredMap } from "./layered-map.ts";
 import { lazyTables } from "./lazy-tables.ts";
 import type { Manifest } from "./manifest.ts";
-import { createRng } from "./prng.ts";
 import type { PendingKey, Scenario } from "./scenario.ts";
 import type { State } from "./state.ts";
 

@@ -4,6 +4,11 @@
  * services that handlers and jobs are given. The engine (src/core/engine.ts) holds one at a time.
  */
 
+import { createRng, type Rng } from "../../generators/prng.ts";
+import { sha256Hex } from "./auth.ts";
+import { type ClockMode, type Job, VirtualClock, type WallClock } from "./clock.ts";
+import type { Manifest } from "./manifest.ts";
+import type { StateMemo } from "./memo.ts";
 import {
   checkSnapshot,
   deserializeState,
@@ -14,12 +19,7 @@ import {
   type SnapshotProblem,
   type SnapshotVet,
   serializeState,
-} from "../persistence/snapshot.ts";
-import { sha256Hex } from "./auth.ts";
-import { type ClockMode, type Job, VirtualClock, type WallClock } from "./clock.ts";
-import type { Manifest } from "./manifest.ts";
-import type { StateMemo } from "./memo.ts";
-import { createRng, type Rng } from "./prng.ts";
+} from "./persistence/snapshot.ts";
 import type { JobHandler } from "./resource.ts";
 import type { Scenario } from "./scenario.ts";
 import type { Services, SimConfig } from "./services.ts";

@@ -4,11 +4,11 @@
  * and leaves the world as it was.
  */
 import { describe, expect, it } from "vitest";
-import type { Change } from "../persistence/changes.ts";
-import { SNAPSHOT_VERSION } from "../persistence/snapshot.ts";
 import { createSandboxes, createSimulator } from "../simulator.ts";
 import { stateDigest } from "./digest.ts";
 import type { Manifest } from "./manifest.ts";
+import type { Change } from "./persistence/changes.ts";
+import { SNAPSHOT_VERSION } from "./persistence/snapshot.ts";
 
 const ORIGIN = "http://sim.test";
 

@@ -17,9 +17,9 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { resolvePointer } from "../contract/document.ts";
 import { pointerSegment } from "../contract/pointer.ts";
+import type { Snapshot, SnapshotProblem, SerializedState as State } from "../core/persistence/snapshot.ts";
 import { memberCap, mindCap } from "../core/plans.ts";
 import type { AudienceRecord, MindRecord, UserRecord } from "../core/state.ts";
-import type { Snapshot, SnapshotProblem, SerializedState as State } from "../persistence/snapshot.ts";
 import recordSchema from "./records.schema.json" with { type: "json" };
 
 // ajv-formats is CommonJS; its default export arrives wrapped under some loaders.

@@ -29,7 +29,7 @@ import {
 import { operations } from "../contract/operations.ts";
 import { stateDigest } from "../core/digest.ts";
 import type { Manifest } from "../core/manifest.ts";
-import type { Snapshot } from "../persistence/snapshot.ts";
+import type { Snapshot } from "../core/persistence/snapshot.ts";
 
 // Fixed, so that a red run replays as it was; `ROBUSTNESS_SEED=random` explores (the seed is in the test names).
 const SEED =

@@ -10,7 +10,7 @@ import { answerProblems } from "../../testing/robustness.ts";
 import { type Operation, operations } from "../contract/operations.ts";
 import { stateDigest } from "../core/digest.ts";
 import type { Manifest } from "../core/manifest.ts";
-import type { Snapshot } from "../persistence/snapshot.ts";
+import type { Snapshot } from "../core/persistence/snapshot.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
 
 /**

@@ -5,7 +5,6 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SENTENCE_INDEX } from "../../index/index.ts";
 import { limitCatalogue, operations, runContract } from "../description/contract.ts";
 import { MACHINES } from "../description/machines.ts";
 import { RULES, type RuleId, ruleOperations } from "../description/rules.ts";
@@ -135,7 +134,17 @@ export interface CoverageReport {
   };
 }
 
-export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageReport {
+/**
+ * The sentence index (conformance/index/) as the report reads it: each sentence's code (`judged`, or the
+ * reason nothing judges it) and the rules that judge it. Handed in, so that the kit's library stays below
+ * the index built on it.
+ */
+export type SentenceIndex = ReadonlyMap<
+  string,
+  { readonly code: string; readonly rules?: readonly string[] }
+>;
+
+export function mergeCoverage(fragments: readonly CoverageFragment[], index: SentenceIndex): CoverageReport {
   const seen = new Map<string, Set<number>>();
   const limitsSeen = new Set<string>();
   const transitionsSeen = new Set<string>();
@@ -182,7 +191,7 @@ export function mergeCoverage(fragments: readonly CoverageFragment[]): CoverageR
     },
     rules: ruleCoverage(rulesReached),
     cases: caseCoverage(cases),
-    sentences: sentenceCoverage(rulesReached),
+    sentences: sentenceCoverage(rulesReached, index),
     transitions: Object.fromEntries(
       Object.entries(MACHINES).map(([machine, all]) => [
         machine,
@@ -219,19 +228,19 @@ function ruleCoverage(reached: ReadonlySet<string>): CoverageReport["rules"] {
   return { total: ids.length, reached: ids.filter((id) => reached.has(id)), missing, missingByOperation };
 }
 
-function sentenceCoverage(reached: ReadonlySet<string>): CoverageReport["sentences"] {
+function sentenceCoverage(reached: ReadonlySet<string>, index: SentenceIndex): CoverageReport["sentences"] {
   const texts = [...new Set(contractSentences(runContract().document).map((s) => s.text))];
   const reasons: Record<string, number> = {};
   const notReached: string[] = [];
   const unindexed: string[] = [];
   let judged = 0;
   for (const text of texts) {
-    const e = SENTENCE_INDEX.get(text);
+    const e = index.get(text);
     if (!e) unindexed.push(text);
     else if (e.code !== "judged") reasons[e.code] = (reasons[e.code] ?? 0) + 1;
     else {
       judged++;
-      if (!e.rules.some((r) => reached.has(r))) notReached.push(text);
+      if (!(e.rules ?? []).some((r) => reached.has(r))) notReached.push(text);
     }
   }
   return { total: texts.length, judged, reached: judged - notReached.length, notReached, reasons, unindexed };
@@ -241,7 +250,7 @@ function sentenceCoverage(reached: ReadonlySet<string>): CoverageReport["sentenc
  * Joins the coverage reports of several runs (the shards of one CI job) into one: an operation, status,
  * limit or transition counts as exercised when any run exercised it.
  */
-export function joinCoverage(reports: readonly CoverageReport[]): CoverageReport {
+export function joinCoverage(reports: readonly CoverageReport[], index: SentenceIndex): CoverageReport {
   const catalogue = limitCatalogue();
   const fragment: CoverageFragment = { statuses: {}, limits: [], transitions: [], rules: [], cases: {} };
   for (const r of reports) {
@@ -258,7 +267,7 @@ export function joinCoverage(reports: readonly CoverageReport[]): CoverageReport
     for (const [machine, t] of Object.entries(r.transitions ?? {}))
       fragment.transitions?.push(...t.seen.map((x) => `${machine}: ${x}`));
   }
-  return mergeCoverage([fragment]);
+  return mergeCoverage([fragment], index);
 }
 
 function notReached(missing: readonly string[]): string {

@@ -10,6 +10,7 @@ import {
   type CoverageReport,
   formatCoverage,
   mergeCoverage,
+  type SentenceIndex,
 } from "../reporting/coverage.ts";
 import { reportsDir } from "../reporting/paths.ts";
 import { dedupe, type Violation } from "../reporting/report.ts";
@@ -27,10 +28,12 @@ export interface RunResults {
   inconclusive: { check: string; what: string }[];
 }
 
+/** `sentences`: the sentence index the coverage report counts sentences by (conformance/index/). */
 export async function finishRun(
   info: TargetInfo,
   results: RunResults,
   print: (line: string) => void,
+  sentences: SentenceIndex,
 ): Promise<CoverageReport> {
   if (info.kind === "simulator" && info.originalRateLimit !== null)
     await setSimRateLimit(info.controlBase, info.controlToken, info.originalRateLimit).catch(() => {});
@@ -41,7 +44,7 @@ export async function finishRun(
     );
   }
   const violations = dedupe(results.violations);
-  const coverage = mergeCoverage(results.coverage);
+  const coverage = mergeCoverage(results.coverage, sentences);
   const { skipped, leftovers, partial, consumed, inconclusive } = results;
   mkdirSync(reportsDir(), { recursive: true });
   const meta = {

@@ -11,7 +11,7 @@ import type { TargetInfo } from "../http/target.ts";
 import { type Plan, planRun, whatDeepTakes } from "../planning/budget.ts";
 import { readWindows } from "../planning/windows.ts";
 import { type Paint, paint } from "../reporting/colour.ts";
-import { Coverage } from "../reporting/coverage.ts";
+import { Coverage, type SentenceIndex } from "../reporting/coverage.ts";
 import { renderHtmlReport } from "../reporting/html-report.ts";
 import { escapeMarkup as xml } from "../reporting/markup.ts";
 import { dedupe, formatViolations, type Violation } from "../reporting/report.ts";
@@ -25,6 +25,8 @@ export interface Reporter {
 
 export interface SuiteOptions {
   checks: readonly CheckDef[];
+  /** The sentence index the coverage report counts sentences by (conformance/index/). */
+  sentences: SentenceIndex;
   /** Runs only the checks whose `name: title` matches (`-t`, `--only`). */
   pattern?: RegExp | null;
   /** Leaves out the checks whose `name: title` matches (`--skip`). */
@@ -218,7 +220,7 @@ export async function runChecks(given: TargetInfo, o: SuiteOptions): Promise<Run
   if (deep) print(deep);
   const stop = stopLine({ outcomes, down, spent, failed: failed.length, incomplete, plan, budget: o.budget });
   if (stop) print(c.bad(stop));
-  await writeReports(reporters, outcomes, info, results, print);
+  await writeReports(reporters, outcomes, info, results, print, o.sentences);
   const exitCode = down ? 2 : failed.length ? 1 : spent.length ? 2 : incomplete ? 3 : 0;
   return {
     chosen: chosen.length,
@@ -265,12 +267,13 @@ async function writeReports(
   info: TargetInfo,
   results: RunResults,
   print: (line: string) => void,
+  sentences: SentenceIndex,
 ): Promise<void> {
   // One account of the checks for the JSON and HTML reports alike.
   const report = jsonOf(outcomes, info);
   for (const r of reporters) if (r.file && r.name === "junit") save(r.file, junit(outcomes));
   for (const r of reporters) if (r.file && r.name === "json") save(r.file, JSON.stringify(report, null, 2));
-  const coverageReport = await finishRun(info, results, print);
+  const coverageReport = await finishRun(info, results, print, sentences);
   for (const r of reporters)
     if (r.file && r.name === "html")
       save(

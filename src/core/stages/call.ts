@@ -9,9 +9,9 @@
  * with the headers gathered so far).
  */
 import type { Operation } from "../../contract/operations.ts";
-import type { RecordingHeaders } from "../../persistence/recorder.ts";
 import type { Caller } from "../auth.ts";
 import type { SimRequest } from "../exchange.ts";
+import type { RecordingHeaders } from "../persistence/recorder.ts";
 import type { BodyResult } from "../request-body.ts";
 import type { RequestContext, RouteSpec } from "../resource.ts";
 

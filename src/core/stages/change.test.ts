@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { stageWorld } from "../../../testing/stages.ts";
-import type { Change } from "../../persistence/changes.ts";
+import type { Change } from "../persistence/changes.ts";
 
 /** A world whose changes are recorded into `log`. */
 async function recorded() {

@@ -4,11 +4,11 @@
  * replay (src/core/replay.ts) makes a recorded one again, passing the instant (`at`) it was first made at.
  */
 
-import type { RequestChange } from "../../persistence/changes.ts";
-import { type RecordingHeaders, worldMark } from "../../persistence/recorder.ts";
 import { ApiError } from "../errors.ts";
 import type { Outcome } from "../exchange.ts";
 import type { Lifetime } from "../lifetime.ts";
+import type { RequestChange } from "../persistence/changes.ts";
+import { type RecordingHeaders, worldMark } from "../persistence/recorder.ts";
 import type { BodyResult } from "../request-body.ts";
 import type { Reply, RequestContext, RouteSpec } from "../resource.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { createRng } from "../../../generators/prng.ts";
 import { refusal, routed, through } from "../../../testing/stages.ts";
 import { Faults } from "../faults.ts";
-import { createRng } from "../prng.ts";
 import { fault } from "./fault.ts";
 
 function armed() {

@@ -3,8 +3,9 @@
  * recorded change; its caller is the recorded key's owner (a recorded change keeps no key), its body the
  * recorded text, and a write to a page is made again at the instant it was first made.
  */
-import type { RequestChange } from "../../persistence/changes.ts";
+
 import type { Pages } from "../pages.ts";
+import type { RequestChange } from "../persistence/changes.ts";
 import type { State } from "../state.ts";
 import { takenAsRecorded } from "./body.ts";
 import type { Arrived, Authorized, CallerPart, Routed } from "./call.ts";

@@ -6,7 +6,7 @@
  * a bucket with low confidence, as a model guessing would; a few such members land in `__other`, the
  * non-primary bucket, so a hypothesis that fits nobody can fail the "two populated buckets" rule.
  */
-import { hashSeed } from "../../core/prng.ts";
+import { hashSeed } from "../../../generators/prng.ts";
 import type { FormationHypothesisRecord, FormationSubgroup, MindRecord } from "../../core/state.ts";
 
 export const OTHER_BUCKET = "__other";

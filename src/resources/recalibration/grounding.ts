@@ -12,8 +12,8 @@ import {
   type StandardDimension,
   UPLOADED_FILE_URL_PREFIX,
 } from "../../../generators/index.ts";
+import type { Rng } from "../../../generators/prng.ts";
 import { memberCap, mindCap } from "../../core/plans.ts";
-import type { Rng } from "../../core/prng.ts";
 import type { Services } from "../../core/services.ts";
 import type { AudienceRecord, State } from "../../core/state.ts";
 import { mindFromPersona, UNTRAINED } from "../minds.ts";

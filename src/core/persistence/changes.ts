@@ -9,7 +9,7 @@
  * and the code that makes a change the only code that knows what it touches.
  *
  * Records are plain JSON. The core makes them and replays them; the host decides where they go
- * (src/persistence/change-log.ts keeps them in an fsync'd write-ahead log). Runtime-free.
+ * (src/cli/stores/change-log.ts keeps them in an fsync'd write-ahead log). Runtime-free.
  */
 
 import type { Snapshot } from "./snapshot.ts";

@@ -10,11 +10,12 @@
  * The format is versioned; a reader refuses a version it does not know, and a document that is not a
  * snapshot at all, with a `SnapshotError` that says which. Runtime-free: no Node imports.
  */
-import type { ClockSnapshot, Job } from "../core/clock.ts";
-import type { Manifest } from "../core/manifest.ts";
-import type { RngState } from "../core/prng.ts";
-import type { SimConfig } from "../core/services.ts";
-import { emptyState, type State } from "../core/state.ts";
+
+import type { RngState } from "../../../generators/prng.ts";
+import type { ClockSnapshot, Job } from "../clock.ts";
+import type { Manifest } from "../manifest.ts";
+import type { SimConfig } from "../services.ts";
+import { emptyState, type State } from "../state.ts";
 
 export const SNAPSHOT_FORMAT = "audience-research-sim/state";
 export const SNAPSHOT_VERSION = 1;
@@ -41,7 +42,7 @@ export interface Snapshot {
   config: SimConfig;
   state: SerializedState;
   /**
-   * A host that keeps a change log beside the snapshot (src/persistence/change-log.ts): the log generation that
+   * A host that keeps a change log beside the snapshot (src/cli/stores/change-log.ts): the log generation that
    * continues from this snapshot. Earlier generations are already in it.
    */
   log?: { generation: number };

@@ -1,12 +1,12 @@
 /**
  * Recorded changes replay to the same world: a snapshot taken at the start plus every change recorded since
  * gives back the world as it is now, record for record, IDs, random stream and pending jobs included. This
- * is what `--state-file` rests on (src/persistence/change-log.ts).
+ * is what `--state-file` rests on (src/cli/stores/change-log.ts).
  */
 import { describe, expect, it } from "vitest";
-import { harness } from "../../testing/harness.ts";
-import { digest } from "../core/digest.ts";
-import { createSimulator } from "../simulator.ts";
+import { harness } from "../../../testing/harness.ts";
+import { createSimulator } from "../../simulator.ts";
+import { digest } from "../digest.ts";
 import type { Change } from "./changes.ts";
 
 const HYPOTHESIS = {

@@ -1,10 +1,10 @@
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDirForTests } from "../../testing/temp-dir.ts";
-import { createSimulator } from "../simulator.ts";
+import { tempDirForTests } from "../../../testing/temp-dir.ts";
+import type { Change } from "../../core/persistence/changes.ts";
+import { createSimulator } from "../../simulator.ts";
 import { ChangeLog, encodeRecord, parseLog, readSavedState } from "./change-log.ts";
-import type { Change } from "./changes.ts";
 import { StateFileError } from "./state-file.ts";
 
 const tmp = tempDirForTests("sim-log-");

@@ -4,7 +4,7 @@
  *
  * - `PATH.sandboxes.json`: the registry (ID, control token, scenario, seed, creation time), replaced
  *   atomically before a creation or a deletion is answered.
- * - `PATH.sandbox-<id>.log.<generation>`: that sandbox's change log (src/persistence/change-log.ts), fsync'd
+ * - `PATH.sandbox-<id>.log.<generation>`: that sandbox's change log (src/cli/stores/change-log.ts), fsync'd
  *   before each reply as the default world's is. A sandbox's world is its scenario and seed plus its
  *   changes, so no snapshot is written when it is made (a snapshot of the default scenario is about
  *   7 MB); `PATH.sandbox-<id>` appears only once its log is long enough to be compacted.
@@ -15,7 +15,7 @@
  */
 import { readdir, readFile, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { isSandboxId, type SandboxEngine, type SandboxRecord } from "../core/sandboxes.ts";
+import { isSandboxId, type SandboxEngine, type SandboxRecord } from "../../core/sandboxes.ts";
 import { ChangeLog, type Checkpointer, readSavedState, type SavedState } from "./change-log.ts";
 import { StateFileError, writeFileAtomic } from "./state-file.ts";
 

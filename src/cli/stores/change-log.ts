@@ -2,7 +2,7 @@
  * `--state-file PATH`: a snapshot at PATH and, beside it, a write-ahead log of every change since
  * (`PATH.log.<generation>`), so that a change is on disk before its reply leaves.
  *
- * A change (src/persistence/changes.ts) is appended to the log as one line and the log is fsync'd before the
+ * A change (src/core/persistence/changes.ts) is appended to the log as one line and the log is fsync'd before the
  * simulator answers. Changes that arrive while an fsync is under way wait for the next one and share it
  * (group commit, as databases do), so many writers cost one fsync per round, not one each. From time to
  * time, and on shutdown, the world is written as a fresh snapshot and the log starts a new generation;
@@ -19,8 +19,8 @@ import { writeSync } from "node:fs";
 import { type FileHandle, open, readdir, readFile, unlink } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { crc32 } from "node:zlib";
-import type { Change, ChangeSink } from "./changes.ts";
-import { encodeSnapshot, type Snapshot } from "./snapshot.ts";
+import type { Change, ChangeSink } from "../../core/persistence/changes.ts";
+import { encodeSnapshot, type Snapshot } from "../../core/persistence/snapshot.ts";
 import { readStateFile, StateFileError, syncDirectory, writeFileAtomic } from "./state-file.ts";
 
 /**

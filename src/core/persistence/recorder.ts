@@ -1,10 +1,10 @@
 /**
- * The parts of recording changes (src/persistence/changes.ts) that sit on the request path: one change at a time,
+ * The parts of recording changes (src/core/persistence/changes.ts) that sit on the request path: one change at a time,
  * the headers a request was served with, and a cheap mark of whether serving it moved the world on.
  */
 
-import type { HeaderReader } from "../core/exchange.ts";
-import type { World } from "../core/world.ts";
+import type { HeaderReader } from "../exchange.ts";
+import type { Services } from "../services.ts";
 import { type Change, type ChangeSink, UNRECORDED_HEADERS } from "./changes.ts";
 
 /**
@@ -109,7 +109,7 @@ export class ListedHeaders implements HeaderReader {
  * Refused requests (4xx) change nothing else (src/robustness proves it); one whose mark moved anyway is
  * recorded all the same, because a replay without it would draw every later ID differently.
  */
-export function worldMark(world: World): string {
+export function worldMark(world: { services: Pick<Services, "rng">; clock: Services["clock"] }): string {
   const r = world.services.rng.state();
   return `${r.a},${r.b},${r.c},${r.d},${world.clock.scheduled},${world.clock.ran}`;
 }

@@ -1,7 +1,7 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDirForTests } from "../../testing/temp-dir.ts";
+import { tempDirForTests } from "../../../testing/temp-dir.ts";
 import { readStateFile, removeStaleTemporaries, StateFileError, writeFileAtomic } from "./state-file.ts";
 
 const tmp = tempDirForTests("sim-state-");

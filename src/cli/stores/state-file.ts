@@ -1,5 +1,5 @@
 /**
- * The snapshot half of `--state-file PATH` (the change log beside it is src/persistence/change-log.ts).
+ * The snapshot half of `--state-file PATH` (the change log beside it is src/cli/stores/change-log.ts).
  *
  * Every write is atomic: the snapshot goes to a temporary file in the same directory, is fsynced, renamed
  * over the old file, and the directory is fsynced, so that at any instant (a SIGKILL, a power cut) the path
@@ -7,7 +7,7 @@
  */
 import { open, readdir, readFile, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { parseSnapshot, type Snapshot, SnapshotError } from "./snapshot.ts";
+import { parseSnapshot, type Snapshot, SnapshotError } from "../../core/persistence/snapshot.ts";
 
 export class StateFileError extends Error {
   override readonly name = "StateFileError";
