@@ -7,6 +7,7 @@
 import { beforeEach, expect } from "vitest";
 import { operations } from "../src/contract/operations.ts";
 import { checkResponse } from "../src/contract/responses.ts";
+import { LayeredMap } from "../src/core/layered-map.ts";
 import { Router } from "../src/core/router.ts";
 import type { AudienceRecord, FormationRecord, UserRecord } from "../src/core/state.ts";
 import { createSimulator, type Simulator, type SimulatorOptions } from "../src/simulator.ts";
@@ -131,7 +132,9 @@ export async function harness(options: SimulatorOptions = {}): Promise<Harness> 
       return JSON.stringify({
         users: table(s.users),
         teams: table(s.teams),
-        minds: table(s.minds),
+        // The Minds over a template's (frozen, shared, never changed): what this world holds beyond them
+        // says all, without reading (or making) thousands of shared Minds twice a refusal.
+        minds: s.minds instanceof LayeredMap ? layerOf(s.minds) : table(s.minds),
         audiences: table(s.audiences),
         studies: table(s.studies),
         formations: table(s.formations),
@@ -172,6 +175,16 @@ export async function harness(options: SimulatorOptions = {}): Promise<Harness> 
   };
   return h;
 }
+
+/** A layered table as the snapshot compares it: its own layer, and which base it lies over. */
+function layerOf<V>(m: LayeredMap<string, V>) {
+  const { base, own, hidden } = m.layer();
+  let id = BASES.get(base);
+  if (id === undefined) BASES.set(base, (id = BASES_SEEN.next++));
+  return { base: id, own, hidden };
+}
+const BASES = new WeakMap<object, number>();
+const BASES_SEEN = { next: 0 };
 
 function assertDocumented(method: string, path: string, res: Response, text: string): void {
   const m = router.match(method, new URL(`http://x${path}`).pathname);

@@ -53,4 +53,22 @@ describe("LayeredMap", () => {
   it("is a Map to whoever asks (the snapshot and the copy of a world check that)", () => {
     expect(new LayeredMap(new Map()) instanceof Map).toBe(true);
   });
+  it("says what it holds beyond its base: its own entries and the shared keys it hid", () => {
+    const base = new Map([
+      ["a", 1],
+      ["b", 2],
+    ]);
+    const layered = new LayeredMap(base);
+    expect(layered.layer()).toEqual({ base, own: [], hidden: [] });
+    layered.set("a", 10);
+    layered.set("c", 3);
+    layered.delete("b");
+    const { base: under, own, hidden } = layered.layer();
+    expect(under).toBe(base);
+    expect(own).toEqual([
+      ["a", 10],
+      ["c", 3],
+    ]);
+    expect(hidden).toEqual(["b"]);
+  });
 });

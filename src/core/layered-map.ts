@@ -74,6 +74,15 @@ export class LayeredMap<K, V> extends Map<K, V> implements MadeOnDemand<K, V> {
     return this.entries();
   }
 
+  /**
+   * What this map holds beyond its base: its own entries (those set in a shared entry's place included) and
+   * the shared keys it hid. Two maps over the same base whose layers agree hold the same entries, the base
+   * being never changed: a comparison need not read (or make) the shared entries.
+   */
+  layer(): { base: ReadonlyMap<K, V>; own: [K, V][]; hidden: K[] } {
+    return { base: this.base, own: [...super.entries()], hidden: [...this.hidden] };
+  }
+
   /** The entries made so far (src/core/deferred-map.ts), when the base makes some on demand. */
   *madeEntries(): IterableIterator<[K, V]> {
     for (const entry of madeEntries(this.base))
