@@ -180,7 +180,10 @@ export async function harness(options: SimulatorOptions = {}): Promise<Harness> 
 function layerOf<V>(m: LayeredMap<string, V>) {
   const { base, own, hidden } = m.layer();
   let id = BASES.get(base);
-  if (id === undefined) BASES.set(base, (id = BASES_SEEN.next++));
+  if (id === undefined) {
+    id = BASES_SEEN.next++;
+    BASES.set(base, id);
+  }
   return { base: id, own, hidden };
 }
 const BASES = new WeakMap<object, number>();
