@@ -44,7 +44,12 @@ export class ApiError extends Error {
     data?: Record<string, unknown>,
     headers: Record<string, string> = {},
   ) {
+    // A refusal is an answer, not a fault: nobody reads where it was made, and capturing the stack was a
+    // third of the CPU of a simulator answering a flood of 429s (a client over its rate limit).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message ?? STATUS_TEXT[status] ?? "Error");
+    Error.stackTraceLimit = limit;
     this.name = "ApiError";
     this.status = status;
     this.data = data;
