@@ -2,12 +2,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: [
-      "src/**/*.test.ts",
-      "scenarios/**/*.test.ts",
-      "generators/**/*.test.ts",
-      "conformance/**/*.test.ts",
-    ],
+    include: ["src/**/*.test.ts", "conformance/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

@@ -7,7 +7,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     name: "unit",
-    include: ["src/**/*.test.ts", "scenarios/**/*.test.ts", "generators/**/*.test.ts"],
+    include: ["src/**/*.test.ts"],
     exclude: [
       ...configDefaults.exclude,
       "src/robustness/**",

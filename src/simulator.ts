@@ -2,18 +2,14 @@
  * The simulator of this package: the engine (src/core/engine.ts) handed every resource module and scenario
  * it serves. Hosts (the CLI, MSW, tests) start here; the engine itself knows no resource by name.
  */
-import { loadScenario } from "../scenarios/document/load.ts";
-import { scenarios } from "../scenarios/index.ts";
+
 import { tokenList } from "./core/control.ts";
 import { createEngine, type Simulator, type SimulatorOptions } from "./core/engine.ts";
 import { SandboxHost, type SandboxHostOptions, type SandboxSpec } from "./core/sandboxes.ts";
+import { loadScenario } from "./scenarios/document/load.ts";
+import { scenarios } from "./scenarios/index.ts";
 import { served } from "./served.ts";
 
-export {
-  defineScenario,
-  loadScenario,
-  type ScenarioDocument,
-} from "../scenarios/document/load.ts";
 export type { Simulator, SimulatorOptions } from "./core/engine.ts";
 export { SnapshotError } from "./core/persistence/snapshot.ts";
 export {
@@ -29,6 +25,11 @@ export {
   type ScenarioProblem,
   UnknownScenarioError,
 } from "./core/scenario.ts";
+export {
+  defineScenario,
+  loadScenario,
+  type ScenarioDocument,
+} from "./scenarios/document/load.ts";
 
 /**
  * A simulator serving this package's resources. `scenario` is a built-in scenario's name, a scenario

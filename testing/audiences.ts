@@ -2,8 +2,9 @@
  * What the Audience tests share: a fresh default world for every test (`freshWorldEachTest`), handles
  * into it by manifest name, and the check that a refused request changed nothing.
  */
-import { MAIN_GENERATED_MEMBERS } from "../scenarios/default.ts";
+
 import type { AudienceRecord, MindRecord, UserRecord } from "../src/core/state.ts";
+import { MAIN_GENERATED_MEMBERS } from "../src/scenarios/default.ts";
 import { type Harness, harnessEachTest } from "./harness.ts";
 
 /** The running test's harness: every read goes to the world its `beforeEach` made. */

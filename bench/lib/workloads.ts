@@ -4,7 +4,7 @@
  * same key; the mocks simply answer them from the contract's examples or schemas.
  */
 import type { Request } from "autocannon";
-import { COUNTRY_CODES, INDUSTRIES } from "../../generators/vocabulary.ts";
+import { COUNTRY_CODES, INDUSTRIES } from "../../src/generators/vocabulary.ts";
 
 /**
  * More distinct selections than the simulator keeps rendered answers for (src/core/memo.ts keeps 256), in

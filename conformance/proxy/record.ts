@@ -13,7 +13,7 @@ import type {
   Mind,
   ScenarioDocument,
   User,
-} from "../../scenarios/document/types.gen.ts";
+} from "../../src/contract/scenario-document.gen.ts";
 import { isUuid, schemaAt } from "../lib/description/contract.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import type { Match } from "../lib/http/requests.ts";

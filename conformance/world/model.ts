@@ -53,7 +53,7 @@ export interface World {
   copies: { id: string; by: Role }[];
 }
 
-/** The roles of the default scenario as they stand to the Audience `main` (scenarios/default.ts). */
+/** The roles of the default scenario as they stand to the Audience `main` (src/scenarios/default.ts). */
 const DIRECT: Partial<Record<Role, "owner" | "admin" | "member">> = {
   owner: "owner",
   admin: "admin",

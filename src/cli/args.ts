@@ -4,11 +4,11 @@
  */
 import { parseArgs } from "node:util";
 import leven from "leven";
-import { scenarios } from "../../scenarios/index.ts";
 import { LIMITS } from "../contract/limits.ts";
 import type { ClockMode } from "../core/clock.ts";
 import { INSTANCE_NAME } from "../core/sandboxes.ts";
 import { parseCorsOrigin } from "../node/cors.ts";
+import { scenarios } from "../scenarios/index.ts";
 import { parseDuration } from "./duration.ts";
 
 export const DEFAULT_PORT = 4010;

@@ -1,8 +1,8 @@
 import net from "node:net";
 import { request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
-import { scenarios } from "../../scenarios/index.ts";
 import { startCli as cli, freePort, killAllClis, type CliRun as Run, stopCli } from "../../testing/cli.ts";
+import { scenarios } from "../scenarios/index.ts";
 
 async function waitFor(run: Run, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
   const deadline = Date.now() + timeoutMs;

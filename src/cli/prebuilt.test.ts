@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { deferredMindMaker } from "../../scenarios/builder.ts";
-import { findScenario, scenarios } from "../../scenarios/index.ts";
 import { sha256Hex } from "../core/auth.ts";
 import { DeferredMap } from "../core/deferred-map.ts";
 import { serializeState } from "../core/persistence/snapshot.ts";
 import { DEFAULT_START, type Scenario } from "../core/scenario.ts";
 import { keepTemplate, type Template, templateOf } from "../core/template.ts";
 import { templateFromLines, templateText } from "../core/template-data.ts";
+import { deferredMindMaker } from "../scenarios/builder.ts";
+import { findScenario, scenarios } from "../scenarios/index.ts";
 import { createSimulator } from "../simulator.ts";
 import { keepPrebuilt, linesOfBytes, PREBUILT, prebuiltData, prebuiltText } from "./prebuilt.ts";
 

@@ -7,8 +7,6 @@
  * such file, and the world is built.
  */
 import { readFileSync } from "node:fs";
-import { deferredMindMaker } from "../../scenarios/builder.ts";
-import { findScenario } from "../../scenarios/index.ts";
 import { DEFAULT_START } from "../core/scenario.ts";
 import { buildTemplate, keepTemplate, type Template, templateOf } from "../core/template.ts";
 import {
@@ -18,6 +16,8 @@ import {
   templateFromLines,
   templateText,
 } from "../core/template-data.ts";
+import { deferredMindMaker } from "../scenarios/builder.ts";
+import { findScenario } from "../scenarios/index.ts";
 
 /** The worlds made ahead: what `serve` builds with no options. */
 export const PREBUILT = [{ scenario: "default", seed: 1 }] as const;

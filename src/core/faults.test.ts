@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createRng } from "../../generators/prng.ts";
+import { createRng } from "../generators/prng.ts";
 import { Faults, globToRegExp } from "./faults.ts";
 import { Journal } from "./journal.ts";
 

@@ -2,7 +2,7 @@
  * Fault rules set through the control plane: answer a matching request with a status, delay it, or both,
  * for a number of times or with a probability (drawn from the simulator's own seeded stream).
  */
-import type { Rng } from "../../generators/prng.ts";
+import type { Rng } from "../generators/prng.ts";
 
 export interface FaultRule {
   id: number;

@@ -5,8 +5,8 @@
  * The request stages (src/core/stages/) read the world from here and never replace it.
  */
 
-import { createRng, type Rng } from "../../generators/prng.ts";
 import type { Contract } from "../contract/contract.ts";
+import { createRng, type Rng } from "../generators/prng.ts";
 import { authenticate } from "./auth.ts";
 import { Faults } from "./faults.ts";
 import { Journal } from "./journal.ts";

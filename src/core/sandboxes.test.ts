@@ -3,7 +3,7 @@
  * opened only by its token or the operator's; limits and idle lifetime hold.
  */
 import { describe, expect, it } from "vitest";
-import { PRICE_CATALOGUE } from "../../scenarios/catalogue.ts";
+import { PRICE_CATALOGUE } from "../scenarios/catalogue.ts";
 import { createSandboxes, createSimulator, sandboxOptions } from "../simulator.ts";
 import type { Manifest } from "./manifest.ts";
 import { SANDBOX_KEY_PREFIX, sandboxOfKey, sandboxSpec } from "./sandboxes.ts";

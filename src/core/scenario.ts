@@ -1,11 +1,11 @@
 /**
  * What a scenario is to the core: something that builds a world's starting state from a seed and a start
  * time, handed to the engine like the resource modules are. The core never builds one itself, so built-in
- * scenarios (code in `scenarios/`) and scenario documents (JSON, compiled by `scenarios/document/`) are the
+ * scenarios (code in `src/scenarios/`) and scenario documents (JSON, compiled by `src/scenarios/document/`) are the
  * same thing to it.
  */
 
-import type { Rng } from "../../generators/prng.ts";
+import type { Rng } from "../generators/prng.ts";
 import type { Manifest } from "./manifest.ts";
 import type { RequestChange } from "./persistence/changes.ts";
 import type { ApiKeyRecord, State } from "./state.ts";

@@ -4,7 +4,7 @@
  * request's context (./resource.ts) or as a job's argument.
  */
 
-import type { Rng } from "../../generators/prng.ts";
+import type { Rng } from "../generators/prng.ts";
 import type { VirtualClock } from "./clock.ts";
 import type { State } from "./state.ts";
 

@@ -11,7 +11,7 @@ import type {
   FilterAttributes,
   GroundingSource,
   SourceBundle,
-} from "../../generators/index.ts";
+} from "../generators/index.ts";
 import { DeferredMap } from "./deferred-map.ts";
 
 export type Plan = "free" | "premium" | "team";

@@ -11,7 +11,7 @@
  * test that ran it.
  */
 
-import { createRng } from "../../generators/prng.ts";
+import { createRng } from "../generators/prng.ts";
 import { madeEntries } from "./deferred-map.ts";
 import { LayeredMap } from "./layered-map.ts";
 import { lazyTables } from "./lazy-tables.ts";

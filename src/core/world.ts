@@ -4,7 +4,7 @@
  * services that handlers and jobs are given. The engine (src/core/engine.ts) holds one at a time.
  */
 
-import { createRng, type Rng } from "../../generators/prng.ts";
+import { createRng, type Rng } from "../generators/prng.ts";
 import { sha256Hex } from "./auth.ts";
 import { type ClockMode, type Job, VirtualClock, type WallClock } from "./clock.ts";
 import type { Manifest } from "./manifest.ts";

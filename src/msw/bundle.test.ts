@@ -45,7 +45,7 @@ describe("browser bundle of audience-research-sim/msw (src/msw/index.ts)", () =>
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs).toContain("src/msw/index.ts");
     expect(inputs).toContain("openapi.json");
-    expect(inputs.some((i) => i.startsWith("generators/"))).toBe(true);
+    expect(inputs.some((i) => i.startsWith("src/generators/"))).toBe(true);
     expect(inputs.some((i) => i.startsWith("src/node/") || i.includes("@stoplight/prism"))).toBe(false);
     // The export libraries are separate chunks, not in the entry.
     const [, entry] = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint === "index.ts")!;

@@ -6,10 +6,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { defineScenario } from "../../scenarios/document/load.ts";
-import { BUYING_ROLES as HYPOTHESIS } from "../../scenarios/test-support.ts";
 import { type Harness, harness } from "../../testing/harness.ts";
+import { BUYING_ROLES as HYPOTHESIS } from "../../testing/scenario-problems.ts";
 import type { Snapshot } from "../core/persistence/snapshot.ts";
+import { defineScenario } from "../scenarios/document/load.ts";
 
 /** A small world with a record of every kind a read serves: team, collaborator, Formation, export, study. */
 const WORLD = defineScenario({

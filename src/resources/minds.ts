@@ -1,6 +1,7 @@
 /** Mind records made from generated personas: one shape for scenarios, recalibration growth and copies. */
-import type { PersonaFixture } from "../../generators/index.ts";
+
 import type { MindRecord, MindTraining } from "../core/state.ts";
+import type { PersonaFixture } from "../generators/index.ts";
 
 export const COMPLETED_TRAINING: Readonly<MindTraining> = {
   status: "completed",

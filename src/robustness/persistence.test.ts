@@ -10,7 +10,6 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { createRng } from "../../generators/prng.ts";
 import { startCli as cli, listening, stopCli } from "../../testing/cli.ts";
 import { digest, stateDigest } from "../core/digest.ts";
 import type { Manifest } from "../core/manifest.ts";
@@ -20,6 +19,7 @@ import {
   type Snapshot,
   SnapshotError,
 } from "../core/persistence/snapshot.ts";
+import { createRng } from "../generators/prng.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
 
 const KILL_MS = Number(process.env.ROBUSTNESS_KILL_MS ?? 25_000);

@@ -20,7 +20,7 @@ import { type ConfigProblem, referenceProblems, schemaProblems } from "./config-
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as typeof addFormatsModule.default;
 
-/** The roles of the default scenario (scenarios/default.ts); a config names the keys of whichever it has. */
+/** The roles of the default scenario (src/scenarios/default.ts); a config names the keys of whichever it has. */
 export const ROLES = [
   "owner",
   "teammate",

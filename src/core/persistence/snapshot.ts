@@ -11,7 +11,7 @@
  * snapshot at all, with a `SnapshotError` that says which. Runtime-free: no Node imports.
  */
 
-import type { RngState } from "../../../generators/prng.ts";
+import type { RngState } from "../../generators/prng.ts";
 import type { ClockSnapshot, Job } from "../clock.ts";
 import type { Manifest } from "../manifest.ts";
 import type { SimConfig } from "../services.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createRng } from "../../../generators/prng.ts";
 import { refusal, routed, through } from "../../../testing/stages.ts";
+import { createRng } from "../../generators/prng.ts";
 import { Faults } from "../faults.ts";
 import { fault } from "./fault.ts";
 

@@ -6,15 +6,16 @@
  * collaborators; public and Study-cascade viewers get uploaded-file URLs redacted to null.
  * `audienceSummary` is the PUT form (the `Audience` schema), which only collaborators ever receive.
  */
+
+import { type Decoded, EncodedJson, encodedBy, KeptByRecords } from "../../core/encoded-json.ts";
+import type { AudienceRecord, MindRecord, State } from "../../core/state.ts";
 import {
   type BaselineDistribution,
   baselineDistributions,
   type Chart,
   type FilterAttributes,
   isUploadedFileUrl,
-} from "../../../generators/index.ts";
-import { type Decoded, EncodedJson, encodedBy, KeptByRecords } from "../../core/encoded-json.ts";
-import type { AudienceRecord, MindRecord, State } from "../../core/state.ts";
+} from "../../generators/index.ts";
 import { type AudienceRole, COLLABORATOR_ROLES } from "../access.ts";
 import { iso } from "../time.ts";
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { PRIVATE_MEMBERS } from "../../../scenarios/default.ts";
 import {
   audience,
   freshWorldEachTest,
@@ -11,6 +10,7 @@ import {
   refused,
   user,
 } from "../../../testing/audiences.ts";
+import { PRIVATE_MEMBERS } from "../../scenarios/default.ts";
 
 freshWorldEachTest();
 

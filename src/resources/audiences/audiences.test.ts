@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { baselineDistributions, isUploadedFileUrl } from "../../../generators/index.ts";
 import {
   audience,
   freshWorldEachTest,
@@ -13,6 +12,7 @@ import {
 } from "../../../testing/audiences.ts";
 import { expectError, live, NOT_MAIN_OWNERS } from "../../../testing/harness.ts";
 import { table } from "../../core/state.ts";
+import { baselineDistributions, isUploadedFileUrl } from "../../generators/index.ts";
 import { COVER_IMAGE_DELAY_MS } from "./audiences.ts";
 
 freshWorldEachTest();

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { PRICE_CATALOGUE } from "../../../scenarios/catalogue.ts";
 import { type CallOptions, type Harness, harness } from "../../../testing/harness.ts";
 import { escapeHtml } from "../../core/html.ts";
 import { table } from "../../core/state.ts";
+import { PRICE_CATALOGUE } from "../../scenarios/catalogue.ts";
 import { CHECKOUT_TTL_MS, creditAccounts } from "./checkout.ts";
 import { handleCheckoutPage, parseCheckoutPath } from "./checkout-page.ts";
 import type { Price } from "./records.ts";

@@ -1,7 +1,7 @@
 /**
  * The Audience brief as a document: who the Audience is, its members, grounding, sources and coverage.
  */
-import { baselineDistributions, type ChartDatum } from "../../../generators/index.ts";
+import { baselineDistributions, type ChartDatum } from "../../generators/index.ts";
 import type { Block, Cell, DocumentInput, ExportDocument, Section, TableBlock } from "./document.ts";
 import { ATTRIBUTE_LABELS, columns, dimensionLabel, fact, formatTime } from "./document.ts";
 import {

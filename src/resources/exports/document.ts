@@ -2,13 +2,14 @@
  * The document model behind exports: kinds, formats, file names, and the typed blocks (headings,
  * paragraphs, facts, tables) that every renderer reads; cell formatting shared by all of them.
  */
+
+import type { AudienceRecord } from "../../core/state.ts";
 import {
   type FilterAttributeKey,
   type FilterAttributes,
   isUploadedFileUrl,
   type StandardDimension,
-} from "../../../generators/index.ts";
-import type { AudienceRecord } from "../../core/state.ts";
+} from "../../generators/index.ts";
 
 export type ExportKind = "brief" | "validation_report";
 export type ExportFormat = "pdf" | "md" | "docx" | "pptx" | "xlsx";

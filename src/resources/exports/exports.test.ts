@@ -6,10 +6,10 @@ import JSZip from "jszip";
 import mammoth from "mammoth";
 import { PDFDocument } from "pdf-lib";
 import { beforeEach, describe, expect, it } from "vitest";
-import { UPLOADED_FILE_URL_PREFIX } from "../../../generators/index.ts";
 import { expectError, type Harness, harness } from "../../../testing/harness.ts";
 import { tempDirForTests } from "../../../testing/temp-dir.ts";
 import { checkResponse } from "../../contract/responses.ts";
+import { UPLOADED_FILE_URL_PREFIX } from "../../generators/index.ts";
 import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "./exports.ts";
 
 let h: Harness;

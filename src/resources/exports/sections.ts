@@ -2,8 +2,9 @@
  * Pieces of document that the brief and the validation report share: visibility, grounding and the
  * source bundle (files by name only: exports are shared by every viewer, so no uploaded-file address).
  */
-import type { Chart, SourceBundle } from "../../../generators/index.ts";
+
 import type { AudienceRecord, ValidationRecord } from "../../core/state.ts";
+import type { Chart, SourceBundle } from "../../generators/index.ts";
 import {
   type Block,
   columns,

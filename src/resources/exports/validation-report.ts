@@ -2,13 +2,14 @@
  * The validation report as a document: every scored validation with the overall score, each KPI with its
  * 95% interval, per-question answer shares, the composition check and provenance.
  */
+
+import type { ValidationRecord } from "../../core/state.ts";
 import {
   baselineDistributions,
   FILTER_ATTRIBUTE_KEYS,
   type FilterAttributeKey,
   type FilterAttributes,
-} from "../../../generators/index.ts";
-import type { ValidationRecord } from "../../core/state.ts";
+} from "../../generators/index.ts";
 import type { Block, Cell, DocumentInput, ExportDocument, Section } from "./document.ts";
 import {
   ATTRIBUTE_LABELS,

@@ -1,17 +1,17 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
-  FILTER_ATTRIBUTE_KEYS,
-  type FilterAttributeKey,
-  type FilterAttributes,
-} from "../../../generators/index.ts";
-import {
   expectAudienceIdErrors,
   expectError,
   type Harness,
   harness,
   VIEWS,
 } from "../../../testing/harness.ts";
+import {
+  FILTER_ATTRIBUTE_KEYS,
+  type FilterAttributeKey,
+  type FilterAttributes,
+} from "../../generators/index.ts";
 import {
   buildFilterIndex,
   type FilterAttributesView,

@@ -13,17 +13,17 @@
  * whether a selection is acceptable.
  */
 
-import {
-  FILTER_ATTRIBUTE_KEYS,
-  type FilterAttributeKey,
-  type FilterAttributes,
-} from "../../../generators/index.ts";
 import { LIMITS } from "../../contract/limits.ts";
 import type { components } from "../../contract/types.gen.ts";
 import { validatorFor } from "../../contract/validate.ts";
 import { type ApiError, badRequest } from "../../core/errors.ts";
 import type { ResourceModule } from "../../core/resource.ts";
 import type { MindRecord, State } from "../../core/state.ts";
+import {
+  FILTER_ATTRIBUTE_KEYS,
+  type FilterAttributeKey,
+  type FilterAttributes,
+} from "../../generators/index.ts";
 import { viewable } from "../access.ts";
 
 const SELECTION_SCHEMA = "#/components/schemas/FilterSelection";

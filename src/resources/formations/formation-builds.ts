@@ -8,7 +8,6 @@
  * subgroups visible while it runs and swaps them in place when it is done.
  */
 
-import { FILTER_ATTRIBUTE_KEYS, type FilterAttributeKey } from "../../../generators/index.ts";
 import type { JobHandler } from "../../core/resource.ts";
 import type { Services } from "../../core/services.ts";
 import type {
@@ -18,6 +17,7 @@ import type {
   MindRecord,
   State,
 } from "../../core/state.ts";
+import { FILTER_ATTRIBUTE_KEYS, type FilterAttributeKey } from "../../generators/index.ts";
 import { slug } from "../minds.ts";
 import { classify, place, populatedPrimaryBuckets } from "./formation-classifier.ts";
 

@@ -6,8 +6,9 @@
  * a bucket with low confidence, as a model guessing would; a few such members land in `__other`, the
  * non-primary bucket, so a hypothesis that fits nobody can fail the "two populated buckets" rule.
  */
-import { hashSeed } from "../../../generators/prng.ts";
+
 import type { FormationHypothesisRecord, FormationSubgroup, MindRecord } from "../../core/state.ts";
+import { hashSeed } from "../../generators/prng.ts";
 
 export const OTHER_BUCKET = "__other";
 

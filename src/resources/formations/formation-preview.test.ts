@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { BUYING_ROLE_HYPOTHESIS } from "../../../scenarios/default.ts";
 import { expectError, type Harness, harness } from "../../../testing/harness.ts";
 import { validate } from "../../contract/validate.ts";
+import { BUYING_ROLE_HYPOTHESIS } from "../../scenarios/default.ts";
 import { FAIL_MARKER, negotiatePreview } from "./formation-preview.ts";
 import { isValidHypothesis } from "./formation-view.ts";
 

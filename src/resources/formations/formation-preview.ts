@@ -26,8 +26,6 @@
  */
 
 import Negotiator from "negotiator";
-import { FILTER_ATTRIBUTE_KEYS, type FilterAttributeKey } from "../../../generators/index.ts";
-import { hashSeed } from "../../../generators/prng.ts";
 import { LIMITS } from "../../contract/limits.ts";
 import type { components } from "../../contract/types.gen.ts";
 import type { ValidationIssue } from "../../contract/validate.ts";
@@ -35,6 +33,8 @@ import { ApiError, badRequest } from "../../core/errors.ts";
 import { type LineSource, LineStream } from "../../core/exchange.ts";
 import type { RequestContext, ResourceModule } from "../../core/resource.ts";
 import type { AudienceRecord, FormationHypothesisRecord, MindRecord, State } from "../../core/state.ts";
+import { FILTER_ATTRIBUTE_KEYS, type FilterAttributeKey } from "../../generators/index.ts";
+import { hashSeed } from "../../generators/prng.ts";
 import { viewable } from "../access.ts";
 import { slug } from "../minds.ts";
 import { classify } from "./formation-classifier.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { BUYING_ROLE_HYPOTHESIS } from "../../../scenarios/default.ts";
 import { base, create, freshWorldEachTest, h, hypothesis, one, record } from "../../../testing/formations.ts";
 import { expectError } from "../../../testing/harness.ts";
+import { BUYING_ROLE_HYPOTHESIS } from "../../scenarios/default.ts";
 import { BUILD_TOTAL_MS } from "./formation-builds.ts";
 import { compactName, NAME_MAX } from "./formations.ts";
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { BUYING_ROLE_HYPOTHESIS, FAILED_HYPOTHESIS } from "../../../scenarios/default.ts";
 import {
   base,
   create,
@@ -15,6 +14,7 @@ import {
   stall,
 } from "../../../testing/formations.ts";
 import { expectError, MAIN_VIEWERS, recordingHarness } from "../../../testing/harness.ts";
+import { BUYING_ROLE_HYPOTHESIS, FAILED_HYPOTHESIS } from "../../scenarios/default.ts";
 import { BUILD_TOTAL_MS } from "./formation-builds.ts";
 import { GENERIC_FAILURE_REASON } from "./formation-view.ts";
 import { RECOVERY_LIMIT } from "./formations.ts";

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { TRAINING_COUNTS } from "../../../scenarios/training.ts";
 import { expectError, type Harness, harness } from "../../../testing/harness.ts";
+import { TRAINING_COUNTS } from "../../scenarios/training.ts";
 import { RESEARCH_MS, RESEARCH_START_MS, RESEARCH_STEP_MS } from "../recalibration/records.ts";
 import { type MemberUpdate, type Readiness, readinessOf } from "./progress.ts";
 import { QUEUE_MS, RUN_MS } from "./training.ts";

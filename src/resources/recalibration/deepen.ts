@@ -2,10 +2,11 @@
  * Go deeper: background research through researching, waiting_for_runs (while a validation runs),
  * recalibrating and done, reported through the progress endpoint's `research`.
  */
-import { generateChart, STANDARD_DIMENSIONS } from "../../../generators/index.ts";
+
 import type { JobHandler } from "../../core/resource.ts";
 import type { Services } from "../../core/services.ts";
 import type { AudienceRecord, State } from "../../core/state.ts";
+import { generateChart, STANDARD_DIMENSIONS } from "../../generators/index.ts";
 import { coverageCounts } from "../progress/progress.ts";
 import { addResearchSource, findChart, refreshCoverage, resolveTopic, statusOf } from "./grounding.ts";
 import {

@@ -2,6 +2,10 @@
  * What recalibration does to an Audience: charts found or added, coverage refreshed, members grown or
  * rebuilt within the plan's caps, sources joined to the bundle.
  */
+
+import { memberCap, mindCap } from "../../core/plans.ts";
+import type { Services } from "../../core/services.ts";
+import type { AudienceRecord, State } from "../../core/state.ts";
 import {
   type Chart,
   type CoverageStatus,
@@ -11,11 +15,8 @@ import {
   STANDARD_DIMENSIONS,
   type StandardDimension,
   UPLOADED_FILE_URL_PREFIX,
-} from "../../../generators/index.ts";
-import type { Rng } from "../../../generators/prng.ts";
-import { memberCap, mindCap } from "../../core/plans.ts";
-import type { Services } from "../../core/services.ts";
-import type { AudienceRecord, State } from "../../core/state.ts";
+} from "../../generators/index.ts";
+import type { Rng } from "../../generators/prng.ts";
 import { mindFromPersona, UNTRAINED } from "../minds.ts";
 import { scheduleTraining } from "../progress/training.ts";
 import { MARKERS, REBUILD_SHARE, type SourcesInput, type TopicResult } from "./records.ts";

@@ -2,10 +2,11 @@
  * Recalibration operations, one state machine: queued, running (progress in steps), then completed or
  * failed; one at a time per Audience, each finishing starts the next.
  */
-import { DIMENSION_SPECS, generateGrounding } from "../../../generators/index.ts";
+
 import type { JobHandler } from "../../core/resource.ts";
 import type { Services } from "../../core/services.ts";
 import type { AudienceRecord } from "../../core/state.ts";
+import { DIMENSION_SPECS, generateGrounding } from "../../generators/index.ts";
 import {
   addResearchSource,
   canonicalDimension,

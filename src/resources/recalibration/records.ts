@@ -2,10 +2,11 @@
  * Recalibration's constants and records: operations, Go deeper jobs, the per-Audience queue, and the
  * `calibration.active` marker that follows it.
  */
-import type { ChartDatum, SourceFile, SourceLink } from "../../../generators/index.ts";
+
 import { LIMITS } from "../../contract/limits.ts";
 import type { AudienceRecord, JobStatus, State } from "../../core/state.ts";
 import { table } from "../../core/state.ts";
+import type { ChartDatum, SourceFile, SourceLink } from "../../generators/index.ts";
 
 export const MAX_PENDING = LIMITS.pendingRecalibrations;
 export const DEFAULT_GROWTH = 5;

@@ -2,8 +2,9 @@
  * Reading a recalibrate body (research mode, selection mode, Go deeper) into a typed request, with the
  * description's two 400 messages; and telling an additive instruction from an adjustment.
  */
-import type { ChartDatum, SourceLink } from "../../../generators/index.ts";
+
 import { type ApiError, badRequest } from "../../core/errors.ts";
+import type { ChartDatum, SourceLink } from "../../generators/index.ts";
 import { normalise } from "./grounding.ts";
 import {
   MAX_DISTRIBUTIONS,

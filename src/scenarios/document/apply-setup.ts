@@ -1,7 +1,8 @@
 /** The setup part of a scenario document: its steps name users and handles that the built world has. */
-import { PLACEHOLDER_KINDS } from "../../src/core/scenario.ts";
+
+import type { ScenarioDocument } from "../../contract/scenario-document.gen.ts";
+import { PLACEHOLDER_KINDS } from "../../core/scenario.ts";
 import type { Applying, HandleKind } from "./applying.ts";
-import type { ScenarioDocument } from "./types.gen.ts";
 
 /** Any `{word.handle}`, to say which are no placeholder at all (the core's PLACEHOLDER takes known kinds). */
 const ANY_PLACEHOLDER = /\{([a-z]+)\.([^}]*)\}/g;

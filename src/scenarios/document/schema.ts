@@ -3,10 +3,10 @@
  * with every problem collected (not only the first) as a JSON pointer and what was expected there.
  */
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
-import schema from "../../scenario.schema.json" with { type: "json" };
-import { pointerSegment } from "../../src/contract/pointer.ts";
-import { compileSchema } from "../../src/contract/validate.ts";
-import type { ScenarioProblem } from "../../src/core/scenario.ts";
+import schema from "../../../scenario.schema.json" with { type: "json" };
+import { pointerSegment } from "../../contract/pointer.ts";
+import { compileSchema } from "../../contract/validate.ts";
+import type { ScenarioProblem } from "../../core/scenario.ts";
 
 let validate: ValidateFunction | undefined;
 

@@ -6,14 +6,15 @@
  *
  * Handles named again in an extending document change the built-in's record; new handles add records.
  */
+
+import type { Attributes, Mind, ScenarioDocument, User } from "../../contract/scenario-document.gen.ts";
+import type { ScenarioProblem } from "../../core/scenario.ts";
 import type { FilterAttributes } from "../../generators/index.ts";
-import type { ScenarioProblem } from "../../src/core/scenario.ts";
 import type { ScenarioBuilder } from "../builder.ts";
 import { addPriceCatalogue } from "../catalogue.ts";
 import { applyAudiences, applyFormations, applyStudies, checkWorld } from "./apply-audiences.ts";
 import { checkSetup } from "./apply-setup.ts";
 import { Applying, entries, generated, known, statedIdFits, trainingOf } from "./applying.ts";
-import type { Attributes, Mind, ScenarioDocument, User } from "./types.gen.ts";
 
 /** `broken`: handles (`users/dev`) left out of `doc` for a problem already reported; see Applying. */
 export function applyDocument(

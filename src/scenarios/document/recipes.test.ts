@@ -5,10 +5,10 @@
 import { readdirSync } from "node:fs";
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Manifest } from "../../src/core/manifest.ts";
-import { createHandlers } from "../../src/msw/index.ts";
-import { createSandboxes } from "../../src/simulator.ts";
-import { EXAMPLES, RECIPES, type RecipeWorld } from "../../testing/recipes.ts";
+import { EXAMPLES, RECIPES, type RecipeWorld } from "../../../testing/recipes.ts";
+import type { Manifest } from "../../core/manifest.ts";
+import { createHandlers } from "../../msw/index.ts";
+import { createSandboxes } from "../../simulator.ts";
 
 const ORIGIN = "http://sim.test";
 

@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { realMatches } from "../../testing/scenario-problems.ts";
+import { buildScenario, SCENARIO_START } from "../../testing/scenarios.ts";
+import { memberCap, mindCap } from "../core/plans.ts";
+import type { BuiltScenario } from "../core/scenario.ts";
+import type { AudienceRecord, FormationRecord, MindRecord, UserRecord } from "../core/state.ts";
 import { FILTER_ATTRIBUTE_KEYS, isUploadedFileUrl } from "../generators/index.ts";
-import { memberCap, mindCap } from "../src/core/plans.ts";
-import type { BuiltScenario } from "../src/core/scenario.ts";
-import type { AudienceRecord, FormationRecord, MindRecord, UserRecord } from "../src/core/state.ts";
-import { OTHER_BUCKET } from "../src/resources/formations/formation-classifier.ts";
+import { OTHER_BUCKET } from "../resources/formations/formation-classifier.ts";
 import { PRICE_CATALOGUE } from "./catalogue.ts";
 import { defaultScenario } from "./default.ts";
-import { realMatches } from "./test-support.ts";
-import { buildScenario, SCENARIO_START } from "./testing.ts";
 
 let b: BuiltScenario;
 

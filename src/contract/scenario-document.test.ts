@@ -1,4 +1,4 @@
-// The committed types.gen.ts is exactly what `npm run generate:scenario-types` makes from the schema now.
+// The committed scenario-document.gen.ts is exactly what `npm run generate:scenario-types` makes from the schema now.
 import { it } from "vitest";
 import { expectFreshGeneration } from "../../testing/generated.ts";
 
@@ -6,6 +6,6 @@ it("match a fresh generation from scenario.schema.json", async () => {
   await expectFreshGeneration(
     "generate:scenario-types",
     "json-schema-to-typescript/dist/src/cli.js",
-    "scenarios/document/types.gen.ts",
+    "src/contract/scenario-document.gen.ts",
   );
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { memberCap } from "../src/core/plans.ts";
+import { buildScenario } from "../../testing/scenarios.ts";
+import { memberCap } from "../core/plans.ts";
 import { PRICE_CATALOGUE } from "./catalogue.ts";
 import { defaultScenario } from "./default.ts";
 import { findScenario, scenarios } from "./index.ts";
-import { buildScenario } from "./testing.ts";
 
 describe("scenario registry", () => {
   it("lists the default first, then the others, each with a unique name and a description", () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { DeferredMap } from "../../src/core/deferred-map.ts";
-import { memberCap } from "../../src/core/plans.ts";
-import { harness } from "../../testing/harness.ts";
+import { harness } from "../../../testing/harness.ts";
+import { BUYING_ROLES as HYPOTHESIS, problemsOf } from "../../../testing/scenario-problems.ts";
+import { buildScenario } from "../../../testing/scenarios.ts";
+import type { DeferredMap } from "../../core/deferred-map.ts";
+import { memberCap } from "../../core/plans.ts";
 import { PRICE_CATALOGUE } from "../catalogue.ts";
-import { BUYING_ROLES as HYPOTHESIS, problemsOf } from "../test-support.ts";
-import { buildScenario } from "../testing.ts";
 import { defineScenario, loadScenario, type ScenarioDocument } from "./load.ts";
 
 const small = defineScenario({

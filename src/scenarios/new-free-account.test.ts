@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { buildScenario } from "../../testing/scenarios.ts";
 import { newFreeAccountScenario } from "./new-free-account.ts";
-import { buildScenario } from "./testing.ts";
 
 const { state, manifest } = buildScenario(newFreeAccountScenario, 1);
 

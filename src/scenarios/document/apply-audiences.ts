@@ -2,14 +2,15 @@
  * The Audience parts of a scenario document (Audiences, their members and collaborators, Formations,
  * Studies) and the checks over the finished world: what the description allows an account to hold.
  */
+
+import { LIMITS } from "../../contract/limits.ts";
+import type { Audience, Formation, ScenarioDocument } from "../../contract/scenario-document.gen.ts";
+import type { PeoplePlacement } from "../../core/manifest.ts";
+import { memberCap, mindCap } from "../../core/plans.ts";
+import type { AudienceRecord, UserRecord } from "../../core/state.ts";
 import { countryOf, domainOf } from "../../generators/domains.ts";
-import { LIMITS } from "../../src/contract/limits.ts";
-import type { PeoplePlacement } from "../../src/core/manifest.ts";
-import { memberCap, mindCap } from "../../src/core/plans.ts";
-import type { AudienceRecord, UserRecord } from "../../src/core/state.ts";
-import { populatedPrimaryBuckets } from "../../src/resources/formations/formation-classifier.ts";
+import { populatedPrimaryBuckets } from "../../resources/formations/formation-classifier.ts";
 import { type Applying, entries, generated, known, statedIdFits } from "./applying.ts";
-import type { Audience, Formation, ScenarioDocument } from "./types.gen.ts";
 
 export function applyAudiences(w: Applying, doc: ScenarioDocument): void {
   for (const [h, a] of entries(doc.audiences)) applyAudience(w, h, a);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildScenario } from "./testing.ts";
+import { buildScenario } from "../../testing/scenarios.ts";
 import { TRAINING_COUNTS, trainingScenario } from "./training.ts";
 
 const { state, manifest } = buildScenario(trainingScenario, 1);

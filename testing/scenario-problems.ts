@@ -2,7 +2,7 @@
 import { ScenarioError, type ScenarioProblem } from "../src/core/scenario.ts";
 import type { FormationRecord, MindRecord, State } from "../src/core/state.ts";
 import { OTHER_BUCKET, words } from "../src/resources/formations/formation-classifier.ts";
-import { loadScenario } from "./document/load.ts";
+import { loadScenario } from "../src/scenarios/document/load.ts";
 
 /** The problems a scenario document is refused with (none: it loads). */
 export function problemsOf(document: unknown): readonly ScenarioProblem[] {

@@ -4,9 +4,7 @@
  * wants a file shaped like one of them. Minds without a handle become "generated" groups, so the document
  * keeps every handle and property the design promises, not each generated persona's words.
  */
-import { FILTER_ATTRIBUTE_KEYS, isUploadedFileUrl } from "../../generators/index.ts";
-import type { BuiltScenario } from "../../src/core/scenario.ts";
-import type { AudienceRecord, MindRecord, MindTraining } from "../../src/core/state.ts";
+
 import type {
   Audience,
   GeneratedMembers,
@@ -14,7 +12,10 @@ import type {
   MembersOf,
   ScenarioDocument,
   Training,
-} from "./types.gen.ts";
+} from "../../contract/scenario-document.gen.ts";
+import type { BuiltScenario } from "../../core/scenario.ts";
+import type { AudienceRecord, MindRecord, MindTraining } from "../../core/state.ts";
+import { FILTER_ATTRIBUTE_KEYS, isUploadedFileUrl } from "../../generators/index.ts";
 
 export function describeWorld(built: BuiltScenario, name: string): ScenarioDocument {
   const { state, manifest } = built;

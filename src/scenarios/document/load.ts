@@ -7,8 +7,8 @@
  * from one inline scenario) share a template and its frozen Minds as the built-in scenarios' worlds do.
  */
 
-import { createRng } from "../../generators/prng.ts";
-import { unescapeSegment } from "../../src/contract/pointer.ts";
+import { unescapeSegment } from "../../contract/pointer.ts";
+import type { ScenarioDocument } from "../../contract/scenario-document.gen.ts";
 import {
   type BuiltScenario,
   DEFAULT_START,
@@ -16,16 +16,16 @@ import {
   ScenarioError,
   type ScenarioProblem,
   type SetupStep,
-} from "../../src/core/scenario.ts";
-import { emptyState } from "../../src/core/state.ts";
+} from "../../core/scenario.ts";
+import { emptyState } from "../../core/state.ts";
+import { createRng } from "../../generators/prng.ts";
 import { type CodeScenario, ScenarioBuilder } from "../builder.ts";
 import { scenarios } from "../index.ts";
 import { applyDocument } from "./apply.ts";
 import { HANDLE_KINDS } from "./applying.ts";
 import { schemaProblems } from "./schema.ts";
-import type { ScenarioDocument } from "./types.gen.ts";
 
-export type { ScenarioDocument } from "./types.gen.ts";
+export type { ScenarioDocument } from "../../contract/scenario-document.gen.ts";
 
 /** The document as it is, typed: for scenario files written in TypeScript (editors complete and check it). */
 export function defineScenario<const T extends ScenarioDocument>(document: T): T {

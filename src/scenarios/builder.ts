@@ -3,19 +3,10 @@
  * IDs from the seeded generator, register handles in the manifest, and keep raw API keys only in the
  * manifest (state holds their hashes, filled in by the engine once the build is done).
  */
-import {
-  AUDIENCE_TOPICS,
-  baselineDistributions,
-  coverageFor,
-  generateGrounding,
-  generateSourceBundle,
-  nthPersona,
-  type PersonaOptions,
-} from "../generators/index.ts";
-import { createRng, type Rng } from "../generators/prng.ts";
-import { DeferredMap, type MakerOf } from "../src/core/deferred-map.ts";
-import type { Manifest } from "../src/core/manifest.ts";
-import type { BuiltScenario, PendingKey, Scenario } from "../src/core/scenario.ts";
+
+import { DeferredMap, type MakerOf } from "../core/deferred-map.ts";
+import type { Manifest } from "../core/manifest.ts";
+import type { BuiltScenario, PendingKey, Scenario } from "../core/scenario.ts";
 import type {
   AudienceRecord,
   CollaboratorRole,
@@ -27,11 +18,21 @@ import type {
   StudyRecord,
   TeamRecord,
   UserRecord,
-} from "../src/core/state.ts";
-import { emptyState, table } from "../src/core/state.ts";
-import { deepFreeze } from "../src/core/template.ts";
-import { classify, populatedPrimaryBuckets } from "../src/resources/formations/formation-classifier.ts";
-import { COMPLETED_TRAINING, mindFromPersona } from "../src/resources/minds.ts";
+} from "../core/state.ts";
+import { emptyState, table } from "../core/state.ts";
+import { deepFreeze } from "../core/template.ts";
+import {
+  AUDIENCE_TOPICS,
+  baselineDistributions,
+  coverageFor,
+  generateGrounding,
+  generateSourceBundle,
+  nthPersona,
+  type PersonaOptions,
+} from "../generators/index.ts";
+import { createRng, type Rng } from "../generators/prng.ts";
+import { classify, populatedPrimaryBuckets } from "../resources/formations/formation-classifier.ts";
+import { COMPLETED_TRAINING, mindFromPersona } from "../resources/minds.ts";
 
 /** A built-in scenario: code that fills a builder, which a scenario document may extend. */
 export interface CodeScenario extends Scenario {

@@ -5,9 +5,9 @@
  * Studies, prices, Mind counts and training states).
  */
 import { describe, expect, it } from "vitest";
-import type { BuiltScenario } from "../../src/core/scenario.ts";
+import { buildScenario } from "../../../testing/scenarios.ts";
+import type { BuiltScenario } from "../../core/scenario.ts";
 import { scenarios } from "../index.ts";
-import { buildScenario } from "../testing.ts";
 import { describeWorld } from "./describe.ts";
 import { loadScenario } from "./load.ts";
 import { schemaProblems } from "./schema.ts";

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { buildScenario, SCENARIO_START } from "../../testing/scenarios.ts";
+import type { DeferredMap } from "../core/deferred-map.ts";
+import { emptyState } from "../core/state.ts";
+import { templateOf } from "../core/template.ts";
 import { createRng } from "../generators/prng.ts";
-import type { DeferredMap } from "../src/core/deferred-map.ts";
-import { emptyState } from "../src/core/state.ts";
-import { templateOf } from "../src/core/template.ts";
-import { createSimulator } from "../src/simulator.ts";
+import { createSimulator } from "../simulator.ts";
 import { type MindSeriesOptions, ScenarioBuilder } from "./builder.ts";
 import { defaultScenario, LARGE_MEMBERS } from "./default.ts";
-import { buildScenario, SCENARIO_START } from "./testing.ts";
 
 function builder(): ScenarioBuilder {
   return new ScenarioBuilder(emptyState(), createRng(7).fork("scenario"), SCENARIO_START, "test", 7);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { AUDIENCE_MEMBER_CAP, memberCap, mindCap } from "../src/core/plans.ts";
+import { buildScenario } from "../../testing/scenarios.ts";
+import { AUDIENCE_MEMBER_CAP, memberCap, mindCap } from "../core/plans.ts";
 import { atLimitsScenario } from "./at-limits.ts";
-import { buildScenario } from "./testing.ts";
 
 const b = buildScenario(atLimitsScenario, 1);
 const { state, manifest } = b;

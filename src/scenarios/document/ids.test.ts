@@ -4,8 +4,8 @@
  * like every other field, and stating one leaves every generated ID as it was.
  */
 import { describe, expect, it } from "vitest";
-import { harness } from "../../testing/harness.ts";
-import { BUYING_ROLES as HYPOTHESIS, problemsOf } from "../test-support.ts";
+import { harness } from "../../../testing/harness.ts";
+import { BUYING_ROLES as HYPOTHESIS, problemsOf } from "../../../testing/scenario-problems.ts";
 import type { ScenarioDocument } from "./load.ts";
 
 const A = "3f6c1a52-8a0e-4c1b-9d7e-2b5a4c3d1e0f";

@@ -1,10 +1,11 @@
 /** What applying a scenario document keeps at hand: the builder, the problems found, handle look-ups. */
-import type { ScenarioProblem } from "../../src/core/scenario.ts";
-import type { AudienceRecord, MindRecord, MindTraining, UserRecord } from "../../src/core/state.ts";
-import { COMPLETED_TRAINING } from "../../src/resources/minds.ts";
+
+import type { Training } from "../../contract/scenario-document.gen.ts";
+import type { ScenarioProblem } from "../../core/scenario.ts";
+import type { AudienceRecord, MindRecord, MindTraining, UserRecord } from "../../core/state.ts";
+import { COMPLETED_TRAINING } from "../../resources/minds.ts";
 import type { MindSeriesOptions, ScenarioBuilder } from "../builder.ts";
 import { TRAINING_STATES } from "../training.ts";
-import type { Training } from "./types.gen.ts";
 
 /** Where problems go, and how a document's handles are found in what is built so far. */
 export class Applying {
