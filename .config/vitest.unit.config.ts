@@ -15,7 +15,7 @@ export default defineConfig({
       "src/cli/*.test.ts",
       "src/msw/browser.test.ts",
       "src/**/*.browser.test.ts",
-      "src/core/dashboard/dashboard.test.ts",
+      "src/core/control/dashboard/dashboard.test.ts",
       "src/msw/bundle.test.ts",
       // The conformance kit run through both hosts: an integration test, in `npm test`.
       "src/msw/conformance.test.ts",

@@ -21,7 +21,7 @@ import { configOf } from "../conformance/lib/planning/config-of.ts";
 import { SEQUENCE_FAULTS } from "../conformance/selftest/faults-sequences.ts";
 import { brokenServer, deploymentServer, type Fault } from "../conformance/selftest/harness.ts";
 import { buildsNeverFinish, stopsAfter } from "../conformance/selftest/misbehaving.ts";
-import type { Manifest } from "../src/core/manifest.ts";
+import type { Manifest } from "../src/core/world/manifest.ts";
 import { launch, ROOT, targetSpec } from "./lib/servers.ts";
 
 export interface KitRun {

@@ -3,9 +3,9 @@
  * it serves. Hosts (the CLI, MSW, tests) start here; the engine itself knows no resource by name.
  */
 
-import { tokenList } from "./core/control.ts";
+import { tokenList } from "./core/control/control.ts";
 import { createEngine, type Simulator, type SimulatorOptions } from "./core/engine.ts";
-import { SandboxHost, type SandboxHostOptions, type SandboxSpec } from "./core/sandboxes.ts";
+import { SandboxHost, type SandboxHostOptions, type SandboxSpec } from "./core/world/sandboxes.ts";
 import { loadScenario } from "./scenarios/document/load.ts";
 import { scenarios } from "./scenarios/index.ts";
 import { served } from "./served.ts";
@@ -18,13 +18,13 @@ export {
   type SandboxSpec,
   sandboxOfKey,
   sandboxSpec,
-} from "./core/sandboxes.ts";
+} from "./core/world/sandboxes.ts";
 export {
   type Scenario,
   ScenarioError,
   type ScenarioProblem,
   UnknownScenarioError,
-} from "./core/scenario.ts";
+} from "./core/world/scenario.ts";
 export {
   defineScenario,
   loadScenario,
@@ -74,7 +74,7 @@ export function createSandboxEngine(
   return createSimulator({ ...sandboxOptions(options, spec), ...options.sandbox?.(spec), ...more });
 }
 
-/** The default world of `options` (or `main`) with sandboxes beside it (src/core/sandboxes.ts). */
+/** The default world of `options` (or `main`) with sandboxes beside it (src/core/world/sandboxes.ts). */
 export function createSandboxes(
   options: SimulatorOptions & SandboxesOptions = {},
   main: Simulator = createSimulator(options),

@@ -3,7 +3,7 @@
  * into it by manifest name, and the check that a refused request changed nothing.
  */
 
-import type { AudienceRecord, MindRecord, UserRecord } from "../src/core/state.ts";
+import type { AudienceRecord, MindRecord, UserRecord } from "../src/core/world/state.ts";
 import { MAIN_GENERATED_MEMBERS } from "../src/scenarios/default.ts";
 import { type Harness, harnessEachTest } from "./harness.ts";
 

@@ -3,7 +3,7 @@
  * hypotheses of any size, and Formations put straight into state for shapes the API cannot make.
  */
 import { expect } from "vitest";
-import type { FormationRecord } from "../src/core/state.ts";
+import type { FormationRecord } from "../src/core/world/state.ts";
 import { formationRecord, JOB_COMPLETE, JOB_STEP } from "../src/resources/formations/formation-builds.ts";
 import { type CallResult, harnessEachTest } from "./harness.ts";
 

@@ -7,9 +7,9 @@
 import { beforeEach, expect } from "vitest";
 import { operations } from "../src/contract/operations.ts";
 import { checkResponse } from "../src/contract/responses.ts";
-import { LayeredMap } from "../src/core/layered-map.ts";
-import { Router } from "../src/core/router.ts";
-import type { AudienceRecord, FormationRecord, UserRecord } from "../src/core/state.ts";
+import { Router } from "../src/core/request/router.ts";
+import { LayeredMap } from "../src/core/world/layered-map.ts";
+import type { AudienceRecord, FormationRecord, UserRecord } from "../src/core/world/state.ts";
 import { createSimulator, type Simulator, type SimulatorOptions } from "../src/simulator.ts";
 
 const router = new Router(operations);
@@ -202,7 +202,7 @@ function assertDocumented(method: string, path: string, res: Response, text: str
 
 /**
  * A record as the state holds it now, for tests that keep hold of one across requests: Mind records are
- * replaced rather than changed (src/core/template.ts), so a reference taken earlier goes stale. Reading
+ * replaced rather than changed (src/core/world/template.ts), so a reference taken earlier goes stale. Reading
  * a field reads the current record; setting one replaces the record with a copy that has it.
  */
 export function live<T extends object>(table: Map<string, T>, id: string): T {

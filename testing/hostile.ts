@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { operations } from "../src/contract/operations.ts";
-import type { Manifest } from "../src/core/manifest.ts";
+import type { Manifest } from "../src/core/world/manifest.ts";
 
 export interface HostileRequest {
   method: string;

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { expect } from "vitest";
-import type { Manifest } from "../src/core/manifest.ts";
+import type { Manifest } from "../src/core/world/manifest.ts";
 
 export const EXAMPLES = new URL("../examples/", import.meta.url);
 

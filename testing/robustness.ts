@@ -9,7 +9,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { operations } from "../src/contract/operations.ts";
 import { checkResponse } from "../src/contract/responses.ts";
-import { Router } from "../src/core/router.ts";
+import { Router } from "../src/core/request/router.ts";
 import { type RunningServer, startServer } from "../src/node/server.ts";
 import {
   createSandboxes,

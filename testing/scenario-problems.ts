@@ -1,6 +1,6 @@
 /** Helpers shared by the scenario tests. */
-import { ScenarioError, type ScenarioProblem } from "../src/core/scenario.ts";
-import type { FormationRecord, MindRecord, State } from "../src/core/state.ts";
+import { ScenarioError, type ScenarioProblem } from "../src/core/world/scenario.ts";
+import type { FormationRecord, MindRecord, State } from "../src/core/world/state.ts";
 import { OTHER_BUCKET, words } from "../src/resources/formations/formation-classifier.ts";
 import { loadScenario } from "../src/scenarios/document/load.ts";
 

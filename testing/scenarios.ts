@@ -1,6 +1,6 @@
 /** Builds a scenario into a fresh state, the way the engine does before hashing keys; for tests and tools. */
 
-import type { BuiltScenario, Scenario } from "../src/core/scenario.ts";
+import type { BuiltScenario, Scenario } from "../src/core/world/scenario.ts";
 import { createRng } from "../src/generators/prng.ts";
 
 /** The virtual start time of every scenario unless a host chooses another. */

@@ -7,9 +7,9 @@
 import { ownContract } from "../src/contract/contract.ts";
 import { wireEngine } from "../src/core/engine.ts";
 import { ApiError } from "../src/core/errors.ts";
-import { Answer, type Outcome } from "../src/core/exchange.ts";
-import { renderError } from "../src/core/render.ts";
-import { Router } from "../src/core/router.ts";
+import { Answer, type Outcome } from "../src/core/request/exchange.ts";
+import { renderError } from "../src/core/request/render.ts";
+import { Router } from "../src/core/request/router.ts";
 import type { SimulatorOptions } from "../src/core/simulator-api.ts";
 import type { Stage } from "../src/core/stages/compose.ts";
 import { type Arrived, apiWay, arrived, type Routed } from "../src/core/stages/index.ts";

@@ -7,7 +7,7 @@ import type { Request } from "autocannon";
 import { COUNTRY_CODES, INDUSTRIES } from "../../src/generators/vocabulary.ts";
 
 /**
- * More distinct selections than the simulator keeps rendered answers for (src/core/memo.ts keeps 256), in
+ * More distinct selections than the simulator keeps rendered answers for (src/core/world/memo.ts keeps 256), in
  * turn: every answer is computed, which is what a user clicking through filters costs.
  */
 const VARIED_FILTERS = 300;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { operations } from "../../src/contract/operations.ts";
-import { Router } from "../../src/core/router.ts";
+import { Router } from "../../src/core/request/router.ts";
 import { matchPath } from "../lib/http/match.ts";
 
 const router = new Router(operations);

@@ -5,8 +5,8 @@
 import { parseArgs } from "node:util";
 import leven from "leven";
 import { LIMITS } from "../contract/limits.ts";
-import type { ClockMode } from "../core/clock.ts";
-import { INSTANCE_NAME } from "../core/sandboxes.ts";
+import type { ClockMode } from "../core/world/clock.ts";
+import { INSTANCE_NAME } from "../core/world/sandboxes.ts";
 import { parseCorsOrigin } from "../node/cors.ts";
 import { scenarios } from "../scenarios/index.ts";
 import { parseDuration } from "./duration.ts";

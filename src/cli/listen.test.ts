@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Answer } from "../core/exchange.ts";
+import { Answer } from "../core/request/exchange.ts";
 import { startServer } from "../node/server.ts";
 import { listenFirst } from "./listen.ts";
 

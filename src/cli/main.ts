@@ -7,11 +7,11 @@
  * usage (including a state file that is corrupt or of an unknown version).
  */
 import type { SimulatorOptions } from "../core/engine.ts";
-import type { Manifest } from "../core/manifest.ts";
 import { parseSnapshot, type Snapshot } from "../core/persistence/snapshot.ts";
-import type { SandboxRecord, SandboxSpec } from "../core/sandboxes.ts";
-import type { Scenario } from "../core/scenario.ts";
 import type { SimConfig } from "../core/services.ts";
+import type { Manifest } from "../core/world/manifest.ts";
+import type { SandboxRecord, SandboxSpec } from "../core/world/sandboxes.ts";
+import type { Scenario } from "../core/world/scenario.ts";
 import type { RunningServer } from "../node/server.ts";
 import { type CliOptions, parseCli, USAGE, UsageError } from "./args.ts";
 import { codeCacheSaved, saveCodeCache } from "./code-cache.ts";

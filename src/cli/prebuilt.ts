@@ -2,20 +2,20 @@
  * The default world, built when the package is (scripts/build.ts writes it beside the bundle as
  * dist/templates/default-1.json) rather than at every start: building it was the larger part of the time
  * from `serve` to its first answer (about 15 ms of 65). The data is the template the build would make
- * (src/core/template-data.ts), its 5,300 deferred Minds as the recipes they are made from; a start
+ * (src/core/world/template-data.ts), its 5,300 deferred Minds as the recipes they are made from; a start
  * hands it to the core, which copies worlds from it as from one it built. Run from the sources there is no
  * such file, and the world is built.
  */
 import { readFileSync } from "node:fs";
-import { DEFAULT_START } from "../core/scenario.ts";
-import { buildTemplate, keepTemplate, type Template, templateOf } from "../core/template.ts";
+import { DEFAULT_START } from "../core/world/scenario.ts";
+import { buildTemplate, keepTemplate, type Template, templateOf } from "../core/world/template.ts";
 import {
   type TemplateData,
   type TemplateLines,
   templateData,
   templateFromLines,
   templateText,
-} from "../core/template-data.ts";
+} from "../core/world/template-data.ts";
 import { deferredMindMaker } from "../scenarios/builder.ts";
 import { findScenario } from "../scenarios/index.ts";
 
@@ -34,7 +34,7 @@ export function prebuiltData(scenario: string, seed: number): TemplateData {
   return data;
 }
 
-/** The file a build writes for a built-in scenario's template at `seed` (src/core/template-data.ts's text). */
+/** The file a build writes for a built-in scenario's template at `seed` (src/core/world/template-data.ts's text). */
 export function prebuiltText(scenario: string, seed: number): string {
   return templateText(prebuiltData(scenario, seed));
 }

@@ -4,7 +4,7 @@
  * under load one call for many answers cost less CPU per request than one each (measured under
  * `npm run bench`, the log on as `npm start` runs it). Whatever is still held is written on exit.
  */
-import type { JournalEntry } from "../core/journal.ts";
+import type { JournalEntry } from "../core/control/journal.ts";
 import type { LogFormat } from "./args.ts";
 
 export type LoggedEntry = JournalEntry & { sandbox?: string };

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { callJson, runKit, serveCli, startCli, stopCli } from "../../testing/cli.ts";
 import { RECIPES } from "../../testing/recipes.ts";
 import { tempDirForTests } from "../../testing/temp-dir.ts";
-import type { Manifest } from "../core/manifest.ts";
+import type { Manifest } from "../core/world/manifest.ts";
 
 const dir = tempDirForTests("scenario-file-");
 

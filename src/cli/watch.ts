@@ -9,8 +9,8 @@
 import { type FSWatcher, watch } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
-import type { Manifest } from "../core/manifest.ts";
 import type { ResetTo } from "../core/simulator-api.ts";
+import type { Manifest } from "../core/world/manifest.ts";
 
 export interface Watched {
   /** The world made anew from the document; rejects (a ScenarioError) and leaves the world if it cannot. */

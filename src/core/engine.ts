@@ -4,18 +4,18 @@
  * whatever resources and scenarios it is handed. It holds no behaviour of its own.
  */
 
-import { tokenList } from "./control.ts";
-import { toResponse } from "./exchange.ts";
-import { journalApi } from "./journal.ts";
-import { Lifetime } from "./lifetime.ts";
+import { tokenList } from "./control/control.ts";
+import { journalApi } from "./control/journal.ts";
+import { worldView } from "./control/world-view.ts";
 import { collectModules } from "./modules.ts";
-import { Pages } from "./pages.ts";
-import { Replayer } from "./replay.ts";
-import { Router } from "./router.ts";
-import { DEFAULT_START } from "./scenario.ts";
+import { toResponse } from "./request/exchange.ts";
+import { Pages } from "./request/pages.ts";
+import { Router } from "./request/router.ts";
 import type { Served, Simulator, SimulatorOptions } from "./simulator-api.ts";
 import { changeMaker, frontDoor, replayWay, type WaysDeps } from "./stages/index.ts";
-import { worldView } from "./world-view.ts";
+import { Lifetime } from "./world/lifetime.ts";
+import { Replayer } from "./world/replay.ts";
+import { DEFAULT_START } from "./world/scenario.ts";
 
 export type { Served, Simulator, SimulatorOptions } from "./simulator-api.ts";
 export { DEFAULT_START };

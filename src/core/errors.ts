@@ -3,7 +3,7 @@
  * and renders itself as the envelope. Anything else thrown by a handler is a bug; the engine keeps those
  * apart and answers a redacted 500.
  */
-import type { Plan } from "./state.ts";
+import type { Plan } from "./world/state.ts";
 
 export interface Envelope {
   statusCode: number;

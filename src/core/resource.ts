@@ -4,11 +4,11 @@
  */
 
 import type { ValidationIssue } from "../contract/validate.ts";
+import type { WorldSection } from "./control/world-section.ts";
 import type { ApiError } from "./errors.ts";
-import type { HeaderReader, Outcome, SimRequest } from "./exchange.ts";
+import type { HeaderReader, Outcome, SimRequest } from "./request/exchange.ts";
 import type { Services } from "./services.ts";
-import type { ApiKeyRecord, UserRecord } from "./state.ts";
-import type { WorldSection } from "./world-section.ts";
+import type { ApiKeyRecord, UserRecord } from "./world/state.ts";
 
 export interface RequestContext extends Services {
   request: SimRequest;
@@ -63,7 +63,7 @@ export interface RouteSpec {
   invalidParameter?: (name: string, where: "query" | "header", value: string) => ApiError | null;
   /**
    * The handler changes nothing: the request runs outside the serial section of changes, is not recorded,
-   * and leaves what other requests derived in place (src/core/memo.ts). On GET and HEAD the engine then
+   * and leaves what other requests derived in place (src/core/world/memo.ts). On GET and HEAD the engine then
    * reuses the rendered answer until the state may have changed, unless the route is `volatile`. A pure
    * POST (the preview) depends on its body, and its answer is made anew each time.
    *
@@ -105,6 +105,6 @@ export interface ResourceModule {
     claims: (pathname: string) => boolean;
     serve: (request: SimRequest, url: URL, services: Services) => Promise<Outcome | null>;
   };
-  /** What the dashboard shows of the module's records (`GET /__sim/world`, src/core/world-view.ts). */
+  /** What the dashboard shows of the module's records (`GET /__sim/world`, src/core/control/world-view.ts). */
   view?: (services: Services) => WorldSection[];
 }

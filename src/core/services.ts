@@ -5,8 +5,8 @@
  */
 
 import type { Rng } from "../generators/prng.ts";
-import type { VirtualClock } from "./clock.ts";
-import type { State } from "./state.ts";
+import type { VirtualClock } from "./world/clock.ts";
+import type { State } from "./world/state.ts";
 
 export interface SimConfig {
   rateLimitPerMinute: number;
@@ -31,14 +31,14 @@ export interface Services {
   };
   /**
    * Where this world's pages outside the contract live below the origin: `` for the default world, a
-   * sandbox's `/sandboxes/{id}` (src/core/sandboxes.ts), so a buyer's link reaches the right world.
+   * sandbox's `/sandboxes/{id}` (src/core/world/sandboxes.ts), so a buyer's link reaches the right world.
    */
   pageBase: string;
   /** Hex SHA-256 of a string, as stored for API keys. */
   sha256(text: string): string;
   /**
    * Data derived from the state (an index, a rendered view) under `key`, derived again only after the
-   * state may have changed (src/core/memo.ts). `derive` must read the state only, never change it.
+   * state may have changed (src/core/world/memo.ts). `derive` must read the state only, never change it.
    */
   memo<T>(key: string, derive: () => T): T;
 }

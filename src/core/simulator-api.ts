@@ -3,19 +3,19 @@
  * src/core/engine.ts implements, apart from how.
  */
 import type { Contract } from "../contract/contract.ts";
-import type { ClockMode, VirtualClock } from "./clock.ts";
-import type { Outcome, SimRequest } from "./exchange.ts";
-import type { Faults } from "./faults.ts";
-import type { Journal, JournalEntry, JournalFilter, JournalView } from "./journal.ts";
-import type { Manifest } from "./manifest.ts";
+import type { Journal, JournalEntry, JournalFilter, JournalView } from "./control/journal.ts";
+import type { WorldView } from "./control/world-view.ts";
 import type { Change, ChangeSink } from "./persistence/changes.ts";
 import type { Snapshot, SnapshotVet } from "./persistence/snapshot.ts";
-import type { GenerateBody } from "./preferred-answers.ts";
+import type { Outcome, SimRequest } from "./request/exchange.ts";
+import type { Faults } from "./request/faults.ts";
+import type { GenerateBody } from "./request/preferred-answers.ts";
 import type { ResourceModule } from "./resource.ts";
-import type { Scenario, ScenarioChoice, ScenarioLoader } from "./scenario.ts";
 import type { SimConfig } from "./services.ts";
-import type { State } from "./state.ts";
-import type { WorldView } from "./world-view.ts";
+import type { ClockMode, VirtualClock } from "./world/clock.ts";
+import type { Manifest } from "./world/manifest.ts";
+import type { Scenario, ScenarioChoice, ScenarioLoader } from "./world/scenario.ts";
+import type { State } from "./world/state.ts";
 
 /** What the engine serves: handed to it, never imported (src/simulator.ts hands it this package's). */
 export interface Served {
@@ -63,7 +63,7 @@ export interface SimulatorOptions {
   /** Called with bugs (non-ApiError throws) that were answered as a redacted 500. */
   onError?: (error: unknown, where: { method: string; path: string }) => void;
   /**
-   * Schema-driven bodies for `Prefer: dynamic=true` (src/core/preferred-answers.ts). Hosts inject one (the Node host
+   * Schema-driven bodies for `Prefer: dynamic=true` (src/core/request/preferred-answers.ts). Hosts inject one (the Node host
    * uses Prism's generator); without it such requests get the contract's example and a header saying so.
    */
   generateBody?: GenerateBody;

@@ -21,7 +21,7 @@
  * answered with the contract's example and an `x-sim-prefer-fallback` header saying so.
  */
 import { type HttpResponse, http, type RequestHandler } from "msw";
-import type { ClockMode } from "../core/clock.ts";
+import type { ClockMode } from "../core/world/clock.ts";
 import {
   createSimulator,
   loadScenario,
@@ -129,6 +129,6 @@ export function belongsToApi(pathname: string): boolean {
   return API_PATH_PREFIXES.some((p) => pathname.startsWith(p));
 }
 
-export type { Manifest } from "../core/manifest.ts";
+export type { Manifest } from "../core/world/manifest.ts";
 export { defineScenario, type ScenarioDocument, ScenarioError } from "../simulator.ts";
 export type { ClockMode, Simulator, SimulatorOptions };

@@ -8,7 +8,7 @@ import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations } from "../contract/operations.ts";
 import { checkResponse } from "../contract/responses.ts";
-import { Router } from "../core/router.ts";
+import { Router } from "../core/request/router.ts";
 import { nodeHandler } from "../node/host.ts";
 import { type RunningServer, startServer } from "../node/server.ts";
 import { createSimulator } from "../simulator.ts";

@@ -14,8 +14,8 @@
  * `Authorization` works with `*` because it is an explicitly allowed request header, not a credential.
  */
 import { ApiError } from "../core/errors.ts";
-import { Answer, LineStream, type Outcome, type SimRequest } from "../core/exchange.ts";
-import { renderError } from "../core/render.ts";
+import { Answer, LineStream, type Outcome, type SimRequest } from "../core/request/exchange.ts";
+import { renderError } from "../core/request/render.ts";
 import type { Handler } from "./server.ts";
 
 export const CORS_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;

@@ -13,10 +13,10 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { openapi } from "../contract/document.ts";
+import { escapeHtml } from "../core/control/html.ts";
 import { ApiError } from "../core/errors.ts";
-import { escapeHtml } from "../core/html.ts";
-import type { Manifest } from "../core/manifest.ts";
-import { renderError } from "../core/render.ts";
+import { renderError } from "../core/request/render.ts";
+import type { Manifest } from "../core/world/manifest.ts";
 import { withStatedTypes } from "./docs-document.ts";
 import type { Handler } from "./server.ts";
 

@@ -10,7 +10,7 @@
 import { createRequire } from "node:module";
 import { resolvePointer } from "../contract/document.ts";
 import { validate } from "../contract/validate.ts";
-import type { GenerateBody, GenerateBodyInput } from "../core/preferred-answers.ts";
+import type { GenerateBody, GenerateBodyInput } from "../core/request/preferred-answers.ts";
 
 type PrismGenerate = (resource: unknown, bundle: unknown, schema: unknown, seed?: string) => Either;
 type Either = { _tag: "Left"; left: Error } | { _tag: "Right"; right: unknown };

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LineStream } from "../core/exchange.ts";
+import { LineStream } from "../core/request/exchange.ts";
 import { type Handler, type RunningServer, startServer } from "./server.ts";
 
 const MiB = 1024 * 1024;

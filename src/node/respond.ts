@@ -4,7 +4,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { ApiError } from "../core/errors.ts";
-import type { Answer, LineStream } from "../core/exchange.ts";
+import type { Answer, LineStream } from "../core/request/exchange.ts";
 
 const NO_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 const PENDING = Symbol("pending");

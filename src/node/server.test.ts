@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Answer, type SimRequest } from "../core/exchange.ts";
+import { Answer, type SimRequest } from "../core/request/exchange.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
 import { type FetchHandler, type Handler, type RunningServer, startServer } from "./server.ts";
 

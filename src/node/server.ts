@@ -1,6 +1,6 @@
 /**
  * A thin node:http host for the simulator: every request goes through `sim.handle` as a light
- * `SimRequest` (src/core/exchange.ts), and the answer is written back whole, or as it streams when it is a
+ * `SimRequest` (src/core/request/exchange.ts), and the answer is written back whole, or as it streams when it is a
  * `Response`. A plain fetch handler (`{ fetch(Request) }`, such as a test's wrapper or another mock) is
  * served too: its requests are made real `Request`s. The host adds no behaviour of its own
  * beyond HTTP plumbing: client disconnects abort the request's signal and stop the response stream,
@@ -17,8 +17,14 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { MAX_REQUEST_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "../contract/request-size.ts";
 import { ApiError } from "../core/errors.ts";
-import { Answer, type HeaderReader, LineStream, type Outcome, type SimRequest } from "../core/exchange.ts";
-import { renderError } from "../core/render.ts";
+import {
+  Answer,
+  type HeaderReader,
+  LineStream,
+  type Outcome,
+  type SimRequest,
+} from "../core/request/exchange.ts";
+import { renderError } from "../core/request/render.ts";
 import { envelope, type InFlight, send, writeAnswer, writeEnvelope, writeLines } from "./respond.ts";
 
 /** The part of a simulator the host needs. */

@@ -6,7 +6,7 @@
  * first four. Callers with no role get 404, never 403, so existence is not revealed.
  */
 import { notFound } from "../core/errors.ts";
-import type { AudienceRecord, State, UserRecord } from "../core/state.ts";
+import type { AudienceRecord, State, UserRecord } from "../core/world/state.ts";
 
 export type AudienceRole = "owner" | "admin" | "member" | "team_member" | "public_viewer";
 

@@ -4,7 +4,7 @@
  * type-check fails when a view and its schema drift apart.
  */
 import type { components } from "../contract/types.gen.ts";
-import type { Decoded } from "../core/encoded-json.ts";
+import type { Decoded } from "../core/request/encoded-json.ts";
 import type { AudienceDetailView, AudienceSummaryView } from "./audiences/audience-view.ts";
 import type { CheckoutSessionBody } from "./checkout/records.ts";
 import type { FormationDetailView, FormationSummaryView } from "./formations/formation-view.ts";

@@ -1,5 +1,5 @@
 /** How the dashboard's views name a user or an Audience: by handle and name, as a person reads them. */
-import type { State } from "../core/state.ts";
+import type { State } from "../core/world/state.ts";
 
 export function userName(state: State, userId: string): string {
   const u = state.users.get(userId);

@@ -11,15 +11,15 @@
  *   plan cap, a user's Minds within the Mind cap.
  *
  * Every problem is reported, each with its JSON pointer into the snapshot; any problem refuses the whole
- * snapshot (src/core/world.ts), and the world that was serving stays.
+ * snapshot (src/core/world/world.ts), and the world that was serving stays.
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { resolvePointer } from "../contract/document.ts";
 import { pointerSegment } from "../contract/pointer.ts";
 import type { Snapshot, SnapshotProblem, SerializedState as State } from "../core/persistence/snapshot.ts";
-import { memberCap, mindCap } from "../core/plans.ts";
-import type { AudienceRecord, MindRecord, UserRecord } from "../core/state.ts";
+import { memberCap, mindCap } from "../core/world/plans.ts";
+import type { AudienceRecord, MindRecord, UserRecord } from "../core/world/state.ts";
 import recordSchema from "./records.schema.json" with { type: "json" };
 
 // ajv-formats is CommonJS; its default export arrives wrapped under some loaders.

@@ -1,6 +1,6 @@
 /** `GET /_openapi.json`: the contract itself, serialised and encoded once. */
 import { openapi as contract } from "../contract/document.ts";
-import { Answer } from "../core/exchange.ts";
+import { Answer } from "../core/request/exchange.ts";
 import type { ResourceModule } from "../core/resource.ts";
 
 /** An Answer, not a web Response: in Node the first Response loads undici, 70 ms of start-up on its own. */

@@ -1,6 +1,6 @@
 /** Mind records made from generated personas: one shape for scenarios, recalibration growth and copies. */
 
-import type { MindRecord, MindTraining } from "../core/state.ts";
+import type { MindRecord, MindTraining } from "../core/world/state.ts";
 import type { PersonaFixture } from "../generators/index.ts";
 
 export const COMPLETED_TRAINING: Readonly<MindTraining> = {
@@ -26,7 +26,7 @@ export const UNTRAINED: Readonly<MindTraining> = {
 const NO_KNOWLEDGE = Object.freeze([]) as unknown as MindRecord["knowledge"];
 
 /**
- * A Mind record over a persona. Mind records are replaced, never changed (src/core/template.ts), so the
+ * A Mind record over a persona. Mind records are replaced, never changed (src/core/world/template.ts), so the
  * persona's frozen profile and attributes are shared, not copied.
  */
 export function mindFromPersona(

@@ -13,7 +13,7 @@ import type {
   StudyRecord,
   TeamRecord,
   UserRecord,
-} from "../core/state.ts";
+} from "../core/world/state.ts";
 import type { CheckoutSessionRecord, CreditAccount, Price } from "./checkout/records.ts";
 import type { ExportRecord } from "./exports/records.ts";
 import type { RunRecord } from "./progress/training.ts";

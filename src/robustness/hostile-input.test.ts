@@ -27,9 +27,9 @@ import {
   type WireAnswer,
 } from "../../testing/robustness.ts";
 import { operations } from "../contract/operations.ts";
-import { stateDigest } from "../core/digest.ts";
-import type { Manifest } from "../core/manifest.ts";
 import type { Snapshot } from "../core/persistence/snapshot.ts";
+import { stateDigest } from "../core/world/digest.ts";
+import type { Manifest } from "../core/world/manifest.ts";
 
 // Fixed, so that a red run replays as it was; `ROBUSTNESS_SEED=random` explores (the seed is in the test names).
 const SEED =

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerProblems, type RunningSim, raw, serve } from "../../testing/robustness.ts";
 import { MAX_REQUEST_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "../contract/request-size.ts";
-import { stateDigest } from "../core/digest.ts";
+import { stateDigest } from "../core/world/digest.ts";
 
 let s: RunningSim;
 let key: string;

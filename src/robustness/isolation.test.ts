@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerProblems } from "../../testing/robustness.ts";
 import { type Operation, operations } from "../contract/operations.ts";
-import { stateDigest } from "../core/digest.ts";
-import type { Manifest } from "../core/manifest.ts";
 import type { Snapshot } from "../core/persistence/snapshot.ts";
+import { stateDigest } from "../core/world/digest.ts";
+import type { Manifest } from "../core/world/manifest.ts";
 import { createSimulator, type Simulator } from "../simulator.ts";
 
 /**

@@ -8,7 +8,7 @@
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerProblems, collectGarbage, type RunningSim, serve } from "../../testing/robustness.ts";
-import type { Manifest } from "../core/manifest.ts";
+import type { Manifest } from "../core/world/manifest.ts";
 
 const LOAD_MS = Number(process.env.ROBUSTNESS_LOAD_MS ?? 15_000);
 const CONNECTIONS = 50;

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { stateDigest } from "../core/digest.ts";
+import { stateDigest } from "../core/world/digest.ts";
 import { createSandboxes, createSimulator } from "../simulator.ts";
 
 const HYPOTHESIS = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildScenario } from "../../testing/scenarios.ts";
-import { AUDIENCE_MEMBER_CAP, memberCap, mindCap } from "../core/plans.ts";
+import { AUDIENCE_MEMBER_CAP, memberCap, mindCap } from "../core/world/plans.ts";
 import { atLimitsScenario } from "./at-limits.ts";
 
 const b = buildScenario(atLimitsScenario, 1);

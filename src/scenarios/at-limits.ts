@@ -2,7 +2,7 @@
  * Accounts at their plan allowances: every next Mind or member is refused with a 403 PlanLimitError.
  * Good for testing upgrade prompts and plan-limit error handling.
  */
-import { AUDIENCE_MEMBER_CAP, MIND_CAP } from "../core/plans.ts";
+import { AUDIENCE_MEMBER_CAP, MIND_CAP } from "../core/world/plans.ts";
 import { type CodeScenario, codeScenario, type ScenarioBuilder } from "./builder.ts";
 import { addPriceCatalogue } from "./catalogue.ts";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { buildScenario, SCENARIO_START } from "../../testing/scenarios.ts";
-import type { DeferredMap } from "../core/deferred-map.ts";
-import { emptyState } from "../core/state.ts";
-import { templateOf } from "../core/template.ts";
+import type { DeferredMap } from "../core/world/deferred-map.ts";
+import { emptyState } from "../core/world/state.ts";
+import { templateOf } from "../core/world/template.ts";
 import { createRng } from "../generators/prng.ts";
 import { createSimulator } from "../simulator.ts";
 import { type MindSeriesOptions, ScenarioBuilder } from "./builder.ts";

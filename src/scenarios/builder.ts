@@ -4,9 +4,9 @@
  * manifest (state holds their hashes, filled in by the engine once the build is done).
  */
 
-import { DeferredMap, type MakerOf } from "../core/deferred-map.ts";
-import type { Manifest } from "../core/manifest.ts";
-import type { BuiltScenario, PendingKey, Scenario } from "../core/scenario.ts";
+import { DeferredMap, type MakerOf } from "../core/world/deferred-map.ts";
+import type { Manifest } from "../core/world/manifest.ts";
+import type { BuiltScenario, PendingKey, Scenario } from "../core/world/scenario.ts";
 import type {
   AudienceRecord,
   CollaboratorRole,
@@ -18,9 +18,9 @@ import type {
   StudyRecord,
   TeamRecord,
   UserRecord,
-} from "../core/state.ts";
-import { emptyState, table } from "../core/state.ts";
-import { deepFreeze } from "../core/template.ts";
+} from "../core/world/state.ts";
+import { emptyState, table } from "../core/world/state.ts";
+import { deepFreeze } from "../core/world/template.ts";
 import {
   AUDIENCE_TOPICS,
   baselineDistributions,
@@ -79,7 +79,7 @@ export interface MindSeriesOptions {
   id?: string;
 }
 
-/** What a series of generated Minds is made from: data, so that a template can ship it (src/core/template-data.ts). */
+/** What a series of generated Minds is made from: data, so that a template can ship it (src/core/world/template-data.ts). */
 export interface MindSeriesRecipe {
   kind: "mind-series";
   /** The seed of the personas' stream: a persona depends on it and its index alone (nthPersona). */
@@ -106,7 +106,7 @@ export function mindSeriesMaker(recipe: MindSeriesRecipe, ids: readonly string[]
 
 /**
  * The maker of a batch of deferred Minds from its recipe (ScenarioBuilder.lazyMinds, and a template shipped as
- * data: src/core/template-data.ts); its Minds frozen, as every Mind of a template is.
+ * data: src/core/world/template-data.ts); its Minds frozen, as every Mind of a template is.
  */
 export const deferredMindMaker: MakerOf<string, MindRecord> = (recipe, keys) => {
   if ((recipe as { kind?: unknown } | null)?.kind !== "mind-series")
@@ -242,7 +242,7 @@ export class ScenarioBuilder {
   }
 
   /**
-   * The Minds `minds` would generate, each made when first read (src/core/deferred-map.ts), for a panel
+   * The Minds `minds` would generate, each made when first read (src/core/world/deferred-map.ts), for a panel
    * whose members the scenario only lists: the default scenario's 5,200 would otherwise be most of the
    * work done before the server can answer. Made Minds are frozen, as every Mind of a template is. Their
    * IDs, for an Audience's `memberIds`.

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { realMatches } from "../../testing/scenario-problems.ts";
 import { buildScenario, SCENARIO_START } from "../../testing/scenarios.ts";
-import { memberCap, mindCap } from "../core/plans.ts";
-import type { BuiltScenario } from "../core/scenario.ts";
-import type { AudienceRecord, FormationRecord, MindRecord, UserRecord } from "../core/state.ts";
+import { memberCap, mindCap } from "../core/world/plans.ts";
+import type { BuiltScenario } from "../core/world/scenario.ts";
+import type { AudienceRecord, FormationRecord, MindRecord, UserRecord } from "../core/world/state.ts";
 import { FILTER_ATTRIBUTE_KEYS, isUploadedFileUrl } from "../generators/index.ts";
 import { OTHER_BUCKET } from "../resources/formations/formation-classifier.ts";
 import { PRICE_CATALOGUE } from "./catalogue.ts";

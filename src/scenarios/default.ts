@@ -3,7 +3,7 @@
  * states, plus a little more data where a tool benefits from it (a pending invitation, a Study).
  */
 
-import type { FormationHypothesisRecord } from "../core/state.ts";
+import type { FormationHypothesisRecord } from "../core/world/state.ts";
 import { type CodeScenario, codeScenario, type ScenarioBuilder } from "./builder.ts";
 import { addPriceCatalogue } from "./catalogue.ts";
 

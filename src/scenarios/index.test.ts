@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildScenario } from "../../testing/scenarios.ts";
-import { memberCap } from "../core/plans.ts";
+import { memberCap } from "../core/world/plans.ts";
 import { PRICE_CATALOGUE } from "./catalogue.ts";
 import { defaultScenario } from "./default.ts";
 import { findScenario, scenarios } from "./index.ts";

@@ -6,7 +6,7 @@ import { defaultScenario } from "./default.ts";
 import { newFreeAccountScenario } from "./new-free-account.ts";
 import { trainingScenario } from "./training.ts";
 
-export type { Scenario } from "../core/scenario.ts";
+export type { Scenario } from "../core/world/scenario.ts";
 
 export const scenarios: readonly CodeScenario[] = [
   defaultScenario,

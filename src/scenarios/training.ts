@@ -3,7 +3,7 @@
  * "being repaired" badges. The scenario sets the states; the engine moves them on its virtual clock.
  */
 
-import type { MindRecord, MindTraining } from "../core/state.ts";
+import type { MindRecord, MindTraining } from "../core/world/state.ts";
 import { type CodeScenario, codeScenario, type ScenarioBuilder } from "./builder.ts";
 import { addPriceCatalogue } from "./catalogue.ts";
 

@@ -2,9 +2,9 @@ import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDirForTests } from "../../../testing/temp-dir.ts";
-import { Answer } from "../../core/exchange.ts";
-import type { Manifest } from "../../core/manifest.ts";
-import type { SandboxRecord } from "../../core/sandboxes.ts";
+import { Answer } from "../../core/request/exchange.ts";
+import type { Manifest } from "../../core/world/manifest.ts";
+import type { SandboxRecord } from "../../core/world/sandboxes.ts";
 import { restoredWhenUsed, SandboxStore } from "./sandbox-store.ts";
 import { StateFileError } from "./state-file.ts";
 

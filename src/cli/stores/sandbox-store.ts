@@ -15,7 +15,7 @@
  */
 import { readdir, readFile, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { isSandboxId, type SandboxEngine, type SandboxRecord } from "../../core/sandboxes.ts";
+import { isSandboxId, type SandboxEngine, type SandboxRecord } from "../../core/world/sandboxes.ts";
 import { ChangeLog, type Checkpointer, readSavedState, type SavedState } from "./change-log.ts";
 import { StateFileError, writeFileAtomic } from "./state-file.ts";
 

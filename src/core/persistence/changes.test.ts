@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { harness } from "../../../testing/harness.ts";
 import { createSimulator } from "../../simulator.ts";
-import { digest } from "../digest.ts";
+import { digest } from "../world/digest.ts";
 import type { Change } from "./changes.ts";
 
 const HYPOTHESIS = {

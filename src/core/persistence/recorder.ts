@@ -3,7 +3,7 @@
  * the headers a request was served with, and a cheap mark of whether serving it moved the world on.
  */
 
-import type { HeaderReader } from "../exchange.ts";
+import type { HeaderReader } from "../request/exchange.ts";
 import type { Services } from "../services.ts";
 import { type Change, type ChangeSink, UNRECORDED_HEADERS } from "./changes.ts";
 

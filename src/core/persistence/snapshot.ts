@@ -12,10 +12,10 @@
  */
 
 import type { RngState } from "../../generators/prng.ts";
-import type { ClockSnapshot, Job } from "../clock.ts";
-import type { Manifest } from "../manifest.ts";
 import type { SimConfig } from "../services.ts";
-import { emptyState, type State } from "../state.ts";
+import type { ClockSnapshot, Job } from "../world/clock.ts";
+import type { Manifest } from "../world/manifest.ts";
+import { emptyState, type State } from "../world/state.ts";
 
 export const SNAPSHOT_FORMAT = "audience-research-sim/state";
 export const SNAPSHOT_VERSION = 1;

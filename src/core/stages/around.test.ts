@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { bodyOf, call, PASSED } from "../../../testing/stages.ts";
+import type { JournalEntry } from "../control/journal.ts";
 import { ApiError } from "../errors.ts";
-import { Answer, type Outcome } from "../exchange.ts";
-import type { JournalEntry } from "../journal.ts";
+import { Answer, type Outcome } from "../request/exchange.ts";
 import { crash, dueJobs, envelope, forget, head, journaled, ready } from "./around.ts";
 import { arrived } from "./call.ts";
 

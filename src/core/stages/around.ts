@@ -3,10 +3,11 @@
  * wait for the world, run the clock's due jobs, and once the answer is made, journal it, forget what the
  * core derived from a state that may have moved, turn a crash into a 500 and strip a HEAD answer's body.
  */
+
+import type { Journal, JournalEntry } from "../control/journal.ts";
 import { ApiError } from "../errors.ts";
-import { Answer, LineStream, type Outcome } from "../exchange.ts";
-import type { Journal, JournalEntry } from "../journal.ts";
-import { renderError } from "../render.ts";
+import { Answer, LineStream, type Outcome } from "../request/exchange.ts";
+import { renderError } from "../request/render.ts";
 import type { Arrived } from "./call.ts";
 import { type Done, rescued, type Stage, whenDone } from "./compose.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { refusal, routed, through } from "../../../testing/stages.ts";
-import type { Caller } from "../auth.ts";
+import type { Caller } from "../request/auth.ts";
 import { authenticate } from "./authenticate.ts";
 
 const owner = { user: { id: "u1" }, key: { id: "k1", lastUsedAt: null } } as unknown as Caller;

@@ -3,9 +3,10 @@
  * headers, saying where the ceiling is, though nothing is counted without an account). A known key is
  * marked used at the world's now, and its owner is the caller from here on.
  */
-import type { Caller } from "../auth.ts";
+
 import { unauthorized } from "../errors.ts";
-import { rateHeaders } from "../rate-windows.ts";
+import type { Caller } from "../request/auth.ts";
+import { rateHeaders } from "../request/rate-windows.ts";
 import type { CallerPart, Routed } from "./call.ts";
 import { grown, type Stage } from "./compose.ts";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { refusal, routed, through } from "../../../testing/stages.ts";
 import { ownContract } from "../../contract/contract.ts";
-import type { Caller } from "../auth.ts";
 import { ApiError } from "../errors.ts";
+import type { Caller } from "../request/auth.ts";
 import type { RequestContext, RouteSpec } from "../resource.ts";
 import type { Services } from "../services.ts";
 import { authorize } from "./authorize.ts";

@@ -4,9 +4,9 @@
  * 403 for a role that may not). Done before the body is read, so a refusal does not wait for an upload.
  */
 import type { Validators } from "../../contract/validate.ts";
-import { buildContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { RecordingHeaders } from "../persistence/recorder.ts";
+import { buildContext } from "../request/context.ts";
 import type { RouteSpec } from "../resource.ts";
 import type { Services } from "../services.ts";
 import type { Authenticated, AuthorizedPart } from "./call.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PASSED, refusal, routed, through } from "../../../testing/stages.ts";
 import { ownContract } from "../../contract/contract.ts";
-import { buildContext } from "../context.ts";
+import { buildContext } from "../request/context.ts";
 import type { RouteSpec } from "../resource.ts";
 import type { Services } from "../services.ts";
 import { body, takenAsRecorded } from "./body.ts";

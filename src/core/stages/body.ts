@@ -5,9 +5,9 @@
  * the body it recorded instead of reading one.
  */
 import type { Validators } from "../../contract/validate.ts";
-import { readBody, takeBody } from "../context.ts";
-import { checkBody } from "../params.ts";
-import type { BodyResult } from "../request-body.ts";
+import { readBody, takeBody } from "../request/context.ts";
+import { checkBody } from "../request/params.ts";
+import type { BodyResult } from "../request/request-body.ts";
 import type { Authorized, BodyPart } from "./call.ts";
 import { grown, type Next, type Stage } from "./compose.ts";
 

@@ -9,10 +9,10 @@
  * with the headers gathered so far).
  */
 import type { Operation } from "../../contract/operations.ts";
-import type { Caller } from "../auth.ts";
-import type { SimRequest } from "../exchange.ts";
 import type { RecordingHeaders } from "../persistence/recorder.ts";
-import type { BodyResult } from "../request-body.ts";
+import type { Caller } from "../request/auth.ts";
+import type { SimRequest } from "../request/exchange.ts";
+import type { BodyResult } from "../request/request-body.ts";
 import type { RequestContext, RouteSpec } from "../resource.ts";
 
 /** What the journal and kept answers learn from a request, whichever stage answered it. */

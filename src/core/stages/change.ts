@@ -1,16 +1,16 @@
 /**
  * What a handler that may change the world does, one change at a time and at one instant; recorded unless
  * it was refused without moving anything. The `execute` stage makes a request's change through it, and a
- * replay (src/core/replay.ts) makes a recorded one again, passing the instant (`at`) it was first made at.
+ * replay (src/core/world/replay.ts) makes a recorded one again, passing the instant (`at`) it was first made at.
  */
 
 import { ApiError } from "../errors.ts";
-import type { Outcome } from "../exchange.ts";
-import type { Lifetime } from "../lifetime.ts";
 import type { RequestChange } from "../persistence/changes.ts";
 import { type RecordingHeaders, worldMark } from "../persistence/recorder.ts";
-import type { BodyResult } from "../request-body.ts";
+import type { Outcome } from "../request/exchange.ts";
+import type { BodyResult } from "../request/request-body.ts";
 import type { Reply, RequestContext, RouteSpec } from "../resource.ts";
+import type { Lifetime } from "../world/lifetime.ts";
 
 export type MakeChange = (
   ctx: RequestContext,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Answer } from "../exchange.ts";
+import { Answer } from "../request/exchange.ts";
 import { type Done, grown, rescued, type Stage, way, whenDone } from "./compose.ts";
 
 type Start = { log: string[] };

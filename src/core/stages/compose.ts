@@ -9,7 +9,7 @@
  * Why answers may come back unawaited: most requests (a read answered from the kept answers) need no
  * turn of the event loop, and a promise per stage would cost every request one.
  */
-import type { Outcome } from "../exchange.ts";
+import type { Outcome } from "../request/exchange.ts";
 
 /** An answer, now or later. */
 export type Done = Outcome | Promise<Outcome>;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { bodyOf, routed } from "../../../testing/stages.ts";
 import { ownContract } from "../../contract/contract.ts";
-import { buildContext } from "../context.ts";
-import type { Answer } from "../exchange.ts";
-import { StateMemo } from "../memo.ts";
+import { buildContext } from "../request/context.ts";
+import type { Answer } from "../request/exchange.ts";
 import type { RouteSpec } from "../resource.ts";
 import type { Services } from "../services.ts";
+import { StateMemo } from "../world/memo.ts";
 import type { WithBody } from "./call.ts";
 import type { MakeChange } from "./change.ts";
 import { grown } from "./compose.ts";

@@ -4,11 +4,11 @@
  * as one change (./change.ts), which the reply waits to be durable.
  */
 import type { Operation } from "../../contract/operations.ts";
-import { Answer, type Outcome } from "../exchange.ts";
-import { keysOutOfReach, verifyKept } from "../kept-answers.ts";
-import type { StateMemo } from "../memo.ts";
-import { renderReply } from "../render.ts";
+import { Answer, type Outcome } from "../request/exchange.ts";
+import { keysOutOfReach, verifyKept } from "../request/kept-answers.ts";
+import { renderReply } from "../request/render.ts";
 import type { RequestContext, RouteSpec } from "../resource.ts";
+import type { StateMemo } from "../world/memo.ts";
 import type { WithBody } from "./call.ts";
 import type { MakeChange } from "./change.ts";
 import type { Next } from "./compose.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { refusal, routed, through } from "../../../testing/stages.ts";
 import { createRng } from "../../generators/prng.ts";
-import { Faults } from "../faults.ts";
+import { Faults } from "../request/faults.ts";
 import { fault } from "./fault.ts";
 
 function armed() {

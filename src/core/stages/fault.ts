@@ -3,7 +3,7 @@
  * then answers its status in the envelope, before the key is even looked at. A delay alone passes it on.
  */
 import { ApiError } from "../errors.ts";
-import type { FaultRule } from "../faults.ts";
+import type { FaultRule } from "../request/faults.ts";
 import type { Routed } from "./call.ts";
 import type { Next, Stage } from "./compose.ts";
 

@@ -11,16 +11,16 @@
  *   pages → route → recorded caller → authorize → body (as recorded) → one change at its instant
  */
 import type { Validators } from "../../contract/validate.ts";
-import { authenticate as findCaller } from "../auth.ts";
-import type { ControlDeps } from "../control.ts";
+import type { ControlDeps } from "../control/control.ts";
 import { ApiError } from "../errors.ts";
-import { Answer, LineStream, type Outcome, type SimRequest } from "../exchange.ts";
-import type { Lifetime } from "../lifetime.ts";
-import type { Pages } from "../pages.ts";
-import type { GenerateBody } from "../preferred-answers.ts";
-import { isResponse, renderError } from "../render.ts";
+import { authenticate as findCaller } from "../request/auth.ts";
+import { Answer, LineStream, type Outcome, type SimRequest } from "../request/exchange.ts";
+import type { Pages } from "../request/pages.ts";
+import type { GenerateBody } from "../request/preferred-answers.ts";
+import { isResponse, renderError } from "../request/render.ts";
+import type { Router } from "../request/router.ts";
 import type { Reply, RouteSpec } from "../resource.ts";
-import type { Router } from "../router.ts";
+import type { Lifetime } from "../world/lifetime.ts";
 import { crash, dueJobs, envelope, forget, head, journaled, type OnError, ready } from "./around.ts";
 import { authenticate } from "./authenticate.ts";
 import { authorize } from "./authorize.ts";

@@ -4,7 +4,7 @@
  * names none of them passes the request on.
  */
 import type { Pointers } from "../../contract/document.ts";
-import { type GenerateBody, parsePrefer, preferredResponse } from "../preferred-answers.ts";
+import { type GenerateBody, parsePrefer, preferredResponse } from "../request/preferred-answers.ts";
 import type { Authenticated } from "./call.ts";
 import type { Stage } from "./compose.ts";
 

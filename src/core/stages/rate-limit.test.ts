@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { refusal, routed, through } from "../../../testing/stages.ts";
-import type { Caller } from "../auth.ts";
-import { RateLimiter } from "../rate-windows.ts";
+import type { Caller } from "../request/auth.ts";
+import { RateLimiter } from "../request/rate-windows.ts";
 import { grown } from "./compose.ts";
 import { rateLimit } from "./rate-limit.ts";
 

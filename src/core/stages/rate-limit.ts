@@ -3,7 +3,7 @@
  * the request over the ceiling is 429 with `Retry-After`. Public operations and the ACP are not counted.
  */
 import { ApiError } from "../errors.ts";
-import { type RateDecision, rateHeaders } from "../rate-windows.ts";
+import { type RateDecision, rateHeaders } from "../request/rate-windows.ts";
 import type { Authenticated } from "./call.ts";
 import type { Stage } from "./compose.ts";
 

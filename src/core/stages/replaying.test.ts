@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { call, PASSED, routed, through } from "../../../testing/stages.ts";
-import { Answer } from "../exchange.ts";
-import type { Pages } from "../pages.ts";
 import type { RequestChange } from "../persistence/changes.ts";
-import type { State } from "../state.ts";
+import { Answer } from "../request/exchange.ts";
+import type { Pages } from "../request/pages.ts";
+import type { State } from "../world/state.ts";
 import { grown } from "./compose.ts";
 import { recordedCaller, replayedPages } from "./replaying.ts";
 

@@ -4,9 +4,9 @@
  * recorded text, and a write to a page is made again at the instant it was first made.
  */
 
-import type { Pages } from "../pages.ts";
 import type { RequestChange } from "../persistence/changes.ts";
-import type { State } from "../state.ts";
+import type { Pages } from "../request/pages.ts";
+import type { State } from "../world/state.ts";
 import { takenAsRecorded } from "./body.ts";
 import type { Arrived, Authorized, CallerPart, Routed } from "./call.ts";
 import { grown, type Stage } from "./compose.ts";

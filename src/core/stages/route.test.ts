@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, refusal, through } from "../../../testing/stages.ts";
 import { ownContract } from "../../contract/contract.ts";
-import { Router } from "../router.ts";
+import { Router } from "../request/router.ts";
 import { route as routeStage } from "./route.ts";
 
 const route = routeStage(new Router(ownContract.operations));

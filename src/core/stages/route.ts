@@ -1,9 +1,9 @@
 /**
- * Finds the contract's operation for the method and path (src/core/router.ts walks the operation table): a
+ * Finds the contract's operation for the method and path (src/core/request/router.ts walks the operation table): a
  * path no operation serves is 404, a method it does not take is 405 with `Allow`.
  */
 import { ApiError, methodNotAllowed } from "../errors.ts";
-import type { Router } from "../router.ts";
+import type { Router } from "../request/router.ts";
 import type { Arrived, RoutedPart } from "./call.ts";
 import { grown, type Stage } from "./compose.ts";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { call, PASSED, refusal, through } from "../../../testing/stages.ts";
-import type { ControlDeps } from "../control.ts";
-import { Answer } from "../exchange.ts";
-import type { Pages } from "../pages.ts";
+import type { ControlDeps } from "../control/control.ts";
+import { Answer } from "../request/exchange.ts";
+import type { Pages } from "../request/pages.ts";
 import { control, pages } from "./ways.ts";
 
 /** Runs a step "in its turn", noting that it did. */

@@ -2,11 +2,11 @@
  * The ways a request takes besides the API's: the control plane under `/__sim`, and the pages resources
  * serve outside the contract (the buyer's checkout form). Each claims its paths and passes the rest on.
  */
-import type { ControlDeps } from "../control.ts";
-import { handleControl } from "../control.ts";
+import type { ControlDeps } from "../control/control.ts";
+import { handleControl } from "../control/control.ts";
 import { ApiError } from "../errors.ts";
-import type { Outcome, SimRequest } from "../exchange.ts";
-import type { Pages } from "../pages.ts";
+import type { Outcome, SimRequest } from "../request/exchange.ts";
+import type { Pages } from "../request/pages.ts";
 import type { Arrived } from "./call.ts";
 import type { Stage } from "./compose.ts";
 

@@ -8,7 +8,7 @@ import { LIMITS } from "../../contract/limits.ts";
 import type { ValidationIssue } from "../../contract/validate.ts";
 import { badRequest, forbidden, notFound } from "../../core/errors.ts";
 import type { RequestContext, ResourceModule } from "../../core/resource.ts";
-import type { ApiKeyRecord } from "../../core/state.ts";
+import type { ApiKeyRecord } from "../../core/world/state.ts";
 import { iso, isoOrNull } from "../time.ts";
 import { identityView } from "./dashboard.ts";
 

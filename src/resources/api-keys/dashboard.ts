@@ -1,6 +1,7 @@
 /** The dashboard's view of users and their API keys (never a secret: only its hash is stored). */
+
+import { instant, type WorldSection } from "../../core/control/world-view.ts";
 import type { Services } from "../../core/services.ts";
-import { instant, type WorldSection } from "../../core/world-view.ts";
 import { userName } from "../dashboard-names.ts";
 
 export function identityView({ state }: Services): WorldSection[] {

@@ -7,8 +7,8 @@
  * `audienceSummary` is the PUT form (the `Audience` schema), which only collaborators ever receive.
  */
 
-import { type Decoded, EncodedJson, encodedBy, KeptByRecords } from "../../core/encoded-json.ts";
-import type { AudienceRecord, MindRecord, State } from "../../core/state.ts";
+import { type Decoded, EncodedJson, encodedBy, KeptByRecords } from "../../core/request/encoded-json.ts";
+import type { AudienceRecord, MindRecord, State } from "../../core/world/state.ts";
 import {
   type BaselineDistribution,
   baselineDistributions,
@@ -107,8 +107,8 @@ export function mindDetail(m: MindRecord): MindDetail {
   };
 }
 
-// A Mind record is never changed in place (a change is a new record: src/core/state.ts), so its views are
-// encoded once per record and laid as bytes into every answer that lists it (src/core/encoded-json.ts).
+// A Mind record is never changed in place (a change is a new record: src/core/world/state.ts), so its views are
+// encoded once per record and laid as bytes into every answer that lists it (src/core/request/encoded-json.ts).
 const previews = encodedBy(mindPreview);
 const details = encodedBy(mindDetail);
 

@@ -11,7 +11,7 @@ import {
   user,
 } from "../../../testing/audiences.ts";
 import { expectError, live, NOT_MAIN_OWNERS } from "../../../testing/harness.ts";
-import { table } from "../../core/state.ts";
+import { table } from "../../core/world/state.ts";
 import { baselineDistributions, isUploadedFileUrl } from "../../generators/index.ts";
 import { COVER_IMAGE_DELAY_MS } from "./audiences.ts";
 

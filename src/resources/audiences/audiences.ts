@@ -10,10 +10,16 @@
 import { LIMITS } from "../../contract/limits.ts";
 import type { ValidationIssue } from "../../contract/validate.ts";
 import { ApiError, badRequest, forbidden, notFound, planLimit } from "../../core/errors.ts";
-import { memberCap, mindCap } from "../../core/plans.ts";
 import type { RequestContext, ResourceModule } from "../../core/resource.ts";
 import type { Services } from "../../core/services.ts";
-import type { AudienceRecord, FormationRecord, MindRecord, State, UserRecord } from "../../core/state.ts";
+import { memberCap, mindCap } from "../../core/world/plans.ts";
+import type {
+  AudienceRecord,
+  FormationRecord,
+  MindRecord,
+  State,
+  UserRecord,
+} from "../../core/world/state.ts";
 import { editable, isCollaborator, owned, roleOf, viewable } from "../access.ts";
 import { COMPLETED_TRAINING } from "../minds.ts";
 import { asData, audienceDetail, audienceSummary, membersOf } from "./audience-view.ts";

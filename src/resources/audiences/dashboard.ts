@@ -1,6 +1,7 @@
 /** The dashboard's view of Audiences: who owns each, how many members, how it is shared, what runs on it. */
+
+import type { WorldSection } from "../../core/control/world-view.ts";
 import type { Services } from "../../core/services.ts";
-import type { WorldSection } from "../../core/world-view.ts";
 import { userName } from "../dashboard-names.ts";
 
 export function audiencesView({ state }: Services): WorldSection[] {

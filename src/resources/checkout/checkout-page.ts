@@ -14,8 +14,8 @@
  * served with a strict Content-Security-Policy, `no-store` and `no-referrer` (the URL is a secret).
  */
 
-import { Answer, type SimRequest } from "../../core/exchange.ts";
-import { escapeHtml } from "../../core/html.ts";
+import { escapeHtml } from "../../core/control/html.ts";
+import { Answer, type SimRequest } from "../../core/request/exchange.ts";
 import type { ResourceModule } from "../../core/resource.ts";
 import type { Services } from "../../core/services.ts";
 import {

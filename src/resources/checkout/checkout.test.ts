@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { type CallOptions, type Harness, harness } from "../../../testing/harness.ts";
-import { escapeHtml } from "../../core/html.ts";
-import { table } from "../../core/state.ts";
+import { escapeHtml } from "../../core/control/html.ts";
+import { table } from "../../core/world/state.ts";
 import { PRICE_CATALOGUE } from "../../scenarios/catalogue.ts";
 import { CHECKOUT_TTL_MS, creditAccounts } from "./checkout.ts";
 import { handleCheckoutPage, parseCheckoutPath } from "./checkout-page.ts";

@@ -29,7 +29,7 @@ import type { ValidationIssue } from "../../contract/validate.ts";
 import { type ApiError, badRequest, conflict, notFound } from "../../core/errors.ts";
 import type { RequestContext, ResourceModule } from "../../core/resource.ts";
 import type { Services } from "../../core/services.ts";
-import { type State, table } from "../../core/state.ts";
+import { type State, table } from "../../core/world/state.ts";
 import { iso } from "../time.ts";
 import { checkoutView } from "./dashboard.ts";
 import type {

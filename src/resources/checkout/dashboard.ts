@@ -1,7 +1,8 @@
 /** The dashboard's view of checkout sessions: whose, what they buy, where they stand. */
+
+import type { WorldSection } from "../../core/control/world-view.ts";
 import type { Services } from "../../core/services.ts";
-import { table } from "../../core/state.ts";
-import type { WorldSection } from "../../core/world-view.ts";
+import { table } from "../../core/world/state.ts";
 import { userName } from "../dashboard-names.ts";
 import type { CheckoutSessionRecord } from "./records.ts";
 

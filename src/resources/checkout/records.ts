@@ -2,7 +2,7 @@
  * Checkout's records: a session as the world keeps it, the body it answers, and the credits bought. In a
  * module of their own so that the routes and the dashboard's view both read them, neither through the other.
  */
-import type { Manifest } from "../../core/manifest.ts";
+import type { Manifest } from "../../core/world/manifest.ts";
 
 export type Price = Manifest["prices"][string];
 export type CheckoutStatus = "requires_escalation" | "completed" | "canceled" | "expired";

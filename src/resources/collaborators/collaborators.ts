@@ -7,7 +7,7 @@
 
 import { ApiError, badRequest, notFound } from "../../core/errors.ts";
 import type { RequestContext, ResourceModule } from "../../core/resource.ts";
-import type { AudienceRecord, DirectCollaborator } from "../../core/state.ts";
+import type { AudienceRecord, DirectCollaborator } from "../../core/world/state.ts";
 import { isManager, viewable } from "../access.ts";
 import { iso } from "../time.ts";
 

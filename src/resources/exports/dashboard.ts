@@ -1,7 +1,8 @@
 /** The dashboard's view of exports: each job with its Audience, kind, format and where it stands. */
+
+import { instant, type WorldSection } from "../../core/control/world-view.ts";
 import type { Services } from "../../core/services.ts";
-import { table } from "../../core/state.ts";
-import { instant, type WorldSection } from "../../core/world-view.ts";
+import { table } from "../../core/world/state.ts";
 import { audienceName, userName } from "../dashboard-names.ts";
 import type { ExportRecord } from "./records.ts";
 

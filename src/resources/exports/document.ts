@@ -3,7 +3,7 @@
  * paragraphs, facts, tables) that every renderer reads; cell formatting shared by all of them.
  */
 
-import type { AudienceRecord } from "../../core/state.ts";
+import type { AudienceRecord } from "../../core/world/state.ts";
 import {
   type FilterAttributeKey,
   type FilterAttributes,

@@ -17,7 +17,7 @@ import type { ValidationIssue } from "../../contract/validate.ts";
 import { badRequest, conflict, notFound } from "../../core/errors.ts";
 import type { RequestContext, ResourceModule } from "../../core/resource.ts";
 import type { Services } from "../../core/services.ts";
-import { type AudienceRecord, type State, table } from "../../core/state.ts";
+import { type AudienceRecord, type State, table } from "../../core/world/state.ts";
 import { isCollaborator, viewable } from "../access.ts";
 import { membersOf } from "../audiences/audience-view.ts";
 import { iso } from "../time.ts";

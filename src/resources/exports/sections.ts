@@ -3,7 +3,7 @@
  * source bundle (files by name only: exports are shared by every viewer, so no uploaded-file address).
  */
 
-import type { AudienceRecord, ValidationRecord } from "../../core/state.ts";
+import type { AudienceRecord, ValidationRecord } from "../../core/world/state.ts";
 import type { Chart, SourceBundle } from "../../generators/index.ts";
 import {
   type Block,

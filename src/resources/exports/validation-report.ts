@@ -3,7 +3,7 @@
  * 95% interval, per-question answer shares, the composition check and provenance.
  */
 
-import type { ValidationRecord } from "../../core/state.ts";
+import type { ValidationRecord } from "../../core/world/state.ts";
 import {
   baselineDistributions,
   FILTER_ATTRIBUTE_KEYS,

@@ -18,7 +18,7 @@ import type { components } from "../../contract/types.gen.ts";
 import { validatorFor } from "../../contract/validate.ts";
 import { type ApiError, badRequest } from "../../core/errors.ts";
 import type { ResourceModule } from "../../core/resource.ts";
-import type { MindRecord, State } from "../../core/state.ts";
+import type { MindRecord, State } from "../../core/world/state.ts";
 import {
   FILTER_ATTRIBUTE_KEYS,
   type FilterAttributeKey,

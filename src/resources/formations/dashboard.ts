@@ -1,6 +1,7 @@
 /** The dashboard's view of Formations: each with its Audience, creator, visibility and build state. */
+
+import type { WorldSection } from "../../core/control/world-view.ts";
 import type { Services } from "../../core/services.ts";
-import type { WorldSection } from "../../core/world-view.ts";
 import { audienceName, userName } from "../dashboard-names.ts";
 
 export function formationsView({ state }: Services): WorldSection[] {

@@ -16,7 +16,7 @@ import type {
   FormationRecord,
   MindRecord,
   State,
-} from "../../core/state.ts";
+} from "../../core/world/state.ts";
 import { FILTER_ATTRIBUTE_KEYS, type FilterAttributeKey } from "../../generators/index.ts";
 import { slug } from "../minds.ts";
 import { classify, place, populatedPrimaryBuckets } from "./formation-classifier.ts";

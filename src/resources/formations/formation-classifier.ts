@@ -7,7 +7,7 @@
  * non-primary bucket, so a hypothesis that fits nobody can fail the "two populated buckets" rule.
  */
 
-import type { FormationHypothesisRecord, FormationSubgroup, MindRecord } from "../../core/state.ts";
+import type { FormationHypothesisRecord, FormationSubgroup, MindRecord } from "../../core/world/state.ts";
 import { hashSeed } from "../../generators/prng.ts";
 
 export const OTHER_BUCKET = "__other";

@@ -9,7 +9,11 @@
  * choice of name, status, visibility, timestamps and membership counts per subgroup.
  */
 import { validate } from "../../contract/validate.ts";
-import type { FormationHypothesisRecord, FormationRecord, FormationSubgroup } from "../../core/state.ts";
+import type {
+  FormationHypothesisRecord,
+  FormationRecord,
+  FormationSubgroup,
+} from "../../core/world/state.ts";
 import { iso } from "../time.ts";
 import { FAILURE_REASON } from "./formation-builds.ts";
 

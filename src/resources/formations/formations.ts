@@ -12,7 +12,7 @@
 import { LIMITS } from "../../contract/limits.ts";
 import { badRequest, notFound, withCode } from "../../core/errors.ts";
 import type { RequestContext, ResourceModule } from "../../core/resource.ts";
-import type { AudienceRecord, FormationRecord, State } from "../../core/state.ts";
+import type { AudienceRecord, FormationRecord, State } from "../../core/world/state.ts";
 import { type AudienceRole, isCollaborator, viewable } from "../access.ts";
 import { formationsView } from "./dashboard.ts";
 import {

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { expectError, type Harness, harness, live, NOT_MAIN_OWNERS } from "../../../testing/harness.ts";
-import { AUDIENCE_MEMBER_CAP } from "../../core/plans.ts";
-import type { FormationRecord } from "../../core/state.ts";
+import { AUDIENCE_MEMBER_CAP } from "../../core/world/plans.ts";
+import type { FormationRecord } from "../../core/world/state.ts";
 import { BUILD_TOTAL_MS } from "../formations/formation-builds.ts";
 import { QUEUE_MS, RUN_MS } from "../progress/training.ts";
 import { MAX_MIND_IDS, MEMBERS_EFFECTS_MS } from "./members.ts";

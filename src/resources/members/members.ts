@@ -12,10 +12,10 @@
 import { LIMITS } from "../../contract/limits.ts";
 import { validatorFor } from "../../contract/validate.ts";
 import { type ApiError, badRequest, notFound, planLimit } from "../../core/errors.ts";
-import { memberCap } from "../../core/plans.ts";
 import type { JobHandler, RequestContext, ResourceModule } from "../../core/resource.ts";
 import type { Services } from "../../core/services.ts";
-import type { AudienceRecord } from "../../core/state.ts";
+import { memberCap } from "../../core/world/plans.ts";
+import type { AudienceRecord } from "../../core/world/state.ts";
 import { owned } from "../access.ts";
 import {
   placeIntoReadyFormations,

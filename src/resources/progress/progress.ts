@@ -21,9 +21,9 @@
  */
 
 import type { components } from "../../contract/types.gen.ts";
-import { EncodedJson, encodedBy, KeptBy, KeptByRecords } from "../../core/encoded-json.ts";
+import { EncodedJson, encodedBy, KeptBy, KeptByRecords } from "../../core/request/encoded-json.ts";
 import type { RequestContext, ResourceModule } from "../../core/resource.ts";
-import type { AudienceRecord, MindRecord, ResearchState, State } from "../../core/state.ts";
+import type { AudienceRecord, MindRecord, ResearchState, State } from "../../core/world/state.ts";
 import { viewable } from "../access.ts";
 import { membersOf } from "../audiences/audience-view.ts";
 import { isoOrNull } from "../time.ts";
@@ -112,7 +112,7 @@ interface MemberRow {
   json: EncodedJson<{ mindId: string; update: TrainingView }>;
 }
 
-// A Mind record is never changed in place (src/core/state.ts): a training move is a new record, so a row
+// A Mind record is never changed in place (src/core/world/state.ts): a training move is a new record, so a row
 // kept by record is never stale, and every read of progress lays the rows in as bytes.
 const rows = new KeptBy((mind: MindRecord): MemberRow => {
   const update = trainingView(mind);

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { type Harness, harness, live } from "../../../testing/harness.ts";
 import type { Services } from "../../core/services.ts";
-import type { AudienceRecord, MindRecord, MindTraining } from "../../core/state.ts";
+import type { AudienceRecord, MindRecord, MindTraining } from "../../core/world/state.ts";
 import { TRAINING_STATES } from "../../scenarios/training.ts";
 import { MEMBERS_EFFECTS_MS } from "../members/members.ts";
 import { COMPLETED_TRAINING } from "../minds.ts";

@@ -15,15 +15,15 @@
  * scenarios, other modules and tests make an attempt fail.
  *
  * Every move goes through `moveTraining`, which replaces the Mind's record rather than changing it: Mind
- * records are shared, frozen, by every world built from the same scenario and seed (src/core/world.ts).
+ * records are shared, frozen, by every world built from the same scenario and seed (src/core/world/world.ts).
  */
 
 import type { components } from "../../contract/types.gen.ts";
-import { madeEntries } from "../../core/deferred-map.ts";
 import type { JobHandler, ResourceModule } from "../../core/resource.ts";
 import type { Services } from "../../core/services.ts";
-import type { AudienceRecord, MindRecord, MindTraining } from "../../core/state.ts";
-import { table } from "../../core/state.ts";
+import { madeEntries } from "../../core/world/deferred-map.ts";
+import type { AudienceRecord, MindRecord, MindTraining } from "../../core/world/state.ts";
+import { table } from "../../core/world/state.ts";
 
 /** Virtual time a run waits in the queue before it starts. */
 export const QUEUE_MS = 1_000;

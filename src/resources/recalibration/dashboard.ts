@@ -1,6 +1,7 @@
 /** The dashboard's view of recalibration operations: each with its Audience, status and progress. */
+
+import { instant, type WorldSection } from "../../core/control/world-view.ts";
 import type { Services } from "../../core/services.ts";
-import { instant, type WorldSection } from "../../core/world-view.ts";
 import { audienceName } from "../dashboard-names.ts";
 import { operations } from "./records.ts";
 

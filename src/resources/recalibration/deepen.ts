@@ -5,7 +5,7 @@
 
 import type { JobHandler } from "../../core/resource.ts";
 import type { Services } from "../../core/services.ts";
-import type { AudienceRecord, State } from "../../core/state.ts";
+import type { AudienceRecord, State } from "../../core/world/state.ts";
 import { generateChart, STANDARD_DIMENSIONS } from "../../generators/index.ts";
 import { coverageCounts } from "../progress/progress.ts";
 import { addResearchSource, findChart, refreshCoverage, resolveTopic, statusOf } from "./grounding.ts";

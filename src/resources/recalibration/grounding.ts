@@ -3,9 +3,9 @@
  * rebuilt within the plan's caps, sources joined to the bundle.
  */
 
-import { memberCap, mindCap } from "../../core/plans.ts";
 import type { Services } from "../../core/services.ts";
-import type { AudienceRecord, State } from "../../core/state.ts";
+import { memberCap, mindCap } from "../../core/world/plans.ts";
+import type { AudienceRecord, State } from "../../core/world/state.ts";
 import {
   type Chart,
   type CoverageStatus,

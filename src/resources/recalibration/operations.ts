@@ -5,7 +5,7 @@
 
 import type { JobHandler } from "../../core/resource.ts";
 import type { Services } from "../../core/services.ts";
-import type { AudienceRecord } from "../../core/state.ts";
+import type { AudienceRecord } from "../../core/world/state.ts";
 import { DIMENSION_SPECS, generateGrounding } from "../../generators/index.ts";
 import {
   addResearchSource,

@@ -9,7 +9,7 @@ import {
   snapshot,
   withSimulator,
 } from "../../../testing/recalibration.ts";
-import { memberCap, mindCap } from "../../core/plans.ts";
+import { memberCap, mindCap } from "../../core/world/plans.ts";
 import { OPERATION_MS } from "./records.ts";
 
 describe("POST /audiences/{id}/recalibrate: refusals", () => {

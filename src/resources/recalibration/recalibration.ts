@@ -48,9 +48,9 @@
  * 422. Research mode on an Audience without saved charts needs `query` (else 422).
  */
 import { ApiError, badRequest, notFound, planLimit } from "../../core/errors.ts";
-import { memberCap, mindCap } from "../../core/plans.ts";
 import type { RequestContext, ResourceModule } from "../../core/resource.ts";
-import type { AudienceRecord, State } from "../../core/state.ts";
+import { memberCap, mindCap } from "../../core/world/plans.ts";
+import type { AudienceRecord, State } from "../../core/world/state.ts";
 import { viewable } from "../access.ts";
 import { IDEMPOTENCY_HEADER, MAX_IDEMPOTENCY_KEY } from "../audiences/audiences.ts";
 import { recalibrationView } from "./dashboard.ts";

@@ -4,8 +4,8 @@
  */
 
 import { LIMITS } from "../../contract/limits.ts";
-import type { AudienceRecord, JobStatus, State } from "../../core/state.ts";
-import { table } from "../../core/state.ts";
+import type { AudienceRecord, JobStatus, State } from "../../core/world/state.ts";
+import { table } from "../../core/world/state.ts";
 import type { ChartDatum, SourceFile, SourceLink } from "../../generators/index.ts";
 
 export const MAX_PENDING = LIMITS.pendingRecalibrations;

@@ -5,9 +5,9 @@
 
 import { LIMITS } from "../../contract/limits.ts";
 import type { Audience, Formation, ScenarioDocument } from "../../contract/scenario-document.gen.ts";
-import type { PeoplePlacement } from "../../core/manifest.ts";
-import { memberCap, mindCap } from "../../core/plans.ts";
-import type { AudienceRecord, UserRecord } from "../../core/state.ts";
+import type { PeoplePlacement } from "../../core/world/manifest.ts";
+import { memberCap, mindCap } from "../../core/world/plans.ts";
+import type { AudienceRecord, UserRecord } from "../../core/world/state.ts";
 import { countryOf, domainOf } from "../../generators/domains.ts";
 import { populatedPrimaryBuckets } from "../../resources/formations/formation-classifier.ts";
 import { type Applying, entries, generated, known, statedIdFits } from "./applying.ts";

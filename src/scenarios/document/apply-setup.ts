@@ -1,7 +1,7 @@
 /** The setup part of a scenario document: its steps name users and handles that the built world has. */
 
 import type { ScenarioDocument } from "../../contract/scenario-document.gen.ts";
-import { PLACEHOLDER_KINDS } from "../../core/scenario.ts";
+import { PLACEHOLDER_KINDS } from "../../core/world/scenario.ts";
 import type { Applying, HandleKind } from "./applying.ts";
 
 /** Any `{word.handle}`, to say which are no placeholder at all (the core's PLACEHOLDER takes known kinds). */
@@ -9,7 +9,7 @@ const ANY_PLACEHOLDER = /\{([a-z]+)\.([^}]*)\}/g;
 
 /**
  * Checked with the rest of the document, so one answer holds every problem; the steps themselves are made
- * on each new world (src/core/scenario.ts), where a refused one is reported.
+ * on each new world (src/core/world/scenario.ts), where a refused one is reported.
  */
 export function checkSetup(w: Applying, doc: ScenarioDocument): void {
   const { manifest } = w.b;

@@ -8,7 +8,7 @@
  */
 
 import type { Attributes, Mind, ScenarioDocument, User } from "../../contract/scenario-document.gen.ts";
-import type { ScenarioProblem } from "../../core/scenario.ts";
+import type { ScenarioProblem } from "../../core/world/scenario.ts";
 import type { FilterAttributes } from "../../generators/index.ts";
 import type { ScenarioBuilder } from "../builder.ts";
 import { addPriceCatalogue } from "../catalogue.ts";

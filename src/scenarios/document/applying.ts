@@ -1,8 +1,8 @@
 /** What applying a scenario document keeps at hand: the builder, the problems found, handle look-ups. */
 
 import type { Training } from "../../contract/scenario-document.gen.ts";
-import type { ScenarioProblem } from "../../core/scenario.ts";
-import type { AudienceRecord, MindRecord, MindTraining, UserRecord } from "../../core/state.ts";
+import type { ScenarioProblem } from "../../core/world/scenario.ts";
+import type { AudienceRecord, MindRecord, MindTraining, UserRecord } from "../../core/world/state.ts";
 import { COMPLETED_TRAINING } from "../../resources/minds.ts";
 import type { MindSeriesOptions, ScenarioBuilder } from "../builder.ts";
 import { TRAINING_STATES } from "../training.ts";

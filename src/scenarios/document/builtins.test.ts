@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildScenario } from "../../../testing/scenarios.ts";
-import type { BuiltScenario } from "../../core/scenario.ts";
+import type { BuiltScenario } from "../../core/world/scenario.ts";
 import { scenarios } from "../index.ts";
 import { describeWorld } from "./describe.ts";
 import { loadScenario } from "./load.ts";

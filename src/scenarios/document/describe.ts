@@ -13,8 +13,8 @@ import type {
   ScenarioDocument,
   Training,
 } from "../../contract/scenario-document.gen.ts";
-import type { BuiltScenario } from "../../core/scenario.ts";
-import type { AudienceRecord, MindRecord, MindTraining } from "../../core/state.ts";
+import type { BuiltScenario } from "../../core/world/scenario.ts";
+import type { AudienceRecord, MindRecord, MindTraining } from "../../core/world/state.ts";
 import { FILTER_ATTRIBUTE_KEYS, isUploadedFileUrl } from "../../generators/index.ts";
 
 export function describeWorld(built: BuiltScenario, name: string): ScenarioDocument {

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { harness } from "../../../testing/harness.ts";
 import { BUYING_ROLES as HYPOTHESIS, problemsOf } from "../../../testing/scenario-problems.ts";
 import { buildScenario } from "../../../testing/scenarios.ts";
-import type { DeferredMap } from "../../core/deferred-map.ts";
-import { memberCap } from "../../core/plans.ts";
+import type { DeferredMap } from "../../core/world/deferred-map.ts";
+import { memberCap } from "../../core/world/plans.ts";
 import { PRICE_CATALOGUE } from "../catalogue.ts";
 import { defineScenario, loadScenario, type ScenarioDocument } from "./load.ts";
 

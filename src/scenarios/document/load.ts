@@ -1,5 +1,5 @@
 /**
- * Scenario documents made into scenarios the core is handed (src/core/scenario.ts): checked against
+ * Scenario documents made into scenarios the core is handed (src/core/world/scenario.ts): checked against
  * `scenario.schema.json`, applied onto a builder (over a built-in scenario when the document `extends` one),
  * and built once at once, so that every problem is reported before any world depends on the document.
  *
@@ -16,8 +16,8 @@ import {
   ScenarioError,
   type ScenarioProblem,
   type SetupStep,
-} from "../../core/scenario.ts";
-import { emptyState } from "../../core/state.ts";
+} from "../../core/world/scenario.ts";
+import { emptyState } from "../../core/world/state.ts";
 import { createRng } from "../../generators/prng.ts";
 import { type CodeScenario, ScenarioBuilder } from "../builder.ts";
 import { scenarios } from "../index.ts";

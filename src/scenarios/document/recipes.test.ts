@@ -6,7 +6,7 @@ import { readdirSync } from "node:fs";
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXAMPLES, RECIPES, type RecipeWorld } from "../../../testing/recipes.ts";
-import type { Manifest } from "../../core/manifest.ts";
+import type { Manifest } from "../../core/world/manifest.ts";
 import { createHandlers } from "../../msw/index.ts";
 import { createSandboxes } from "../../simulator.ts";
 

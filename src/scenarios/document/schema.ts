@@ -6,7 +6,7 @@ import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import schema from "../../../scenario.schema.json" with { type: "json" };
 import { pointerSegment } from "../../contract/pointer.ts";
 import { compileSchema } from "../../contract/validate.ts";
-import type { ScenarioProblem } from "../../core/scenario.ts";
+import type { ScenarioProblem } from "../../core/world/scenario.ts";
 
 let validate: ValidateFunction | undefined;
 

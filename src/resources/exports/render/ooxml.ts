@@ -4,7 +4,7 @@
  * libraries, which cost the package's users about 50 MB of install for the few elements we write; the
  * tests read every document back with an independent reader of its format.
  */
-import { escapeHtml } from "../../../core/html.ts";
+import { escapeHtml } from "../../../core/control/html.ts";
 import { GENERATOR } from "../document.ts";
 
 const REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";

@@ -1,0 +1,167 @@
+/**
+ * What the journal keeps of an exchange besides its summary: headers and the head of each body, for the
+ * newest `DETAIL_CAPACITY` requests only, each body cut at `BODY_LIMIT` bytes and each side's headers at
+ * `HEADER_LIMIT`.
+ *
+ * Why an arena: keeping a reference to each request's headers and body (or a copy in an object of its own)
+ * holds per-request objects long enough for the garbage collector to promote them to the old generation,
+ * which cost the auth/me benchmark 6 µs of CPU a request (17 against 23 µs). Here every exchange is copied,
+ * as UTF-8, into a slot of its own (20 KiB, allocated when first used and written over after); nothing of
+ * a request outlives it, and a world that serves few requests (a sandbox) holds only the slots it used. Decoding, and the
+ * redaction of keys and tokens, happen when an entry is read.
+ */
+import { Answer, type HeaderReader, LineStream, type Outcome } from "../request/exchange.ts";
+
+/** Requests (newest first) whose headers and bodies the journal keeps. */
+export const DETAIL_CAPACITY = 100;
+/** Bytes kept of each body; the rest is cut, and the view says so. */
+export const BODY_LIMIT = 8 * 1024;
+/** Bytes kept of each side's headers (as `name: value` lines). */
+export const HEADER_LIMIT = 2 * 1024;
+
+/** One side of an exchange as the journal shows it: the body as text, keys and tokens redacted. */
+export interface SideView {
+  headers: Record<string, string>;
+  body: string | null;
+  /** The whole body's size: UTF-16 characters of a text body, bytes of a binary one. */
+  size: number | null;
+  /** The body was longer than the journal keeps: `body` is its head. */
+  cut: boolean;
+  note?: string;
+}
+
+const SLOT = 2 * (HEADER_LIMIT + BODY_LIMIT);
+/** Per slot: request headers, request body, response headers, response body (bytes written of each). */
+const PARTS = 4;
+const utf8 = new TextEncoder();
+const text = new TextDecoder();
+
+export class DetailArena {
+  /** Each slot's bytes, allocated when first written and written over after: a world that serves few
+   * requests (a sandbox) holds only what it used. */
+  private readonly slots: (Uint8Array | undefined)[];
+  private readonly lengths: Int32Array;
+  /** Whole body sizes (request, response); -1 for no body. */
+  private readonly sizes: Float64Array;
+  private readonly notes: (string | undefined)[];
+  /** 1 where a body was longer than BODY_LIMIT. */
+  private readonly cut: Uint8Array;
+
+  constructor(readonly capacity = DETAIL_CAPACITY) {
+    this.slots = new Array(capacity);
+    this.lengths = new Int32Array(capacity * PARTS);
+    this.cut = new Uint8Array(capacity * PARTS);
+    this.sizes = new Float64Array(capacity * 2);
+    this.notes = new Array(capacity);
+  }
+
+  /** Copies an exchange into `slot`, over whatever it held. */
+  write(slot: number, headers: HeaderReader, body: string | null, response: Outcome): void {
+    let buf = this.slots[slot];
+    if (!buf) {
+      buf = new Uint8Array(SLOT);
+      this.slots[slot] = buf;
+    }
+    const n = slot * PARTS;
+    this.lengths[n] = this.headerLines(buf, requestLines(headers), 0, HEADER_LIMIT);
+    this.sizes[slot * 2] = this.body(buf, body, HEADER_LIMIT, n + 1);
+    const out = response instanceof Answer || response instanceof LineStream ? response.headers : null;
+    this.lengths[n + 2] = this.headerLines(
+      buf,
+      out ? objectLines(out) : pairLines((response as Response).headers),
+      HEADER_LIMIT + BODY_LIMIT,
+      HEADER_LIMIT,
+    );
+    const kept = response instanceof Answer ? response.body : null;
+    this.sizes[slot * 2 + 1] = this.body(buf, kept, 2 * HEADER_LIMIT + BODY_LIMIT, n + 3);
+    this.notes[slot] =
+      response instanceof LineStream
+        ? "a stream, not kept"
+        : response instanceof Answer
+          ? undefined
+          : "not kept";
+  }
+
+  read(slot: number): { request: SideView; response: SideView } {
+    const buf = this.slots[slot] ?? new Uint8Array(SLOT);
+    const n = slot * PARTS;
+    const side = (h: number, b: number, part: number, size: number, note?: string): SideView => {
+      const headers = redactHeaders(text.decode(buf.subarray(h, h + (this.lengths[part] ?? 0))));
+      const written = this.lengths[part + 1] ?? 0;
+      const whole = this.sizes[size] ?? -1;
+      const body = whole < 0 ? null : redact(text.decode(buf.subarray(b, b + written)));
+      const cut = this.cut[part + 1] === 1;
+      return { headers, body, size: whole < 0 ? null : whole, cut, ...(note ? { note } : {}) };
+    };
+    return {
+      request: side(0, HEADER_LIMIT, n, slot * 2),
+      response: side(
+        HEADER_LIMIT + BODY_LIMIT,
+        2 * HEADER_LIMIT + BODY_LIMIT,
+        n + 2,
+        slot * 2 + 1,
+        this.notes[slot],
+      ),
+    };
+  }
+
+  /** One encoding of all of a side's lines: one a header cost the auth/me benchmark a fifth of its CPU. */
+  private headerLines(buf: Uint8Array, lines: string, at: number, limit: number): number {
+    return utf8.encodeInto(lines, buf.subarray(at, at + limit)).written;
+  }
+
+  /** Writes the head of a body; answers its whole size, or -1 without one. */
+  private body(buf: Uint8Array, body: string | Uint8Array | null, at: number, part: number): number {
+    if (body === null) {
+      this.lengths[part] = 0;
+      this.cut[part] = 0;
+      return -1;
+    }
+    if (typeof body === "string") {
+      const r = utf8.encodeInto(body, buf.subarray(at, at + BODY_LIMIT));
+      this.lengths[part] = r.written;
+      this.cut[part] = r.read < body.length ? 1 : 0;
+      return body.length;
+    }
+    const head = body.byteLength <= BODY_LIMIT ? body : body.subarray(0, BODY_LIMIT);
+    buf.set(head, at);
+    this.lengths[part] = head.byteLength;
+    this.cut[part] = head.byteLength < body.byteLength ? 1 : 0;
+    return body.byteLength;
+  }
+}
+
+/** A request's headers as `name: value` lines, names in lower case (a reader that lists none: none). */
+function requestLines(h: HeaderReader): string {
+  if (h.lines) return h.lines();
+  return h.entries ? pairLines(h.entries()) : "";
+}
+
+function pairLines(pairs: Iterable<[string, string]>): string {
+  let lines = "";
+  for (const [k, v] of pairs) lines += `${k.toLowerCase()}: ${v}\n`;
+  return lines;
+}
+
+function objectLines(headers: Record<string, string>): string {
+  let lines = "";
+  for (const name in headers) lines += `${name}: ${headers[name]}\n`;
+  return lines;
+}
+
+/** API keys, wherever they appear in what is shown. */
+const SECRET = /service_[A-Za-z0-9]{8,}/g;
+const SECRET_HEADERS = new Set(["x-sim-control-token", "cookie", "proxy-authorization"]);
+const redact = (s: string): string => s.replace(SECRET, "service_<redacted>");
+
+function redactHeaders(lines: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of lines.split("\n")) {
+    const colon = line.indexOf(": ");
+    if (colon < 0) continue;
+    const name = line.slice(0, colon);
+    const value = line.slice(colon + 2);
+    out[name] = SECRET_HEADERS.has(name) ? "<redacted>" : redact(value);
+  }
+  return out;
+}

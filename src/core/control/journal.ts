@@ -1,0 +1,154 @@
+/**
+ * The request journal: a bounded ring of the newest requests, for `GET /__sim/requests` and
+ * `sim.requests(filter)`, so that a test can say "the app asked for one export" in one line.
+ *
+ * Each entry is the request's summary (the one the request log prints) with an ID and the query; the
+ * newest DETAIL_CAPACITY entries also keep headers and the head of each body, copied into slots of a fixed
+ * size that are written over (journal-detail.ts), so that the memory they take is bounded whatever the
+ * traffic. Reads of the
+ * control plane (the dashboard polling it) are not journaled: they are not the app's traffic.
+ */
+
+import { badRequest } from "../errors.ts";
+import type { HeaderReader, Outcome } from "../request/exchange.ts";
+import { globToRegExp } from "../request/faults.ts";
+import { DETAIL_CAPACITY, DetailArena, type SideView } from "./journal-detail.ts";
+
+/** What the request log and `onRequest` see of one request. */
+export interface JournalEntry {
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  userId: string | null;
+}
+
+/** One request as a reader sees it. */
+export interface JournalView extends JournalEntry {
+  /** Increases by one per request of this world: `since=ID` reads what came after. */
+  id: number;
+  /** The query string as sent (`?format=pdf`), or "". */
+  query: string;
+  /** Headers and bodies, keys redacted: for the newest requests only (DETAIL_CAPACITY). */
+  request?: SideView;
+  response?: SideView;
+}
+
+interface Stored {
+  id: number;
+  entry: JournalEntry;
+  query: string;
+  /** Its headers and bodies went into the arena (slot `(id - 1) % detailCapacity`, until written over). */
+  detailed: boolean;
+}
+
+export interface JournalFilter {
+  method?: string;
+  /** A glob over the path: `*` within a segment, `**` across segments. */
+  path?: string;
+  /** A status (`201`) or a class (`4xx`). */
+  status?: string | number;
+  userId?: string;
+  /** An instant (entries at or after it, on the virtual clock) or an entry ID (entries after it). */
+  since?: string | number;
+  limit?: number;
+}
+
+export const JOURNAL_CAPACITY = 1000;
+
+export class Journal {
+  private readonly ring: (Stored | undefined)[];
+  private next = 0;
+  private size = 0;
+  private seq = 0;
+
+  private readonly arena: DetailArena;
+
+  constructor(
+    readonly capacity = JOURNAL_CAPACITY,
+    readonly detailCapacity = DETAIL_CAPACITY,
+  ) {
+    this.ring = new Array(capacity);
+    this.arena = new DetailArena(detailCapacity);
+  }
+
+  /** Adds a request; with its headers, body and answer, the newest keep those too. */
+  add(
+    entry: JournalEntry,
+    query: string,
+    headers?: HeaderReader,
+    body?: string | null,
+    answer?: Outcome,
+  ): void {
+    const id = ++this.seq;
+    const detailed = headers !== undefined && answer !== undefined;
+    this.ring[this.next] = { id, entry, query, detailed };
+    if (detailed) this.arena.write((id - 1) % this.detailCapacity, headers, body ?? null, answer);
+    this.next = (this.next + 1) % this.capacity;
+    this.size = Math.min(this.size + 1, this.capacity);
+  }
+
+  private viewOf(s: Stored): JournalView {
+    const view: JournalView = { id: s.id, ...s.entry, query: s.query };
+    if (s.detailed && s.id > this.seq - this.detailCapacity)
+      Object.assign(view, this.arena.read((s.id - 1) % this.detailCapacity));
+    return view;
+  }
+
+  /** Newest first: what matches `filter`. */
+  find(filter: JournalFilter = {}): JournalView[] {
+    const matches = matcher(filter);
+    const limit = filter.limit ?? this.capacity;
+    const out: JournalView[] = [];
+    for (let i = 1; i <= this.size && out.length < limit; i++) {
+      const e = this.ring[(this.next - i + this.capacity) % this.capacity];
+      if (e && matches(e)) out.push(this.viewOf(e));
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.ring.fill(undefined);
+    this.next = 0;
+    this.size = 0;
+  }
+}
+
+/** `sim.requests(filter)` and `sim.clearRequests()`: `user` is a manifest handle or a user ID. */
+export function journalApi(journal: Journal, users: () => Record<string, { id: string }>) {
+  return {
+    requests: ({ user, ...filter }: Omit<JournalFilter, "userId"> & { user?: string } = {}): JournalView[] =>
+      journal.find(user === undefined ? filter : { ...filter, userId: userIdFor(user, users()) }),
+    clearRequests: (): void => journal.clear(),
+  };
+}
+
+const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The user a journal filter names: a manifest handle, or a user ID. Anything else is a mistake said with
+ * the known handles (it answered [], which reads as "no requests").
+ */
+export function userIdFor(user: string, users: Record<string, { id: string }>): string {
+  const byHandle = users[user]?.id;
+  if (byHandle !== undefined) return byHandle;
+  if (USER_ID.test(user) || Object.values(users).some((u) => u.id === user)) return user;
+  throw badRequest(`user must be a handle (${Object.keys(users).join(", ")}) or a user ID, not "${user}"`);
+}
+
+function matcher(f: JournalFilter): (s: Stored) => boolean {
+  const method = f.method?.toUpperCase();
+  const path = f.path === undefined ? null : globToRegExp(f.path);
+  const status = f.status === undefined ? null : String(f.status).toLowerCase();
+  const sinceId = typeof f.since === "number" ? f.since : null;
+  const sinceAt = typeof f.since === "string" ? Date.parse(f.since) : null;
+  return ({ id, entry: e }) =>
+    (method === undefined || e.method === method) &&
+    (path === null || path.test(e.path)) &&
+    (status === null ||
+      (status.endsWith("xx") ? String(e.status)[0] === status[0] : String(e.status) === status)) &&
+    (f.userId === undefined || e.userId === f.userId) &&
+    (sinceId === null || id > sinceId) &&
+    (sinceAt === null || Date.parse(e.at) >= sinceAt);
+}
