@@ -4,7 +4,7 @@
  * do. The page itself holds no data: with a control token set it asks for the token first and shows
  * nothing until a request made with it succeeds. `?sandbox=ID` drives that sandbox's control plane.
  */
-import { DASHBOARD_SCRIPT } from "./script.ts";
+import { DASHBOARD_SCRIPT } from "./script.gen.ts";
 import { DASHBOARD_STYLE } from "./style.ts";
 
 export const DASHBOARD_HTML = `<!doctype html>
