@@ -129,6 +129,11 @@ describe("architecture", () => {
       why: "test tooling and the kit are above the simulator (tests may reach for them)",
     },
     {
+      from: "conformance/proxy/",
+      not: ["conformance/checks/", "conformance/cases/", "conformance/selftest/"],
+      why: "the proxy judges with what the checks judge with (lib/description/answers.ts), never a check's file",
+    },
+    {
       from: "conformance/lib/",
       not: ["conformance/"],
       except: ["conformance/lib/"],

@@ -5,7 +5,7 @@
  * count it reports.
  */
 
-import { streamProblems } from "../checks/formations.ts";
+import { streamProblems } from "../lib/description/answers.ts";
 import type { Role } from "../lib/http/target.ts";
 import { hypothesis } from "../lib/running/helpers.ts";
 import { type Answer, type Case, type Field, is, ok, refused } from "./case.ts";

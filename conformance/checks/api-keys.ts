@@ -3,10 +3,10 @@
  * key refused at once, deleting the key in use.
  */
 
+import { sortedDesc } from "../lib/description/answers.ts";
 import type { Role } from "../lib/http/target.ts";
 import { check } from "../lib/running/context.ts";
 import { deleteKeyLater, fresh, newKey, ok } from "../lib/running/helpers.ts";
-import { sortedDesc } from "./ordering.ts";
 
 export const identity = check("domain/identity", ["keys/me"], {
   needs: { roles: ["owner"], users: ["owner"] },

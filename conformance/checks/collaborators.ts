@@ -2,9 +2,9 @@
  * Collaborators: managers only, oldest first, the owner never removed, a removed person loses access.
  */
 
+import { sortedAsc } from "../lib/description/answers.ts";
 import type { Role } from "../lib/http/target.ts";
 import { check } from "../lib/running/context.ts";
-import { sortedAsc } from "./ordering.ts";
 
 export const collaborators = check(
   "domain/collaborators",

@@ -1,13 +1,9 @@
 /**
  * Exports: the kinds and formats offered, a validation report only with a scored validation.
  */
-import { check } from "../lib/running/context.ts";
 
-/** Every format the description names for each kind; the one it leaves out is a 400. */
-export const OFFERED_FORMATS = {
-  brief: ["pdf", "md", "markdown", "docx", "pptx"],
-  validation_report: ["pdf", "md", "markdown", "docx", "xlsx"],
-} as const;
+import { OFFERED_FORMATS } from "../lib/description/answers.ts";
+import { check } from "../lib/running/context.ts";
 
 export const exportsRules = check("domain/exports", ["exports/kinds"], {
   needs: { roles: ["owner"], audiences: ["main", "private"] },

@@ -2,23 +2,12 @@
  * Filter attributes: facets that agree with `mindIds` and `matchCount`, and `truncated` for a large Audience.
  */
 import fc from "fast-check";
+import { countryProblems, type Facet, filterShapeProblems } from "../lib/description/answers.ts";
 import { limits } from "../lib/description/contract.ts";
 import type { RuleId } from "../lib/description/rules.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import type { Role } from "../lib/http/target.ts";
 import { type CheckContext, check } from "../lib/running/context.ts";
-import { sortedAsc } from "./ordering.ts";
-
-/**
- * ISO 3166-1 alpha-2: two capitals that Intl names as a region in their own right (not "UK", an alias it
- * canonicalizes to GB, nor ZZ, the unknown region).
- */
-const regions = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
-export const isAlpha2 = (v: string) =>
-  /^[A-Z]{2}$/.test(v) &&
-  v !== "ZZ" &&
-  regions.of(v) !== undefined &&
-  new Intl.Locale("und", { region: v }).region === v;
 
 export const facets = check("domain/filter-facets", ["filters/selection", "filters/values"], {
   needs: { roles: ["owner"], audiences: ["main"] },
@@ -180,46 +169,8 @@ async function sameAsWithout(
   );
 }
 
-export interface Facet {
-  key: string;
-  values: { value: string; count: number }[];
-  unknownCount: number;
-}
-
 export function checkShape(ctx: CheckContext, ex: Exchange, rule: RuleId): void {
   for (const problem of filterShapeProblems(ex.body?.data)) ctx.expect(false, rule, problem, ex);
-}
-
-/** Where a filter-attributes answer contradicts itself (what one answer can show, the proxy's too). */
-export function filterShapeProblems(
-  d:
-    | {
-        mindIds: string[];
-        truncated: boolean;
-        matchCount: number;
-        totalMinds: number;
-        attributedMinds: number;
-      }
-    | undefined,
-): string[] {
-  if (!d || !Array.isArray(d.mindIds)) return [];
-  const out: string[] = [];
-  if (!sortedAsc(d.mindIds)) out.push("mindIds are not sorted by ID");
-  if (new Set(d.mindIds).size !== d.mindIds.length) out.push("mindIds repeat an ID");
-  if (!d.truncated && d.mindIds.length !== d.matchCount)
-    out.push(`matchCount ${d.matchCount} but ${d.mindIds.length} mindIds`);
-  if (d.matchCount > d.totalMinds || d.attributedMinds > d.totalMinds)
-    out.push("matchCount or attributedMinds exceed totalMinds");
-  return out;
-}
-
-/** Country values that are not ISO 3166-1 alpha-2 codes. */
-export function countryProblems(facets: Facet[] | undefined): string[] {
-  const countries = (facets ?? []).find((f) => f.key === "country")?.values ?? [];
-  const notCodes = countries.map((v) => v.value).filter((v) => !isAlpha2(v));
-  return notCodes.length
-    ? [`country values that are not ISO 3166-1 alpha-2 codes: ${notCodes.slice(0, 5).join(", ")}`]
-    : [];
 }
 
 export const largeAudience = check("domain/filter-truncation", ["filters/truncation"], {

@@ -3,6 +3,7 @@
  * (order, framing, negotiation, the soft warning and the hard cap).
  */
 import fc from "fast-check";
+import { streamProblems } from "../lib/description/answers.ts";
 import { limits, validate } from "../lib/description/contract.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import { type CheckContext, check } from "../lib/running/context.ts";
@@ -212,34 +213,6 @@ export function checkStream(ctx: CheckContext, ex: Exchange, size: number, label
   for (const p of problems) ctx.expect(false, "preview/stream", `${label}: ${p}`, ex);
   const meta = events.find((e) => e.type === "meta")?.data;
   if (meta) checkMeta(ctx, ex, meta, size);
-}
-
-type PreviewEvent = { type?: string; data?: Record<string, unknown> };
-
-/**
- * What breaks the preview stream's rules in an NDJSON answer's text: lines of JSON, each a PreviewEvent,
- * in the order meta, status, then subgroups or error, and done last. The kit's check and the validating
- * proxy (judging a stream that went through it) both say it with this.
- */
-export function streamProblems(text: string): { problems: string[]; events: PreviewEvent[] } {
-  const lines = text.split("\n").filter((l) => l.trim() !== "");
-  const events: PreviewEvent[] = [];
-  for (const line of lines) {
-    try {
-      events.push(JSON.parse(line));
-    } catch {
-      return { problems: [`a line is not JSON: ${line.slice(0, 80)}`], events };
-    }
-  }
-  const problems: string[] = [];
-  for (const e of events)
-    if (validate("#/components/schemas/PreviewEvent", e).length > 0)
-      problems.push(`event ${JSON.stringify(e).slice(0, 120)} breaks PreviewEvent`);
-  const shape = events.map((e) => e.type).join(",");
-  if (shape !== "meta,status,subgroups,done" && shape !== "meta,status,error,done")
-    problems.push(`events ${shape}, not meta, status, subgroups or error, then done`);
-  if (!(text.endsWith("\n") || lines.length === 0 || text.trimEnd() === text)) problems.push("framing");
-  return { problems, events };
 }
 
 export const largePreview = check("domain/preview-hard-cap", ["preview/thresholds"], {

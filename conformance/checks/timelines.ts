@@ -4,10 +4,10 @@
  * against a deployment it polls within `pollTimeoutMs`, and a budget that runs out skips the check.
  */
 
+import { readinessDisagreements } from "../lib/description/answers.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import { check } from "../lib/running/context.ts";
 import { teammateCopy } from "../lib/running/helpers.ts";
-import { readinessDisagreements } from "./progress.ts";
 
 export const exportJob = check("domain/export-job", ["exports/job"], {
   needs: { roles: ["owner"], audiences: ["main"] },

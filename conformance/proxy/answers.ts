@@ -5,10 +5,14 @@
  * exported functions), on the upstream's side.
  */
 
-import { OFFERED_FORMATS } from "../checks/exports.ts";
-import { countryProblems, filterShapeProblems } from "../checks/filter-attributes.ts";
-import { sortedAsc, sortedDesc } from "../checks/ordering.ts";
-import { readinessDisagreements } from "../checks/progress.ts";
+import {
+  countryProblems,
+  filterShapeProblems,
+  OFFERED_FORMATS,
+  readinessDisagreements,
+  sortedAsc,
+  sortedDesc,
+} from "../lib/description/answers.ts";
 import { limits } from "../lib/description/contract.ts";
 import type { RuleId } from "../lib/description/rules.ts";
 import type { Exchange } from "../lib/http/http.ts";

@@ -6,7 +6,7 @@
  * the violations' excerpts, with keys redacted.
  */
 
-import { streamProblems } from "../checks/formations.ts";
+import { streamProblems } from "../lib/description/answers.ts";
 import {
   envelopeProblems,
   type Operation,
@@ -14,6 +14,7 @@ import {
   responseViolations,
   validate,
 } from "../lib/description/contract.ts";
+import type { RuleId } from "../lib/description/rules.ts";
 import { Exchange } from "../lib/http/http.ts";
 import { isJsonMediaType, type Match, matchOperation, requestViolations } from "../lib/http/requests.ts";
 import { type Violation, violation } from "../lib/reporting/report.ts";
@@ -219,7 +220,7 @@ function findingOf(v: Violation, who: Finding["who"], at: string): Finding {
 }
 
 /** What the contract answers a request that breaks one of these rules, when it breaks that one alone. */
-const ANSWER: Record<string, number> = {
+const ANSWER: Partial<Record<RuleId, number>> = {
   "auth/401": 401,
   "input/media-type-415": 415,
   "input/body-size-413": 413,
@@ -233,7 +234,7 @@ const ANSWER: Record<string, number> = {
  * a success (the kit's generic checks hold a server to the same).
  */
 function refusals(ex: Exchange, refused: readonly Violation[], match: Match): Violation[] {
-  const say = (rule: string, message: string) => [
+  const say = (rule: RuleId, message: string) => [
     violation({ check: "response/refusal", rule: ruleText(rule), ruleId: rule, message, exchange: ex }),
   ];
   // A JSON media type with parameters, in any case, is still JSON: the simulator's own reading of it.
@@ -247,7 +248,7 @@ function refusals(ex: Exchange, refused: readonly Violation[], match: Match): Vi
   if (!op) return [];
   // A malformed ID is 400 only where the operation documents 400; elsewhere it names nothing: 404. An
   // operation that documents no 400 reads a bad query value as none, so it sets no expectation.
-  const want = (rule: string): number | null =>
+  const want = (rule: RuleId): number | null =>
     rule === "ids/malformed-400" && !op.statuses.includes(400)
       ? 404
       : op.statuses.includes(ANSWER[rule] as number)
@@ -257,7 +258,7 @@ function refusals(ex: Exchange, refused: readonly Violation[], match: Match): Vi
     ...new Set(
       refused
         .map((v) => v.ruleId)
-        .filter((r): r is string => r !== undefined && r in ANSWER && want(r) !== null),
+        .filter((r): r is RuleId => r !== undefined && r in ANSWER && want(r as RuleId) !== null),
     ),
   ];
   if (rules.length === 0) return optionalBody(ex, refused, op, say);
@@ -266,7 +267,7 @@ function refusals(ex: Exchange, refused: readonly Violation[], match: Match): Vi
       ? say("auth/401", `a request without an API key was answered ${ex.status}, not 401`)
       : exactWords(ex, op.prefixes.includes("/api/v1") ? "Unauthorized" : undefined, "auth/401", say);
   if (rules.length === 1) {
-    const rule = rules[0] as string;
+    const rule = rules[0] as RuleId;
     const status = want(rule) as number;
     if (ex.status !== status && !otherCause(rule, ex.status, op))
       return say(rule, `a request that ${brokeIt(refused, rule)} was answered ${ex.status}, not ${status}`);
@@ -277,12 +278,12 @@ function refusals(ex: Exchange, refused: readonly Violation[], match: Match): Vi
   return ex.status >= 400 && ex.status < 500
     ? []
     : say(
-        rules[0] as string,
+        rules[0] as RuleId,
         `a request the contract refuses (${rules.join(", ")}) was answered ${ex.status}, not a 4xx`,
       );
 }
 
-type Say = (rule: string, message: string) => Violation[];
+type Say = (rule: RuleId, message: string) => Violation[];
 
 /**
  * Refusals for a cause the proxy cannot see: the caller may not see or change the resource (404, 403), or
@@ -294,12 +295,12 @@ const OTHER_CAUSES = [403, 404, 409, 422];
 const CONTENT_RULES = new Set(["input/invalid-400", "input/media-type-415", "input/body-size-413"]);
 
 /** Whether `status` refuses a request whose content breaks `rule` for another cause the operation documents. */
-export function otherCause(rule: string, status: number, op: Operation): boolean {
+export function otherCause(rule: RuleId, status: number, op: Operation): boolean {
   return CONTENT_RULES.has(rule) && OTHER_CAUSES.includes(status) && op.statuses.includes(status);
 }
 
 /** The words the contract fixes for an error (`statusMessage`), where it fixes them. */
-function exactWords(ex: Exchange, words: string | undefined, rule: string, say: Say): Violation[] {
+function exactWords(ex: Exchange, words: string | undefined, rule: RuleId, say: Say): Violation[] {
   const got = (ex.json as { statusMessage?: unknown } | null)?.statusMessage;
   return words === undefined || got === words
     ? []
@@ -327,11 +328,7 @@ function optionalBody(ex: Exchange, refused: readonly Violation[], op: Operation
 }
 
 /** A method the path does not serve: a 4xx in the envelope; a 405 names what the path serves in Allow. */
-function wrongMethod(
-  ex: Exchange,
-  allowed: readonly string[],
-  say: (rule: string, message: string) => Violation[],
-): Violation[] {
+function wrongMethod(ex: Exchange, allowed: readonly string[], say: Say): Violation[] {
   const { pathname, search } = new URL(ex.url);
   if (ex.status < 400 || ex.status >= 500)
     return say(
@@ -350,7 +347,7 @@ function wrongMethod(
     : [];
 }
 
-function brokeIt(refused: readonly Violation[], rule: string): string {
+function brokeIt(refused: readonly Violation[], rule: RuleId): string {
   const first = refused.find((v) => v.ruleId === rule);
   return first ? `broke it (${first.message})` : "broke it";
 }

@@ -13,6 +13,7 @@ import type { Operation } from "../../../src/contract/operations.ts";
 import type { ValidationIssue } from "../../../src/contract/validate.ts";
 import type { Exchange } from "../http/exchange.ts";
 import { type Violation, violation } from "../reporting/report.ts";
+import type { ContractRuleId } from "./rules.ts";
 
 export type { Contract, Operation };
 
@@ -76,7 +77,7 @@ export function responseViolations(ex: Exchange): Violation[] {
   if (!ref) return [];
   const o = op(ref.operationId);
   const out: Violation[] = [];
-  const add = (check: string, rule: string, message: string) =>
+  const add = (check: ContractRuleId, rule: string, message: string) =>
     out.push(violation({ check, rule, message, exchange: ex }));
 
   if (ex.status >= 500) {

@@ -273,6 +273,36 @@ export const RULES = {
 export type RuleId = keyof typeof RULES;
 
 /**
+ * The rules of the contract's own text, each judged on every request or answer by the check of the same
+ * name (a documented status, a schema, a header, the envelope), and the proxy's own: not in the catalogue
+ * above, which holds the description's sentences. A violation's `ruleId` is one of these or a RuleId.
+ */
+export const CONTRACT_RULES = [
+  "response/no-5xx",
+  "response/documented-status",
+  "response/schema",
+  "response/content-type",
+  "response/error-envelope",
+  "response/rate-limit-headers",
+  "response/non-cacheable",
+  "response/refusal",
+  "request/unknown-path",
+  "request/wrong-method",
+  "request/path-parameter",
+  "request/parameter",
+  "request/no-key",
+  "request/content-type",
+  "request/body-size",
+  "request/body",
+  "stream/preview-events",
+  "proxy/upstream-unreachable",
+] as const;
+export type ContractRuleId = (typeof CONTRACT_RULES)[number];
+
+/** Any rule a violation is reported under. */
+export type AnyRuleId = RuleId | ContractRuleId;
+
+/**
  * Where the API description states each rule: the section of the rule's family, or of the rule itself where
  * it sits elsewhere. A violation names it, so that the reader finds the sentence the line sums up.
  */

@@ -6,7 +6,7 @@
  */
 
 import { operationsById, validate } from "../description/contract.ts";
-import { RULES, type RuleId } from "../description/rules.ts";
+import { type ContractRuleId, RULES, type RuleId } from "../description/rules.ts";
 import { type Violation, violation } from "../reporting/report.ts";
 import { ruleText } from "../running/context.ts";
 import type { Exchange, OperationRef } from "./http.ts";
@@ -38,12 +38,12 @@ export function requestViolations(ex: Exchange, m?: Match): Violation[] {
   const out: Violation[] = [];
   const url = new URL(ex.url);
   // A catalogue rule is quoted with its line and section; a contract rule as written.
-  const add = (check: string, rule: RuleId | (string & {}), message: string) =>
+  const add = (check: ContractRuleId, rule: RuleId | (string & {}), message: string) =>
     out.push(
       violation({
         check,
         rule: ruleText(rule),
-        ruleId: Object.hasOwn(RULES, rule) ? rule : check,
+        ruleId: Object.hasOwn(RULES, rule) ? (rule as RuleId) : check,
         message,
         exchange: ex,
       }),

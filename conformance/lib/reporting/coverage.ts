@@ -17,7 +17,7 @@ export interface CoverageFragment {
   /** `machine: from→to`, as observed. */
   transitions?: string[];
   /** Rules of the description (lib/description/rules.ts) whose checks ran. */
-  rules?: string[];
+  rules?: RuleId[];
   /** Cases (conformance/cases) by how they ended: judged, inconclusive, or left with the reason. */
   cases?: Record<string, CaseOutcome>;
 }
@@ -28,7 +28,7 @@ export class Coverage {
   private readonly statuses = new Map<string, Set<number>>();
   private readonly limits = new Set<string>();
   private readonly transitions = new Set<string>();
-  private readonly rules = new Set<string>();
+  private readonly rules = new Set<RuleId>();
   private readonly cases = new Map<string, CaseOutcome>();
 
   /** How a case ended: judged (its answer held or was reported), inconclusive, or left with why. */
@@ -57,7 +57,7 @@ export class Coverage {
   }
 
   /** Marks the rules a check covers as reached (the check ran, whatever it found). */
-  reached(rules: readonly string[]): void {
+  reached(rules: readonly RuleId[]): void {
     for (const r of rules) this.rules.add(r);
   }
 
@@ -105,9 +105,9 @@ export interface CoverageReport {
   /** Rules of the description: how many a run reached, and per operation the ones it did not. */
   rules: {
     total: number;
-    reached: string[];
-    missing: string[];
-    missingByOperation: Record<string, string[]>;
+    reached: RuleId[];
+    missing: RuleId[];
+    missingByOperation: Record<string, RuleId[]>;
   };
   /**
    * The sentences of openapi.json (conformance/index): how many a check judges, how many of those a check
@@ -148,7 +148,7 @@ export function mergeCoverage(fragments: readonly CoverageFragment[], index: Sen
   const seen = new Map<string, Set<number>>();
   const limitsSeen = new Set<string>();
   const transitionsSeen = new Set<string>();
-  const rulesReached = new Set<string>();
+  const rulesReached = new Set<RuleId>();
   const cases = new Map<string, CaseOutcome>();
   for (const f of fragments) {
     // A case judged anywhere (a shard, a check) is judged; left or inconclusive only if nowhere better.
@@ -221,7 +221,7 @@ function ruleCoverage(reached: ReadonlySet<string>): CoverageReport["rules"] {
   const ids = Object.keys(RULES) as RuleId[];
   const missing = ids.filter((id) => !reached.has(id));
   const all = operations().map((o) => o.operationId);
-  const missingByOperation: Record<string, string[]> = {};
+  const missingByOperation: Record<string, RuleId[]> = {};
   for (const id of missing)
     for (const op of ruleOperations(id, all))
       missingByOperation[op] = [...(missingByOperation[op] ?? []), id];

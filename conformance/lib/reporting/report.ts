@@ -2,6 +2,7 @@
  * Violations: what a check found, in a form a person can act on (the rule, the exchange, how to replay it)
  * and a machine can collect (`reports/conformance-violations.json`).
  */
+import type { AnyRuleId, ContractRuleId } from "../description/rules.ts";
 import type { Exchange } from "../http/exchange.ts";
 
 export interface Violation {
@@ -15,8 +16,8 @@ export interface Violation {
   operation: { operationId: string; method: string; path: string } | null;
   /** The contract rule, quoted from openapi.json or the API description. */
   rule: string;
-  /** The rule's ID: the catalogue's (`keys/delete-immediate`, lib/description/rules.ts), or the check's for a rule of the contract's schemas. */
-  ruleId?: string;
+  /** The rule's ID: the catalogue's (`keys/delete-immediate`, lib/description/rules.ts), or a rule of the contract's own text (`response/schema`). */
+  ruleId?: AnyRuleId;
   /** What was observed, in one or two sentences. */
   message: string;
   request: { method: string; url: string; headers: Record<string, string>; body: string } | null;
@@ -37,14 +38,17 @@ export interface Violation {
   };
 }
 
-export interface ViolationInput {
-  check: string;
+interface ViolationBase {
   rule: string;
-  ruleId?: string;
   message: string;
   exchange?: Exchange | null;
   operation?: { operationId: string; method: string; path: string } | null;
 }
+
+/** A violation found by a check under a rule of either kind, or by a contract rule's own check (its ID). */
+export type ViolationInput =
+  | (ViolationBase & { check: string; ruleId: AnyRuleId })
+  | (ViolationBase & { check: ContractRuleId; ruleId?: undefined });
 
 const EXCERPT = 2_000;
 

@@ -6,7 +6,13 @@
 import fc from "fast-check";
 import { operations, responseViolations } from "../description/contract.ts";
 import { deadlineText, type Machine } from "../description/deadlines.ts";
-import { RULES, type RuleId, ruleOperations, ruleSection } from "../description/rules.ts";
+import {
+  type AnyRuleId,
+  RULES,
+  type RuleId,
+  ruleOperations,
+  ruleSection,
+} from "../description/rules.ts";
 import {
   BudgetSpent,
   type CallSpec,
@@ -86,7 +92,8 @@ export function check<const R extends RuleId>(
 export const UNDECLARED_RULE = "[kit: not among the check's rules]";
 
 /** A rule in a violation: a catalogue rule (shown with its line), or the words of a schema or response rule. */
-export type RuleRef = RuleId | (string & {});
+/** A rule as a violation states it: by its ID, or written out (a contract rule quoted as it stands). */
+export type RuleRef = AnyRuleId | (string & {});
 
 export function ruleText(rule: RuleRef): string {
   if (!Object.hasOwn(RULES, rule)) return rule;
@@ -322,16 +329,18 @@ export class CheckContext<R extends RuleId = RuleId> {
     this.onFound(v);
   }
 
-  report(input: Omit<ViolationInput, "check" | "rule"> & { check?: string; rule: RuleRef }): void {
+  report(
+    input: Omit<ViolationInput, "check" | "rule" | "ruleId"> & { check?: string; rule: AnyRuleId },
+  ): void {
     // A helper may report a rule its check does not declare (inside a check, the types forbid it): the
     // finding still stands, and the self-test fails on the mark.
     const undeclared =
       Object.hasOwn(RULES, input.rule) && this.rules.length > 0 && !this.rules.includes(input.rule as RuleId);
     const rule = `${ruleText(input.rule)}${undeclared ? ` ${UNDECLARED_RULE}` : ""}`;
-    const ruleId = Object.hasOwn(RULES, input.rule) ? input.rule : undefined;
-    this.push(
-      violation({ ...input, check: input.check ?? this.checkName, rule, ...(ruleId ? { ruleId } : {}) }),
-    );
+    const check = input.check ?? this.checkName;
+    const { message, exchange, operation } = input;
+    const where = { ...(exchange ? { exchange } : {}), ...(operation ? { operation } : {}) };
+    this.push(violation({ check, rule, message, ...where, ruleId: input.rule }));
   }
 
   /** Reports `message` under this check and one of its rules unless `ok`. Returns ok, so callers can stop early. */
@@ -494,7 +503,7 @@ export class CheckContext<R extends RuleId = RuleId> {
    * violation in both modes; anything else is one on the simulator (the kit moves its clock) and, against
    * a deployment, the check is reported as skipped with the reason.
    */
-  outOfTime(rule: RuleRef, message: string, exchange?: Exchange | null, machine?: Machine): void {
+  outOfTime(rule: AnyRuleId, message: string, exchange?: Exchange | null, machine?: Machine): void {
     if (machine) {
       const limit = deadlineText(machine, this.info.deadlines[machine], this.info.deadlinesStated);
       this.report({ rule, message: `${message}: past the deadline of ${limit}`, exchange: exchange ?? null });
