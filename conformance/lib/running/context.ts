@@ -6,13 +6,7 @@
 import fc from "fast-check";
 import { operations, responseViolations } from "../description/contract.ts";
 import { deadlineText, type Machine } from "../description/deadlines.ts";
-import {
-  type AnyRuleId,
-  RULES,
-  type RuleId,
-  ruleOperations,
-  ruleSection,
-} from "../description/rules.ts";
+import { type AnyRuleId, RULES, type RuleId, ruleOperations, ruleSection } from "../description/rules.ts";
 import {
   BudgetSpent,
   type CallSpec,
