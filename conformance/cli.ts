@@ -298,9 +298,10 @@ async function preflight(o: Options): Promise<string> {
 
 /** Joins shard coverage reports into one; a file that is not a coverage report is exit 2. */
 async function mergeReports(files: string[]): Promise<number> {
-  const [{ formatCoverage, joinCoverage }, { SENTENCE_INDEX }] = await Promise.all([
+  const [{ formatCoverage, joinCoverage }, { sentenceIndexWith }, { allChecks }] = await Promise.all([
     import("./lib/reporting/coverage.ts"),
     import("./index/index.ts"),
+    import("./checks/index.ts"),
   ]);
   const reports: CoverageReport[] = [];
   for (const file of files) {
@@ -314,7 +315,7 @@ async function mergeReports(files: string[]): Promise<number> {
       return 2;
     }
   }
-  const joined = joinCoverage(reports, SENTENCE_INDEX);
+  const joined = joinCoverage(reports, sentenceIndexWith(allChecks));
   mkdirSync(reportsDir(), { recursive: true });
   const out = join(reportsDir(), "conformance-coverage.json");
   writeFileSync(out, `${JSON.stringify({ mergedFrom: files, ...joined }, null, 2)}\n`);
@@ -379,14 +380,12 @@ async function checkTarget(o: Options): Promise<number> {
     throw e;
   }
   // The checks load only when a run starts: usage errors, --help and --merge-coverage answer at once.
-  const [{ runChecks, chooseChecks, lackingNeeds }, { allChecks }, { SENTENCE_INDEX }] = await Promise.all([
-    import("./lib/running/runner.ts"),
-    import("./checks/index.ts"),
-    import("./index/index.ts"),
-  ]);
+  const [{ runChecks, chooseChecks, lackingNeeds }, { allChecks }, { sentenceIndexWith }] = await Promise.all(
+    [import("./lib/running/runner.ts"), import("./checks/index.ts"), import("./index/index.ts")],
+  );
   const selection = {
     checks: allChecks,
-    sentences: SENTENCE_INDEX,
+    sentences: sentenceIndexWith(allChecks),
     pattern: o.testPattern ? new RegExp(o.testPattern) : null,
     skip: o.skipPattern ? new RegExp(o.skipPattern) : null,
     shard: o.shard,

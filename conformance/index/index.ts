@@ -29,6 +29,22 @@ export const SENTENCE_INDEX: ReadonlyMap<string, Entry> = new Map(
   Object.values(INDEX_PARTS).flatMap((part) => Object.entries(part)),
 );
 
+/**
+ * The index with, for each judged sentence, the checks that judge its rules (`checks`: the kit's, handed in,
+ * since the index is data the checks are built beside): what the coverage report shows per sentence.
+ */
+export function sentenceIndexWith(
+  checks: readonly { name: string; rules: readonly string[] }[],
+): ReadonlyMap<string, Entry & { checks: string[] }> {
+  return new Map(
+    [...SENTENCE_INDEX].map(([text, e]) => {
+      const rules = e.code === "judged" ? e.rules : [];
+      const by = checks.filter((c) => c.rules.some((r) => (rules as readonly string[]).includes(r)));
+      return [text, { ...e, checks: by.map((c) => c.name) }];
+    }),
+  );
+}
+
 export interface IndexedSentence extends Sentence {
   entry: Entry | undefined;
 }

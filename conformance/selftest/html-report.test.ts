@@ -13,7 +13,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { launchChromium } from "../../testing/chromium.ts";
 import { allChecks } from "../checks/index.ts";
-import { SENTENCE_INDEX } from "../index/index.ts";
+import { sentenceIndexWith } from "../index/index.ts";
 import { runChecks } from "../lib/running/runner.ts";
 import { WORLD_FAULTS } from "./faults-world.ts";
 import { type BrokenServer, brokenServer } from "./harness.ts";
@@ -43,7 +43,7 @@ it("shows the counts of the JSON reports, each violation with its rule and curl"
   const info = { ...server.info, audiences };
   try {
     await runChecks(info, {
-      sentences: SENTENCE_INDEX,
+      sentences: sentenceIndexWith(allChecks),
       checks: allChecks,
       pattern: ONLY,
       reporters: [
@@ -87,6 +87,30 @@ it("shows the counts of the JSON reports, each violation with its rule and curl"
     expect(text).toContain(v.message);
   }
   expect(await page.locator("details summary", { hasText: "curl" }).count()).toBeGreaterThan(0);
+  // Every sentence of the contract, one look-up each: its pointer, rules, the checks of those rules, faults.
+  type Row = {
+    text: string;
+    pointers: string[];
+    code: string;
+    rules: string[];
+    checks: string[];
+    reached: boolean;
+  };
+  const each = coverage.sentences.each as Row[];
+  expect(each.length).toBe(coverage.sentences.total);
+  expect(each.every((s) => s.pointers.length > 0 && s.pointers.every((p) => p.startsWith("/")))).toBe(true);
+  expect(each.filter((s) => s.reached).length).toBe(coverage.sentences.reached);
+  const auth = each.find((s) => s.code === "judged" && s.checks.includes("generic/auth-401"));
+  expect(auth?.rules.length).toBeGreaterThan(0);
+  expect(await page.locator("#sentences tr[data-pointer]").count()).toBe(each.length);
+  // The table is folded until opened: a click opens it.
+  await page.locator("#sentences summary").click();
+  const authRow = await page
+    .locator(`#sentences tr[data-pointer="${auth?.pointers[0]}"]`, { hasText: auth?.text.slice(0, 60) ?? "" })
+    .first()
+    .innerText();
+  expect(authRow).toContain("generic/auth-401");
+  expect(authRow).toContain(auth?.rules[0] as string);
   // The page holds no raw key, and loads nothing from elsewhere.
   expect(readFileSync(join(dir, "run.html"), "utf8")).not.toMatch(/service_[A-Za-z0-9]{20}/);
   expect(readFileSync(join(dir, "run.html"), "utf8")).not.toMatch(/<(script|link)\b|src="http/);

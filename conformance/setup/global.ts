@@ -6,7 +6,8 @@
  */
 import { rmSync } from "node:fs";
 import type { TestProject } from "vitest/node";
-import { SENTENCE_INDEX } from "../index/index.ts";
+import { allChecks } from "../checks/index.ts";
+import { sentenceIndexWith } from "../index/index.ts";
 import { discover, settingsFromEnv } from "../lib/http/target.ts";
 import { type CoverageFragment, readFragments } from "../lib/reporting/coverage.ts";
 import { fragmentsDir } from "../lib/reporting/paths.ts";
@@ -66,7 +67,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       (line) => {
         if (!process.env.CONFORMANCE_QUIET) console.log(line);
       },
-      SENTENCE_INDEX,
+      sentenceIndexWith(allChecks),
     );
     rmSync(dir, { recursive: true, force: true });
     await close?.();

@@ -122,6 +122,8 @@ export interface CoverageReport {
     reasons: Record<string, number>;
     /** Sentences of the contract the index has no entry for (a contract newer than the kit). */
     unindexed: string[];
+    /** Every sentence, with its pointers, rules, checks, faults, and whether this run reached it. */
+    each?: SentenceRow[];
   };
   /** The cases of the rules (conformance/cases): judged, inconclusive, and left with why. */
   cases: {
@@ -139,10 +141,32 @@ export interface CoverageReport {
  * reason nothing judges it) and the rules that judge it. Handed in, so that the kit's library stays below
  * the index built on it.
  */
-export type SentenceIndex = ReadonlyMap<
-  string,
-  { readonly code: string; readonly rules?: readonly string[] }
->;
+export type SentenceIndex = ReadonlyMap<string, SentenceEntry>;
+
+/** One sentence's entry as the report reads it; `checks`, when the caller knows them, judge its rules. */
+export interface SentenceEntry {
+  readonly code: string;
+  readonly rules?: readonly string[];
+  readonly faults?: readonly string[];
+  readonly checks?: readonly string[];
+  /** Why nothing judges it (for a code other than `judged`). */
+  readonly why?: string;
+}
+
+/** A sentence of openapi.json and everything that judges it: one look-up from a sentence to its proof. */
+export interface SentenceRow {
+  text: string;
+  /** Where it stands in openapi.json (a sentence said in several places has each). */
+  pointers: string[];
+  /** `judged`, or the code of the reason nothing can judge it; `unindexed` where the index has no entry. */
+  code: string;
+  rules: string[];
+  checks: string[];
+  faults: string[];
+  why?: string;
+  /** A check of this run judged one of its rules. */
+  reached: boolean;
+}
 
 export function mergeCoverage(fragments: readonly CoverageFragment[], index: SentenceIndex): CoverageReport {
   const seen = new Map<string, Set<number>>();
@@ -229,21 +253,38 @@ function ruleCoverage(reached: ReadonlySet<string>): CoverageReport["rules"] {
 }
 
 function sentenceCoverage(reached: ReadonlySet<string>, index: SentenceIndex): CoverageReport["sentences"] {
-  const texts = [...new Set(contractSentences(runContract().document).map((s) => s.text))];
+  const pointers = new Map<string, string[]>();
+  for (const s of contractSentences(runContract().document))
+    pointers.set(s.text, [...(pointers.get(s.text) ?? []), s.pointer]);
   const reasons: Record<string, number> = {};
   const notReached: string[] = [];
   const unindexed: string[] = [];
+  const each: SentenceRow[] = [];
   let judged = 0;
-  for (const text of texts) {
+  for (const [text, at] of pointers) {
     const e = index.get(text);
+    const rules = [...(e?.rules ?? [])];
+    const hit = rules.some((r) => reached.has(r));
+    const row: SentenceRow = {
+      text,
+      pointers: at,
+      code: e?.code ?? "unindexed",
+      rules,
+      checks: [...(e?.checks ?? [])],
+      faults: [...(e?.faults ?? [])],
+      reached: hit,
+    };
+    if (e?.why) row.why = e.why;
+    each.push(row);
     if (!e) unindexed.push(text);
     else if (e.code !== "judged") reasons[e.code] = (reasons[e.code] ?? 0) + 1;
     else {
       judged++;
-      if (!(e.rules ?? []).some((r) => reached.has(r))) notReached.push(text);
+      if (!hit) notReached.push(text);
     }
   }
-  return { total: texts.length, judged, reached: judged - notReached.length, notReached, reasons, unindexed };
+  const total = pointers.size;
+  return { total, judged, reached: judged - notReached.length, notReached, reasons, unindexed, each };
 }
 
 /**

@@ -107,6 +107,29 @@ function casesLeft(c: CoverageReport): string {
   return `<h2>Cases left (and why)</h2><table><tr><th>why</th><th>cases</th><th>for instance</th></tr>${rows}</table>`;
 }
 
+/**
+ * Every sentence of openapi.json, one row each: where it stands, and the rules, checks and self-test faults
+ * that judge it (or why nothing can), so that a sentence is one look-up from its proof.
+ */
+function sentenceTable(c: CoverageReport): string {
+  const each = c.sentences.each ?? [];
+  if (each.length === 0) return "";
+  const list = (xs: readonly string[]) => esc(xs.join(", "));
+  const rows = each
+    .map((s) => {
+      const where = s.pointers[0] ?? "";
+      const more = s.pointers.length > 1 ? ` (+${s.pointers.length - 1})` : "";
+      const judged = s.code === "judged";
+      const mark = judged ? (s.reached ? "reached" : "not reached") : s.code;
+      const by = judged
+        ? `${list(s.rules)}<br><span class="muted">${list(s.checks)}</span>`
+        : esc(s.why ?? "");
+      return `<tr data-pointer="${esc(where)}"><td>${esc(s.text)}<br><code class="muted">${esc(where)}${more}</code></td><td class="${judged ? (s.reached ? "passed" : "failed") : "skipped"}">${esc(mark)}</td><td>${by}</td><td class="muted">${list(s.faults)}</td></tr>`;
+    })
+    .join("");
+  return `<details id="sentences"><summary><h2>Every sentence of openapi.json (${each.length}): its pointer, rules, checks and faults</h2></summary><table><tr><th>sentence, and where it stands</th><th>this run</th><th>rules, and the checks that judge them (or why nothing can)</th><th>self-test faults</th></tr>${rows}</table></details>`;
+}
+
 export function renderHtmlReport(r: HtmlReportInput): string {
   const c = r.coverage;
   const count = (s: string) => r.checks.filter((x) => x.status === s).length;
@@ -167,6 +190,7 @@ ${inconclusiveSection(r.inconclusive ?? [])}
 <tr><td>contract limits</td><td>${bar(c.limits.exercised, c.limits.total)}</td></tr></table>
 ${missingRules ? `<h2>Rules not reached</h2><ul>${missingRules}</ul>` : ""}
 ${casesLeft(c)}
+${sentenceTable(c)}
 <h2>State machines (transitions seen)</h2><table>${machines}</table>
 <h2>Statuses by operation (struck: documented, not seen)</h2><table>${statuses}</table></section>
 </main></body></html>
