@@ -7,6 +7,7 @@
  * one, change a stated value), so the kit's reach follows the description rather than the faults someone
  * thought of.
  */
+import type { NamedErrorCode } from "../../src/contract/error-codes.gen.ts";
 import type { RuleId } from "../lib/description/rules.ts";
 import type { CallSpec, Credentials, Exchange } from "../lib/http/http.ts";
 import type { Role, TargetInfo } from "../lib/http/target.ts";
@@ -35,8 +36,8 @@ export interface Answer {
   status: number;
   /** `statusMessage` word for word (any of these), where the description states the words. */
   message?: string | readonly string[];
-  /** `data.code`. */
-  code?: string;
+  /** `data.code`: one the contract names. */
+  code?: NamedErrorCode;
   fields?: Readonly<Record<string, Field>>;
   /** The media type the answer is served as (`application/x-ndjson`), where the description states it. */
   contentType?: string;
@@ -122,7 +123,7 @@ export const refused = (status: number, message?: string | readonly string[]): A
   message === undefined ? { status } : { status, message };
 
 /** A refusal by `data.code`. */
-export const coded = (status: number, code: string, fields?: Answer["fields"]): Answer =>
+export const coded = (status: number, code: NamedErrorCode, fields?: Answer["fields"]): Answer =>
   fields ? { status, code, fields } : { status, code };
 
 export const is = (value: unknown): Field => ({ is: value });

@@ -3,7 +3,7 @@ import { ApiError } from "./errors.ts";
 
 describe("ApiError", () => {
   it("is an Error that renders itself as the envelope", () => {
-    const e = new ApiError(404, "Audience not found", { code: "X" });
+    const e = new ApiError(404, "Audience not found", { code: "TEAM_REQUIRED" });
     expect(e).toBeInstanceOf(Error);
     expect(e.toEnvelope("/api/v1/audiences/a")).toEqual({
       statusCode: 404,
@@ -11,7 +11,7 @@ describe("ApiError", () => {
       message: "Audience not found",
       url: "/api/v1/audiences/a",
       error: true,
-      data: { code: "X" },
+      data: { code: "TEAM_REQUIRED" },
     });
   });
 

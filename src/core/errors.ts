@@ -3,6 +3,7 @@
  * and renders itself as the envelope. Anything else thrown by a handler is a bug; the engine keeps those
  * apart and answers a redacted 500.
  */
+import type { NamedErrorCode } from "../contract/error-codes.gen.ts";
 import type { Plan } from "./world/state.ts";
 
 export interface Envelope {
@@ -33,17 +34,28 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   503: "Service Unavailable",
 };
 
+/**
+ * The simulator's own codes, for what the contract leaves to it: a `Prefer` it cannot honour (its control
+ * of answers, as Prism's), and an ACP create sent again with its key and another purchase.
+ */
+export type SimulatorErrorCode =
+  | "PREFER_INVALID"
+  | "PREFER_UNDOCUMENTED_STATUS"
+  | "PREFER_UNKNOWN_EXAMPLE"
+  | "IDEMPOTENCY_CONFLICT";
+
+/** A `data.code`: one the contract names (src/contract/error-codes.gen.ts), or the simulator's own. */
+export type ErrorCode = NamedErrorCode | SimulatorErrorCode;
+
+/** An envelope's machine-readable detail: its code, and whatever else the answer says. */
+export type ErrorData = { code?: ErrorCode } & Record<string, unknown>;
+
 export class ApiError extends Error {
   readonly status: number;
-  readonly data: Record<string, unknown> | undefined;
+  readonly data: ErrorData | undefined;
   readonly headers: Record<string, string>;
 
-  constructor(
-    status: number,
-    message?: string,
-    data?: Record<string, unknown>,
-    headers: Record<string, string> = {},
-  ) {
+  constructor(status: number, message?: string, data?: ErrorData, headers: Record<string, string> = {}) {
     // A refusal is an answer, not a fault: nobody reads where it was made, and capturing the stack was a
     // third of the CPU of a simulator answering a flood of 429s (a client over its rate limit).
     const limit = Error.stackTraceLimit;
@@ -69,15 +81,13 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (message: string, data?: Record<string, unknown>): ApiError =>
-  new ApiError(400, message, data);
+export const badRequest = (message: string, data?: ErrorData): ApiError => new ApiError(400, message, data);
 export const unauthorized = (): ApiError => new ApiError(401, "Unauthorized");
-export const forbidden = (message = "Forbidden", data?: Record<string, unknown>): ApiError =>
+export const forbidden = (message = "Forbidden", data?: ErrorData): ApiError =>
   new ApiError(403, message, data);
 export const notFound = (message: string): ApiError => new ApiError(404, message);
-export const conflict = (message: string, data?: Record<string, unknown>): ApiError =>
-  new ApiError(409, message, data);
-export const withCode = (status: number, message: string, code: string): ApiError =>
+export const conflict = (message: string, data?: ErrorData): ApiError => new ApiError(409, message, data);
+export const withCode = (status: number, message: string, code: ErrorCode): ApiError =>
   new ApiError(status, message, { code });
 
 export type LimitType = "sparks" | "flows" | "messages" | "groupMembers";

@@ -14,7 +14,7 @@
  */
 
 import type { ValidationIssue } from "../../contract/validate.ts";
-import { badRequest, conflict, notFound } from "../../core/errors.ts";
+import { badRequest, conflict, type ErrorCode, notFound } from "../../core/errors.ts";
 import type { RequestContext, ResourceModule } from "../../core/resource.ts";
 import type { Services } from "../../core/services.ts";
 import { type AudienceRecord, type State, table } from "../../core/world/state.ts";
@@ -43,7 +43,7 @@ export const EXPORT_START_DELAY_MS = 500;
 export const EXPORT_RUN_MS = 1_500;
 
 export const UNAVAILABLE_MESSAGE = "No scored validation is available for this audience";
-export const UNAVAILABLE_CODE = "VALIDATION_REPORT_UNAVAILABLE";
+export const UNAVAILABLE_CODE: ErrorCode = "VALIDATION_REPORT_UNAVAILABLE";
 
 interface JobPayload {
   key: string;
