@@ -17,6 +17,10 @@ export default defineConfig({
       "src/**/*.browser.test.ts",
       "src/core/control/dashboard/dashboard.test.ts",
       "src/msw/bundle.test.ts",
+      // The generated files' freshness: each runs its generator's command line (types, records, scenario format).
+      "src/contract/types.test.ts",
+      "src/contract/scenario-document.test.ts",
+      "src/resources/records.test.ts",
       // The conformance kit run through both hosts: an integration test, in `npm test`.
       "src/msw/conformance.test.ts",
     ],
