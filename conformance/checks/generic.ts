@@ -90,19 +90,20 @@ export const authCheck = check("generic/auth-401", ["auth/401", "errors/envelope
       }
     }
     // Arbitrary junk in the header, against random operations.
-    const junk = fc.tuple(
-      fc.constantFrom(...authenticated()),
-      fc.oneof(
-        fc.string({ minLength: 1, maxLength: 60 }).map((s) => `Bearer ${s.trim() || "x"}`),
-        fc.stringMatching(/^service_[A-Za-z0-9]{1,60}$/).map((s) => `Bearer ${s}`),
-        fc.stringMatching(/^[A-Za-z]{1,10} [!-~]{1,40}$/),
-      ),
-    );
+    const junk = fc
+      .tuple(
+        fc.constantFrom(...authenticated()),
+        fc.oneof(
+          fc.string({ minLength: 1, maxLength: 60 }).map((s) => `Bearer ${s.trim() || "x"}`),
+          fc.stringMatching(/^service_[A-Za-z0-9]{1,60}$/).map((s) => `Bearer ${s}`),
+          fc.stringMatching(/^[A-Za-z]{1,10} [!-~]{1,40}$/),
+        ),
+      )
+      .filter(([, value]) => !Object.values(ctx.info.keys).some((k) => value.endsWith(` ${k}`)));
     await ctx.property(
       "junk Authorization",
       junk,
       async ([o, value]) => {
-        if (Object.values(ctx.info.keys).some((k) => value.endsWith(` ${k}`))) return;
         await expect401(ctx, o, ctx.target.prefixFor(o.prefixes), value, "junk");
       },
       { numRuns: 25 },
@@ -174,10 +175,10 @@ function malformedCheck(reads: boolean): CheckDef {
 
 /** `x-error-messages` states the exact words, unlike other messages ("wording may change"). */
 function expectMessage(ctx: CheckContext, ex: Exchange, message: string | undefined, label: string): void {
-  if (message === undefined) return;
   const got = ex.body?.statusMessage;
+  // Where x-error-messages states none, the words are free ("wording may change"): nothing to hold.
   ctx.expect(
-    got === message,
+    message === undefined || got === message,
     "ids/messages",
     `${label}: statusMessage ${JSON.stringify(got)}, not ${JSON.stringify(message)}`,
     ex,
