@@ -8,10 +8,11 @@ import { ownContract } from "../src/contract/contract.ts";
 import { wireEngine } from "../src/core/engine.ts";
 import { ApiError } from "../src/core/errors.ts";
 import { Answer, type Outcome } from "../src/core/request/exchange.ts";
-import { renderError } from "../src/core/request/render.ts";
 import { Router } from "../src/core/request/router.ts";
 import type { SimulatorOptions } from "../src/core/simulator-api.ts";
+import { envelope } from "../src/core/stages/around.ts";
 import type { Stage } from "../src/core/stages/compose.ts";
+import { way } from "../src/core/stages/compose.ts";
 import { type Arrived, apiWay, arrived, type Routed } from "../src/core/stages/index.ts";
 import { route } from "../src/core/stages/route.ts";
 import { served } from "../src/served.ts";
@@ -78,21 +79,15 @@ export async function through<In, Add>(
 export async function stageWorld(options: SimulatorOptions = {}) {
   const { life, ways } = wireEngine({ ...served, clock: "manual", ...options });
   await life.start();
-  const api = apiWay(ways);
+  // The API's way behind the envelope stage, as the front door puts it.
+  const api = way<Arrived>().through(envelope).end(apiWay(ways));
   /** A call; `as`: a manifest user's handle whose key is sent. */
   const callAs = (method: string, path: string, init: CallInit = {}): Arrived => {
     const user = init.as === undefined ? undefined : life.world.manifest.users[init.as];
     return call(method, path, user ? { ...init, authorization: `Bearer ${user.apiKey}` } : init);
   };
   /** The API's way's answer to `c`, a refusal rendered in the envelope. */
-  const answer = async (c: Arrived): Promise<Outcome> => {
-    try {
-      return await api(c);
-    } catch (error) {
-      if (error instanceof ApiError) return renderError(error, c.path, c.headers);
-      throw error;
-    }
-  };
+  const answer = async (c: Arrived): Promise<Outcome> => api(c);
   return { life, call: callAs, answer };
 }
 

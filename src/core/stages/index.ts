@@ -67,6 +67,8 @@ function worldReaders(life: Lifetime) {
     services: () => life.world.services,
     now: () => life.world.clock.now(),
     ceiling: () => life.config.rateLimitPerMinute,
+    /** A step that may change the world, in its turn of the serial section. */
+    changing: <T>(step: () => Promise<T>) => life.recorder.changing(step),
   };
 }
 
@@ -74,7 +76,6 @@ function worldReaders(life: Lifetime) {
 export function apiWay(d: WaysDeps): Next<Arrived> {
   const { life } = d;
   const w = worldReaders(life);
-  const changing = <T>(step: () => Promise<T>) => life.recorder.changing(step);
   return way<Arrived>()
     .through(route(d.router))
     .through(fault({ take: (m, p) => life.faults.take(m, p), sleep: life.sleep }))
@@ -93,14 +94,13 @@ export function apiWay(d: WaysDeps): Next<Arrived> {
     )
     .through(body(d.validators))
     .through(latency({ configured: () => life.config.latencyMs !== 0, delay: () => life.delay() }))
-    .end(execute({ memo: life.memo, changing, change: d.change, verify: d.verifyKeptAnswers }));
+    .end(execute({ memo: life.memo, changing: w.changing, change: d.change, verify: d.verifyKeptAnswers }));
 }
 
 /** The handler of every request a simulator is handed. */
 export function frontDoor(d: FrontDoorDeps): (request: SimRequest) => Promise<Outcome> {
   const { life } = d;
   const w = worldReaders(life);
-  const changing = <T>(step: () => Promise<T>) => life.recorder.changing(step);
   const api = apiWay(d);
   const front = way<Arrived>()
     .through(ready(() => (!life.built ? d.ready : life.setupDone)))
@@ -125,8 +125,8 @@ export function frontDoor(d: FrontDoorDeps): (request: SimRequest) => Promise<Ou
     .through(crash(d.onError))
     .through(dueJobs(() => runDue(life)))
     .through(envelope)
-    .through(control(d.control, d.controlEnabled, changing))
-    .through(pages(d.pages, changing))
+    .through(control(d.control, d.controlEnabled, w.changing))
+    .through(pages(d.pages, w.changing))
     .end(api);
   return async (request) => {
     const url = URL.parse(request.url);
