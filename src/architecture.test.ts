@@ -192,14 +192,14 @@ function longFunctions(file: string): string[] {
     file,
     readFileSync(join(ROOT, file), "utf8"),
     ts.ScriptTarget.Latest,
-    true,
+    false,
   );
   const out: string[] = [];
   const visit = (n: ts.Node): void => {
     if (ts.isFunctionLike(n) && "body" in n && n.body) {
-      const first = source.getLineAndCharacterOfPosition(n.getStart()).line;
+      const first = source.getLineAndCharacterOfPosition(n.getStart(source)).line;
       const last = source.getLineAndCharacterOfPosition(n.getEnd()).line;
-      if (last - first + 1 > 150) out.push(n.name?.getText() ?? `(line ${first + 1})`);
+      if (last - first + 1 > 150) out.push(n.name?.getText(source) ?? `(line ${first + 1})`);
     }
     ts.forEachChild(n, visit);
   };

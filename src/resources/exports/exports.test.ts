@@ -1,14 +1,10 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import ExcelJS from "exceljs";
 import JSZip from "jszip";
 import mammoth from "mammoth";
 import { PDFDocument } from "pdf-lib";
 import { beforeEach, describe, expect, it } from "vitest";
+import { audiencePath, download, exportReady } from "../../../testing/exports.ts";
 import { expectError, type Harness, harness } from "../../../testing/harness.ts";
-import { tempDirForTests } from "../../../testing/temp-dir.ts";
-import { checkResponse } from "../../contract/responses.ts";
 import { UPLOADED_FILE_URL_PREFIX } from "../../generators/index.ts";
 import { EXPORT_RUN_MS, EXPORT_START_DELAY_MS } from "./exports.ts";
 
@@ -17,7 +13,8 @@ beforeEach(async () => {
   h = await harness();
 });
 
-const base = (audience: string, prefix = "/api/v1") => `${prefix}/audiences/${h.id("audiences", audience)}`;
+const base = (audience: string, prefix = "/api/v1") => audiencePath(h, audience, prefix);
+const exportJobs = () => h.sim.clock.pending().filter((j) => j.kind.startsWith("exports."));
 
 const CONTENT_TYPES = {
   pdf: "application/pdf",
@@ -29,36 +26,6 @@ const CONTENT_TYPES = {
 
 type Format = keyof typeof CONTENT_TYPES;
 
-/** Downloads bytes as they are (the harness reads text), checking the answer against the contract. */
-async function download(path: string, as = "owner") {
-  const res = await h.sim.fetch(
-    new Request(`http://sim.test${path}`, { headers: { authorization: `Bearer ${h.key(as)}` } }),
-  );
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  const type = res.headers.get("content-type") ?? "";
-  const text = type.startsWith("application/json") ? new TextDecoder().decode(bytes) : "";
-  expect(checkResponse("downloadExport", res.status, res.headers, text)).toEqual([]);
-  return { status: res.status, headers: res.headers, bytes, body: text ? JSON.parse(text) : undefined };
-}
-
-const exportJobs = () => h.sim.clock.pending().filter((j) => j.kind.startsWith("exports."));
-
-/** Requests an export and lets it finish; returns the ready descriptor. */
-async function exportReady(audience: string, kind: string, format: string, as = "owner") {
-  const posted = await h.call("POST", `${base(audience)}/export`, { as, body: { kind, format } });
-  expect(posted.status).toBe(200);
-  h.sim.advance(EXPORT_START_DELAY_MS + EXPORT_RUN_MS);
-  const status = await h.call(
-    "GET",
-    `${base(audience)}/export-status?kind=${kind}&format=${posted.body.data.format}`,
-    {
-      as,
-    },
-  );
-  expect(status.body.data.status).toBe("ready");
-  return status.body.data;
-}
-
 async function zipOf(bytes: Uint8Array) {
   expect(String.fromCharCode(bytes[0] ?? 0, bytes[1] ?? 0)).toBe("PK");
   const zip = await JSZip.loadAsync(bytes);
@@ -68,8 +35,6 @@ async function zipOf(bytes: Uint8Array) {
 
 const audienceName = (handle: string) => h.audience(handle)?.name ?? "";
 const memberCount = (handle: string) => h.audience(handle)?.memberIds.length ?? 0;
-
-const tmp = tempDirForTests("exports-test-");
 
 describe("export lifecycle, every offered format", () => {
   it.each([
@@ -101,7 +66,7 @@ describe("export lifecycle, every offered format", () => {
     expect(queued.body.data).toMatchObject({ status: "queued", jobId: job.jobId });
     h.sim.advance(EXPORT_START_DELAY_MS);
     expect((await h.call("GET", job.statusUrl)).body.data.status).toBe("running");
-    const early = await download(job.downloadUrl);
+    const early = await download(h, job.downloadUrl);
     expectError(early, 404, "Export not found");
 
     h.sim.advance(EXPORT_RUN_MS);
@@ -111,7 +76,7 @@ describe("export lifecycle, every offered format", () => {
       EXPORT_START_DELAY_MS + EXPORT_RUN_MS,
     );
 
-    const file = await download(job.downloadUrl);
+    const file = await download(h, job.downloadUrl);
     expect(file.status).toBe(200);
     expect(file.headers.get("content-type")).toBe(CONTENT_TYPES[format]);
     const fileName = `european-b2b-saas-buyers-${kind}.${format}`;
@@ -218,8 +183,8 @@ describe("export lifecycle, every offered format", () => {
 
 describe("document content", () => {
   it("the brief in Markdown states the brief, keywords, links, members, grounding with sources, and coverage", async () => {
-    const ready = await exportReady("main", "brief", "md");
-    const md = new TextDecoder().decode((await download(ready.downloadUrl)).bytes);
+    const ready = await exportReady(h, "main", "brief", "md");
+    const md = new TextDecoder().decode((await download(h, ready.downloadUrl)).bytes);
     const a = h.audience("main");
     if (!a?.grounding) throw new Error("main has grounding");
     expect(md).toContain(a.sources.brief.split("\n")[0] ?? "");
@@ -239,9 +204,9 @@ describe("document content", () => {
   });
 
   it("the validation report in Markdown has every KPI with its interval, the score calculation, answer shares, composition and provenance", async () => {
-    const ready = await exportReady("main", "validation_report", "markdown");
+    const ready = await exportReady(h, "main", "validation_report", "markdown");
     expect(ready.format).toBe("md");
-    const md = new TextDecoder().decode((await download(ready.downloadUrl)).bytes);
+    const md = new TextDecoder().decode((await download(h, ready.downloadUrl)).bytes);
     const a = h.audience("main");
     const validation = a?.validations.find((v) => v.status === "scored");
     if (!validation?.score) throw new Error("main has a scored validation");
@@ -273,8 +238,8 @@ describe("document content", () => {
         ["brief", "pptx"],
         ["validation_report", "xlsx"],
       ]) {
-        const ready = await exportReady("main", kind as string, format as string);
-        const { bytes } = await download(ready.downloadUrl);
+        const ready = await exportReady(h, "main", kind as string, format as string);
+        const { bytes } = await download(h, ready.downloadUrl);
         out.push(Buffer.from(bytes).toString("base64"));
       }
       return out;
@@ -282,66 +247,6 @@ describe("document content", () => {
     const first = await bytesOf(await harness());
     const second = await bytesOf(await harness());
     expect(second).toEqual(first);
-  });
-
-  it.each([
-    "pdftotext",
-    "qpdf",
-  ])("%s reads the PDF (skipped with a note when the tool is not installed)", async (tool) => {
-    const installed = spawnSync(tool, ["--version"]).error === undefined;
-    if (!installed) {
-      console.warn(`exports.test: ${tool} is not installed; the external PDF check is skipped`);
-      return;
-    }
-    const ready = await exportReady("main", "validation_report", "pdf");
-    const { bytes } = await download(ready.downloadUrl);
-    if (tool === "pdftotext") {
-      const text = execFileSync("pdftotext", ["-layout", "-", "-"], { input: bytes }).toString("utf8");
-      expect(text).toContain(audienceName("main"));
-      expect(text).toContain("Answer-share agreement");
-      expect(text).toContain("Composition check");
-    } else {
-      const file = join(tmp.path, "report.pdf");
-      writeFileSync(file, bytes);
-      // qpdf exits 0 for a clean file (2 for errors, 3 for warnings).
-      const check = spawnSync("qpdf", ["--check", file]);
-      expect(check.status, check.stdout.toString()).toBe(0);
-    }
-  });
-
-  // A third reader, from another ecosystem: Debian's python3-openpyxl and python3-docx (`.ci/run` installs them).
-  const PYTHON = "/usr/bin/python3";
-  const READ_OOXML = `
-import sys, openpyxl, docx
-kind, path = sys.argv[1], sys.argv[2]
-if kind == "xlsx":
-    wb = openpyxl.load_workbook(path)
-    v1 = [r for r in wb["KPIs"].iter_rows(values_only=True) if r[0] == "V1"][0]
-    print(wb.properties.title, "|", ",".join(wb.sheetnames), "|", v1[1], v1[2], v1[3], v1[4])
-else:
-    d = docx.Document(path)
-    print(d.core_properties.title, "|", d.paragraphs[0].style.name, "|", len(d.tables))
-`;
-  it.each([
-    "xlsx",
-    "docx",
-  ] as const)("python's reader opens the %s (skipped with a note when not installed)", async (format) => {
-    const installed = spawnSync(PYTHON, ["-c", "import openpyxl, docx"]).status === 0;
-    if (!installed) {
-      console.warn("exports.test: python3-openpyxl / python3-docx are not installed; that check is skipped");
-      return;
-    }
-    const ready = await exportReady("main", "validation_report", format);
-    const { bytes } = await download(ready.downloadUrl);
-    const file = join(tmp.path, `report.${format}`);
-    writeFileSync(file, bytes);
-    const out = execFileSync(PYTHON, ["-c", READ_OOXML, format, file]).toString("utf8").trim();
-    const title = `${audienceName("main")}: validation report`;
-    if (format === "xlsx")
-      expect(out).toBe(
-        `${title} | Summary,Score calculation,KPIs,Answer shares,Composition,Provenance | Answer-share agreement 0.84 0.79 0.88`,
-      );
-    else expect(out).toMatch(new RegExp(`^${title} \\| Title \\| \\d+$`));
   });
 });
 
@@ -355,7 +260,7 @@ describe("kinds, formats and access", () => {
     expectError(posted, 400, message);
     const status = await h.call("GET", `${base("main")}/export-status?kind=${kind}&format=${format}`);
     expectError(status, 400, message);
-    const file = await download(`${base("main")}/export-download?kind=${kind}&format=${format}`);
+    const file = await download(h, `${base("main")}/export-download?kind=${kind}&format=${format}`);
     expect(file.status).toBe(400);
     expect(exportJobs()).toHaveLength(0);
   });
@@ -394,7 +299,7 @@ describe("kinds, formats and access", () => {
   it("reports `none` before anything was requested, and 404 for a download", async () => {
     const status = await h.call("GET", `${base("main")}/export-status?kind=brief&format=docx`);
     expect(status.body).toEqual({ data: { kind: "brief", format: "docx", status: "none" } });
-    const file = await download(`${base("main")}/export-download?kind=brief&format=docx`);
+    const file = await download(h, `${base("main")}/export-download?kind=brief&format=docx`);
     expectError(file, 404, "Export not found");
   });
 
@@ -417,8 +322,8 @@ describe("kinds, formats and access", () => {
     });
     expect(exportJobs()).toHaveLength(0);
     // The brief of the same Audience exports, with no grounding to show.
-    const brief = await exportReady("private", "brief", "md");
-    const md = new TextDecoder().decode((await download(brief.downloadUrl)).bytes);
+    const brief = await exportReady(h, "private", "brief", "md");
+    const md = new TextDecoder().decode((await download(h, brief.downloadUrl)).bytes);
     expect(md).toContain("This Audience has no stored grounding.");
   });
 
@@ -434,11 +339,11 @@ describe("kinds, formats and access", () => {
       const r =
         method === "POST"
           ? await h.call(method, `${base(audience)}/${path}`, { as, body })
-          : await download(`${base(audience)}/${path}`, as);
+          : await download(h, `${base(audience)}/${path}`, as);
       expectError(r, 404, "Audience not found");
     }
-    const ready = await exportReady(audience, "brief", "pdf", as);
-    expect((await download(ready.downloadUrl, as)).status).toBe(200);
+    const ready = await exportReady(h, audience, "brief", "pdf", as);
+    expect((await download(h, ready.downloadUrl, as)).status).toBe(200);
   });
 
   it("gives collaborators the validation report, and 404 to callers with no role", async () => {
@@ -473,7 +378,7 @@ describe("kinds, formats and access", () => {
 
 describe("caching", () => {
   it("returns a current artifact at once without a new job, and `force` queues a new one", async () => {
-    const ready = await exportReady("main", "brief", "pdf");
+    const ready = await exportReady(h, "main", "brief", "pdf");
     const again = await h.call("POST", `${base("main")}/export`, { body: { format: "pdf" } });
     expect(again.status).toBe(200);
     expect(again.body.data).toMatchObject({
@@ -489,7 +394,7 @@ describe("caching", () => {
     expect(forced.body.data).toMatchObject({ status: "queued", cached: false });
     expect(forced.body.data.jobId).not.toBe(ready.jobId);
     expect(exportJobs()).toHaveLength(1);
-    expect((await download(ready.downloadUrl)).status).toBe(404);
+    expect((await download(h, ready.downloadUrl)).status).toBe(404);
     h.sim.advance(EXPORT_START_DELAY_MS + EXPORT_RUN_MS);
     const done = await h.call("GET", ready.statusUrl);
     expect(done.body.data).toMatchObject({ status: "ready", jobId: forced.body.data.jobId });
@@ -508,7 +413,7 @@ describe("caching", () => {
   });
 
   it("re-exports once the Audience has changed, and names the file after the new name", async () => {
-    const ready = await exportReady("main", "brief", "docx");
+    const ready = await exportReady(h, "main", "brief", "docx");
     h.sim.advance(1000);
     const put = await h.call("PUT", base("main"), { body: { name: "Nordic SaaS buyers" } });
     expect(put.status).toBe(200);
@@ -517,7 +422,7 @@ describe("caching", () => {
     const again = await h.call("POST", `${base("main")}/export`, { body: { format: "docx" } });
     expect(again.body.data).toMatchObject({ status: "queued", cached: false });
     h.sim.advance(EXPORT_START_DELAY_MS + EXPORT_RUN_MS);
-    const file = await download(ready.downloadUrl);
+    const file = await download(h, ready.downloadUrl);
     expect(file.headers.get("content-disposition")).toBe(
       'attachment; filename="nordic-saas-buyers-brief.docx"',
     );
@@ -531,7 +436,7 @@ describe("caching", () => {
     await h.call("POST", `${base("main")}/export`, { body: { format: "pdf" } });
     expect(exportJobs()).toHaveLength(2);
     h.sim.advance(EXPORT_START_DELAY_MS + EXPORT_RUN_MS);
-    const file = await download(v1.body.data.downloadUrl);
+    const file = await download(h, v1.body.data.downloadUrl);
     expect(file.status).toBe(200);
     expect(file.headers.get("content-type")).toBe(CONTENT_TYPES.md);
   });

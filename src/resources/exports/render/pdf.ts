@@ -27,11 +27,11 @@ export class PdfLayout {
   readonly zebra;
   readonly reference;
 
-  constructor(
-    lib: PdfLib,
-    private readonly doc: PDFDocument,
-    readonly fonts: { regular: PDFFont; bold: PDFFont; italic: PDFFont },
-  ) {
+  private readonly doc: PDFDocument;
+  readonly fonts: { regular: PDFFont; bold: PDFFont; italic: PDFFont };
+  constructor(lib: PdfLib, doc: PDFDocument, fonts: { regular: PDFFont; bold: PDFFont; italic: PDFFont }) {
+    this.doc = doc;
+    this.fonts = fonts;
     this.page = doc.addPage(A4);
     this.y = A4[1] - MARGIN;
     this.supported = new Set(fonts.regular.getCharacterSet());

@@ -76,7 +76,10 @@ function linesOf(runs: Run[]): number {
 
 /** The slides of a deck: a section's text in pages, its tables as bar charts or paged tables. */
 class Deck {
-  constructor(private readonly pptx: Pptx) {}
+  private readonly pptx: Pptx;
+  constructor(pptx: Pptx) {
+    this.pptx = pptx;
+  }
 
   section(section: ExportDocument["sections"][number]): void {
     let runs: Run[] = [];

@@ -110,10 +110,12 @@ class Sheet {
   private readonly widths: number[] = [];
   row = 1;
 
-  constructor(
-    private readonly styles: Styles,
-    private readonly strings: (text: string) => number,
-  ) {}
+  private readonly styles: Styles;
+  private readonly strings: (text: string) => number;
+  constructor(styles: Styles, strings: (text: string) => number) {
+    this.styles = styles;
+    this.strings = strings;
+  }
 
   put(col: number, value: Cell, style: Style = {}): void {
     if (value === null) return;
