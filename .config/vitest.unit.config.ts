@@ -13,6 +13,8 @@ export default defineConfig({
       "src/robustness/**",
       // The command line's own tests spawn it or build it; its file stores (src/cli/stores/) stay in the loop.
       "src/cli/*.test.ts",
+      // Exported files opened by other programs (pdftotext, qpdf, python's readers), a process each.
+      "src/resources/exports/exports.readers.test.ts",
       "src/msw/browser.test.ts",
       "src/**/*.browser.test.ts",
       "src/core/control/dashboard/dashboard.test.ts",
@@ -27,6 +29,9 @@ export default defineConfig({
     testTimeout: 30_000,
     // Both cores: vitest leaves one free by default, which on a 2-core machine halves the loop.
     maxWorkers: 2,
+    // Threads, not processes: a worker starts and shares modules faster, and no unit test needs a process of its own.
+    pool: "threads",
     isolate: false,
+    experimental: { viteModuleRunner: false },
   },
 });

@@ -120,7 +120,9 @@ class Forwarder {
   private waiting: Observed[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(private readonly options: ProxyOptions) {
+  private readonly options: ProxyOptions;
+  constructor(options: ProxyOptions) {
+    this.options = options;
     this.contract = options.contract ?? ownContract;
     this.upstream = new URL(options.upstream.replace(/\/$/, ""));
     this.base = this.upstream.pathname.replace(/\/$/, "");

@@ -75,11 +75,9 @@ export class Judge {
   private readonly labels = new Map<string, string>();
   readonly report: ProxyReport;
 
-  constructor(
-    upstream: string,
-    now = Date.now(),
-    private readonly recorder: Recorder | null = null,
-  ) {
+  private readonly recorder: Recorder | null;
+  constructor(upstream: string, now = Date.now(), recorder: Recorder | null = null) {
+    this.recorder = recorder;
     this.report = {
       upstream,
       startedAt: new Date(now).toISOString(),

@@ -115,11 +115,14 @@ export class WorldRunner {
     members: Set<string>;
   } | null = null;
 
-  constructor(
-    readonly ctx: CheckContext,
-    readonly cast: Cast,
-    readonly audienceId: string,
-  ) {}
+  readonly ctx: CheckContext;
+  readonly cast: Cast;
+  readonly audienceId: string;
+  constructor(ctx: CheckContext, cast: Cast, audienceId: string) {
+    this.ctx = ctx;
+    this.cast = cast;
+    this.audienceId = audienceId;
+  }
 
   /** The world as the target has it now, read through the owner. */
   async start(): Promise<World> {

@@ -103,7 +103,10 @@ export class Validators {
   private ajv: Ajv2020 | null = null;
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(private readonly document: object) {}
+  private readonly document: object;
+  constructor(document: object) {
+    this.document = document;
+  }
 
   /** The validator for the schema at `pointer` (`#/components/schemas/X`), compiled once on first use. */
   validatorFor(pointer: string): ValidateFunction {

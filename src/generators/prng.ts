@@ -65,7 +65,9 @@ class Sfc32 implements Rng {
   private c: number;
   private d = 1;
 
-  constructor(readonly seed: number) {
+  readonly seed: number;
+  constructor(seed: number) {
+    this.seed = seed;
     this.a = 0x9e3779b9 ^ seed;
     this.b = 0x243f6a88 ^ Math.imul(seed, 0x85ebca6b);
     this.c = 0xb7e15162 ^ Math.imul(seed, 0xc2b2ae35);

@@ -151,7 +151,10 @@ function signalOf(ex: InFlight): AbortSignal {
 
 /** Request headers as node:http read them, looked up like `Headers.get` (names ignore case, repeats join). */
 class RawHeaders implements HeaderReader {
-  constructor(readonly raw: readonly string[]) {}
+  readonly raw: readonly string[];
+  constructor(raw: readonly string[]) {
+    this.raw = raw;
+  }
 
   get(name: string): string | null {
     const raw = this.raw;
@@ -189,14 +192,25 @@ class RawHeaders implements HeaderReader {
 class HostRequest implements SimRequest {
   private stream: ReadableStream<Uint8Array> | null = null;
 
+  readonly method: string;
+  readonly url: string;
+  readonly headers: RawHeaders;
+  /** Null when the request has no body. */
+  private readonly source: { req: IncomingMessage; res: ServerResponse } | null;
+  private readonly ex: InFlight;
   constructor(
-    readonly method: string,
-    readonly url: string,
-    readonly headers: RawHeaders,
-    /** Null when the request has no body. */
-    private readonly source: { req: IncomingMessage; res: ServerResponse } | null,
-    private readonly ex: InFlight,
-  ) {}
+    method: string,
+    url: string,
+    headers: RawHeaders,
+    source: { req: IncomingMessage; res: ServerResponse } | null,
+    ex: InFlight,
+  ) {
+    this.method = method;
+    this.url = url;
+    this.headers = headers;
+    this.source = source;
+    this.ex = ex;
+  }
 
   get signal(): AbortSignal {
     return signalOf(this.ex);

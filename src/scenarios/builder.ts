@@ -125,14 +125,14 @@ export class ScenarioBuilder {
   readonly pendingKeys: PendingKey[] = [];
   readonly manifest: Manifest;
 
-  constructor(
-    readonly state: State,
-    readonly rng: Rng,
-    /** Virtual time at which the scenario starts. */
-    readonly now: number,
-    scenario: string,
-    seed: number,
-  ) {
+  readonly state: State;
+  readonly rng: Rng;
+  /** Virtual time at which the scenario starts. */
+  readonly now: number;
+  constructor(state: State, rng: Rng, now: number, scenario: string, seed: number) {
+    this.state = state;
+    this.rng = rng;
+    this.now = now;
     this.manifest = {
       scenario,
       seed,

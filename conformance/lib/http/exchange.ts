@@ -17,19 +17,40 @@ export interface OperationRef {
 export class Exchange {
   attempts: Exchange[] = [];
   private parsed: { value: unknown } | null = null;
+  readonly method: string;
+  readonly url: string;
+  readonly operation: OperationRef | null;
+  /** Request headers with the key redacted. */
+  readonly requestHeaders: Record<string, string>;
+  readonly keyLabel: string | null;
+  readonly requestBodyText: string | null;
+  readonly status: number;
+  readonly responseHeaders: Record<string, string>;
+  readonly text: string;
+  readonly ms: number;
   constructor(
-    readonly method: string,
-    readonly url: string,
-    readonly operation: OperationRef | null,
-    /** Request headers with the key redacted. */
-    readonly requestHeaders: Record<string, string>,
-    readonly keyLabel: string | null,
-    readonly requestBodyText: string | null,
-    readonly status: number,
-    readonly responseHeaders: Record<string, string>,
-    readonly text: string,
-    readonly ms: number,
-  ) {}
+    method: string,
+    url: string,
+    operation: OperationRef | null,
+    requestHeaders: Record<string, string>,
+    keyLabel: string | null,
+    requestBodyText: string | null,
+    status: number,
+    responseHeaders: Record<string, string>,
+    text: string,
+    ms: number,
+  ) {
+    this.method = method;
+    this.url = url;
+    this.operation = operation;
+    this.requestHeaders = requestHeaders;
+    this.keyLabel = keyLabel;
+    this.requestBodyText = requestBodyText;
+    this.status = status;
+    this.responseHeaders = responseHeaders;
+    this.text = text;
+    this.ms = ms;
+  }
 
   get pathname(): string {
     return new URL(this.url).pathname;

@@ -138,7 +138,9 @@ export class HttpClient {
   private steady5xx = 0;
   /** Requests sent (retries included) per key label (`owner`, …; `none` without credentials). */
   readonly sent = new Map<string, number>();
-  constructor(readonly options: ClientOptions) {
+  readonly options: ClientOptions;
+  constructor(options: ClientOptions) {
+    this.options = options;
     this.pace = options.pace ?? new Map();
   }
 

@@ -269,14 +269,18 @@ export class CheckContext<R extends RuleId = RuleId> {
   /** Told what a case's precondition made (RunOptions.onCaseMade). */
   readonly onCaseMade: RunOptions["onCaseMade"];
 
+  readonly checkName: string;
+  /** The rules the check declares: the only catalogue rules it may report. */
+  readonly rules: readonly RuleId[];
   constructor(
     info: TargetInfo,
-    readonly checkName: string,
+    checkName: string,
     coverage = new Coverage(),
     options: RunOptions = {},
-    /** The rules the check declares: the only catalogue rules it may report. */
-    readonly rules: readonly RuleId[] = [],
+    rules: readonly RuleId[] = [],
   ) {
+    this.checkName = checkName;
+    this.rules = rules;
     this.onFound = options.onFound;
     this.onCaseMade = options.onCaseMade;
     this.target = new Target(info, options.fetch);

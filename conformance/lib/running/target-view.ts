@@ -11,11 +11,13 @@ import type { Role, TargetInfo } from "../http/target.ts";
 export class MissingHandle extends Error {}
 
 export class Target {
-  constructor(
-    readonly info: TargetInfo,
-    /** How the control plane is reached (global fetch unless a run gives its own). */
-    private readonly fetchFn?: typeof globalThis.fetch,
-  ) {}
+  readonly info: TargetInfo;
+  /** How the control plane is reached (global fetch unless a run gives its own). */
+  private readonly fetchFn: typeof globalThis.fetch | undefined;
+  constructor(info: TargetInfo, fetchFn?: typeof globalThis.fetch) {
+    this.info = info;
+    this.fetchFn = fetchFn;
+  }
 
   get isSimulator(): boolean {
     return this.info.kind === "simulator";

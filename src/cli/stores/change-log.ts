@@ -188,12 +188,14 @@ export class ChangeLog implements ChangeSink {
   /** Completed fsyncs, for tests and the benchmark. */
   syncs = 0;
 
+  private readonly path: string;
+  private generation: number;
+  private readonly options: ChangeLogOptions;
   /** Appends to generation `generation + 1`: `generation` is the newest one already on disk. */
-  constructor(
-    private readonly path: string,
-    private generation: number,
-    private readonly options: ChangeLogOptions,
-  ) {
+  constructor(path: string, generation: number, options: ChangeLogOptions) {
+    this.path = path;
+    this.generation = generation;
+    this.options = options;
     this.generation++;
   }
 

@@ -33,10 +33,15 @@ export class SandboxStore {
   private readonly open = new Map<string, Open>();
   private writing: Promise<void> = Promise.resolve();
 
+  private readonly stateFile: string;
+  private readonly options: { onFatal: (error: unknown) => void; onCompactError: (error: unknown) => void };
   constructor(
-    private readonly stateFile: string,
-    private readonly options: { onFatal: (error: unknown) => void; onCompactError: (error: unknown) => void },
-  ) {}
+    stateFile: string,
+    options: { onFatal: (error: unknown) => void; onCompactError: (error: unknown) => void },
+  ) {
+    this.stateFile = stateFile;
+    this.options = options;
+  }
 
   get registryPath(): string {
     return `${this.stateFile}.sandboxes.json`;

@@ -47,7 +47,9 @@ export class DetailArena {
   /** 1 where a body was longer than BODY_LIMIT. */
   private readonly cut: Uint8Array;
 
-  constructor(readonly capacity = DETAIL_CAPACITY) {
+  readonly capacity: number;
+  constructor(capacity = DETAIL_CAPACITY) {
+    this.capacity = capacity;
     this.slots = new Array(capacity);
     this.lengths = new Int32Array(capacity * PARTS);
     this.cut = new Uint8Array(capacity * PARTS);

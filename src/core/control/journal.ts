@@ -65,10 +65,11 @@ export class Journal {
 
   private readonly arena: DetailArena;
 
-  constructor(
-    readonly capacity = JOURNAL_CAPACITY,
-    readonly detailCapacity = DETAIL_CAPACITY,
-  ) {
+  readonly capacity: number;
+  readonly detailCapacity: number;
+  constructor(capacity = JOURNAL_CAPACITY, detailCapacity = DETAIL_CAPACITY) {
+    this.capacity = capacity;
+    this.detailCapacity = detailCapacity;
     this.ring = new Array(capacity);
     this.arena = new DetailArena(detailCapacity);
   }

@@ -33,7 +33,10 @@ export class Recorder {
   /** What the change being made waits on before its reply leaves. */
   private durable: Promise<void> | undefined;
 
-  constructor(private readonly sink: ChangeSink | undefined) {}
+  private readonly sink: ChangeSink | undefined;
+  constructor(sink: ChangeSink | undefined) {
+    this.sink = sink;
+  }
 
   record(change: Change, durable: boolean): void {
     if (!this.sink || this.replaying) return;
@@ -68,7 +71,10 @@ export class Recorder {
 export class RecordingHeaders implements HeaderReader {
   private readonly seen = new Map<string, string>();
 
-  constructor(private readonly inner: HeaderReader) {}
+  private readonly inner: HeaderReader;
+  constructor(inner: HeaderReader) {
+    this.inner = inner;
+  }
 
   get(name: string): string | null {
     const value = this.inner.get(name);

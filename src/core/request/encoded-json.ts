@@ -26,11 +26,14 @@ type Piece = Uint8Array | string;
 export class EncodedJson<T> {
   private flat: Uint8Array | null = null;
 
+  private readonly pieces: readonly Piece[];
   /**
    * The JSON's bytes in pieces: an answer made of encoded parts keeps theirs and is copied into one
    * array only once, when it is answered (joining at every level copied a detail's 56 KB three times).
    */
-  private constructor(private readonly pieces: readonly Piece[]) {}
+  private constructor(pieces: readonly Piece[]) {
+    this.pieces = pieces;
+  }
 
   /** Only to carry the type: what the bytes are the JSON of. */
   declare readonly _of?: T;
@@ -120,7 +123,10 @@ export class EncodedJson<T> {
 export class KeptBy<K extends object, V> {
   private readonly kept = new WeakMap<K, V>();
 
-  constructor(private readonly make: (key: K) => V) {}
+  private readonly make: (key: K) => V;
+  constructor(make: (key: K) => V) {
+    this.make = make;
+  }
 
   of(key: K): V {
     let value = this.kept.get(key);
@@ -140,10 +146,12 @@ export class KeptBy<K extends object, V> {
 export class KeptByRecords<O extends object, R, V> {
   private readonly kept = new WeakMap<O, { records: readonly R[]; value: V }[]>();
 
-  constructor(
-    private readonly make: (records: readonly R[]) => V,
-    private readonly latest = 2,
-  ) {}
+  private readonly make: (records: readonly R[]) => V;
+  private readonly latest: number;
+  constructor(make: (records: readonly R[]) => V, latest = 2) {
+    this.make = make;
+    this.latest = latest;
+  }
 
   of(owner: O, records: readonly R[]): V {
     let lists = this.kept.get(owner);

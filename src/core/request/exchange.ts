@@ -39,12 +39,15 @@ export interface SimRequest {
  * file downloads) and pages stay `Response`s; everything JSON is an Answer.
  */
 export class Answer {
-  constructor(
-    readonly status: number,
-    readonly headers: Record<string, string>,
-    /** Text, or bytes already encoded (answers kept for reuse are encoded once). */
-    readonly body: string | Uint8Array | null,
-  ) {}
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  /** Text, or bytes already encoded (answers kept for reuse are encoded once). */
+  readonly body: string | Uint8Array | null;
+  constructor(status: number, headers: Record<string, string>, body: string | Uint8Array | null) {
+    this.status = status;
+    this.headers = headers;
+    this.body = body;
+  }
 
   /** The same answer with more headers; the answer's own win. */
   withHeaders(extra: Record<string, string>): Answer {
@@ -87,11 +90,14 @@ export interface LineSource {
  * them. A web stream costs promises and queues per line, a fifth of what the preview cost in all.
  */
 export class LineStream {
-  constructor(
-    readonly status: number,
-    readonly headers: Record<string, string>,
-    private readonly source: LineSource,
-  ) {}
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  private readonly source: LineSource;
+  constructor(status: number, headers: Record<string, string>, source: LineSource) {
+    this.status = status;
+    this.headers = headers;
+    this.source = source;
+  }
 
   next(): Uint8Array | null {
     return this.source.next();

@@ -21,7 +21,10 @@ export class Faults {
   private rules: (FaultRule & { matcher: RegExp | null })[] = [];
   private nextId = 1;
 
-  constructor(private readonly rng: Rng) {}
+  private readonly rng: Rng;
+  constructor(rng: Rng) {
+    this.rng = rng;
+  }
 
   add(input: FaultInput): FaultRule {
     const rule: FaultRule = { id: this.nextId++, ...input };

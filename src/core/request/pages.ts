@@ -9,11 +9,14 @@ import type { Lifetime } from "../world/lifetime.ts";
 import type { Outcome, SimRequest } from "./exchange.ts";
 
 export class Pages {
-  constructor(
-    private readonly outside: Modules["outside"],
-    private readonly life: Lifetime,
-    private readonly recording: boolean,
-  ) {}
+  private readonly outside: Modules["outside"];
+  private readonly life: Lifetime;
+  private readonly recording: boolean;
+  constructor(outside: Modules["outside"], life: Lifetime, recording: boolean) {
+    this.outside = outside;
+    this.life = life;
+    this.recording = recording;
+  }
 
   claims(pathname: string): boolean {
     return this.outside.some((o) => o.claims(pathname));

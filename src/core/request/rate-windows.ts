@@ -13,8 +13,11 @@ export interface RateDecision {
 export class RateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
+  private readonly windowMs: number;
   /** `windowMs`: the contract's window (`x-rate-limit.windowSeconds`). */
-  constructor(private readonly windowMs: number) {}
+  constructor(windowMs: number) {
+    this.windowMs = windowMs;
+  }
 
   take(account: string, now: number, limit: number): RateDecision {
     let w = this.windows.get(account);

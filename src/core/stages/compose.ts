@@ -32,7 +32,10 @@ export interface Stage<In, Add = unknown> {
 
 /** The stages from a call's start, in order, up to one that takes a `Cur`. */
 export class Way<Start, Cur> {
-  private constructor(private readonly stages: readonly Stage<unknown, unknown>[]) {}
+  private readonly stages: readonly Stage<unknown, unknown>[];
+  private constructor(stages: readonly Stage<unknown, unknown>[]) {
+    this.stages = stages;
+  }
 
   static start<C>(): Way<C, C> {
     return new Way<C, C>([]);

@@ -56,12 +56,13 @@ export class VirtualClock {
   private isoAt = Number.NaN;
   private iso = "";
 
-  constructor(
-    readonly mode: ClockMode,
-    start: number,
-    private readonly wall: WallClock,
-    private readonly runJob: JobRunner,
-  ) {
+  readonly mode: ClockMode;
+  private readonly wall: WallClock;
+  private readonly runJob: JobRunner;
+  constructor(mode: ClockMode, start: number, wall: WallClock, runJob: JobRunner) {
+    this.mode = mode;
+    this.wall = wall;
+    this.runJob = runJob;
     this.offset = start;
     this.wallStart = wall();
   }

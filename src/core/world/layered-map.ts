@@ -15,8 +15,10 @@ export class LayeredMap<K, V> extends Map<K, V> implements MadeOnDemand<K, V> {
   /** Shared keys set here while still in their shared place. */
   private readonly inPlace = new Set<K>();
 
-  constructor(private base: ReadonlyMap<K, V>) {
+  private base: ReadonlyMap<K, V>;
+  constructor(base: ReadonlyMap<K, V>) {
     super();
+    this.base = base;
   }
 
   override get(key: K): V | undefined {

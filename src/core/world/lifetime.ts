@@ -47,12 +47,16 @@ export class Lifetime {
   private own: Scenario | undefined;
   private readonly deps: WorldDeps;
 
+  private readonly options: SimulatorOptions & Served;
+  /** How a setup step is made (the replay's request); asked only once `start` builds a world. */
+  private readonly makeStep: StepMaker;
   constructor(
-    private readonly options: SimulatorOptions & Served,
+    options: SimulatorOptions & Served,
     modules: Pick<Modules, "jobs" | "inits">,
-    /** How a setup step is made (the replay's request); asked only once `start` builds a world. */
-    private readonly makeStep: StepMaker,
+    makeStep: StepMaker,
   ) {
+    this.options = options;
+    this.makeStep = makeStep;
     this.contract = options.contract;
     this.limiter = new RateLimiter(options.contract.limits.rateLimitWindowSeconds * 1000);
     this.wall = options.wallClock ?? (() => performance.timeOrigin + performance.now());

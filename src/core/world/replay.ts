@@ -21,7 +21,10 @@ export interface ReplayDeps {
 }
 
 export class Replayer {
-  constructor(private readonly d: ReplayDeps) {}
+  private readonly d: ReplayDeps;
+  constructor(d: ReplayDeps) {
+    this.d = d;
+  }
 
   async replay(changes: Iterable<Change>): Promise<void> {
     const life = this.d.life;

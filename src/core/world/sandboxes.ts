@@ -123,7 +123,9 @@ export class SandboxHost {
   private lastSweep = 0;
   private creating = 0;
 
-  constructor(private readonly options: SandboxHostOptions) {
+  private readonly options: SandboxHostOptions;
+  constructor(options: SandboxHostOptions) {
+    this.options = options;
     if (options.instance != null && !INSTANCE_NAME.test(options.instance))
       throw new Error("instance must be 1 to 16 characters a-z and 0-9");
   }

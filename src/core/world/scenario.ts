@@ -78,12 +78,14 @@ export interface ScenarioProblem {
 
 export class ScenarioError extends Error {
   override readonly name = "ScenarioError";
-  constructor(readonly problems: readonly ScenarioProblem[]) {
+  readonly problems: readonly ScenarioProblem[];
+  constructor(problems: readonly ScenarioProblem[]) {
     super(
       problems.length === 1
         ? `Invalid scenario: ${problems[0]?.path || "/"} ${problems[0]?.message}`
         : `Invalid scenario: ${problems.length} problems, the first at ${problems[0]?.path || "/"}: ${problems[0]?.message}`,
     );
+    this.problems = problems;
   }
 }
 
@@ -93,11 +95,12 @@ export type ScenarioChoice = string | Scenario | object;
 /** Thrown for a name that is no scenario of this simulator; says which there are. */
 export class UnknownScenarioError extends Error {
   override readonly name = "UnknownScenarioError";
-  constructor(
-    readonly scenario: string,
-    readonly known: readonly string[],
-  ) {
+  readonly scenario: string;
+  readonly known: readonly string[];
+  constructor(scenario: string, known: readonly string[]) {
     super(`Unknown scenario "${scenario}". Known scenarios: ${known.join(", ")}`);
+    this.scenario = scenario;
+    this.known = known;
   }
 }
 

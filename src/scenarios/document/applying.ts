@@ -17,10 +17,9 @@ export class Applying {
    */
   private readonly broken: Set<string>;
 
-  constructor(
-    readonly b: ScenarioBuilder,
-    broken: Iterable<string> = [],
-  ) {
+  readonly b: ScenarioBuilder;
+  constructor(b: ScenarioBuilder, broken: Iterable<string> = []) {
+    this.b = b;
     this.broken = new Set(broken);
   }
 
