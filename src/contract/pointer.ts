@@ -14,3 +14,12 @@ export function unescapeSegment(segment: string): string {
 export function contractPointer(...segments: string[]): string {
   return `#/${segments.map(pointerSegment).join("/")}`;
 }
+
+/**
+ * Something wrong at one place of a document users author (a scenario, a snapshot, a record): a JSON pointer
+ * into it, and what. Such a document is refused whole, with every problem found.
+ */
+export interface PointerProblem {
+  path: string;
+  message: string;
+}

@@ -3,7 +3,7 @@ import { realMatches } from "../../testing/scenario-problems.ts";
 import { buildScenario, SCENARIO_START } from "../../testing/scenarios.ts";
 import { memberCap, mindCap } from "../core/world/plans.ts";
 import type { BuiltScenario } from "../core/world/scenario.ts";
-import type { AudienceRecord, FormationRecord, MindRecord, UserRecord } from "../core/world/state.ts";
+import type { AudienceRecord, FormationRecord, MindRecord, State, UserRecord } from "../core/world/state.ts";
 import { FILTER_ATTRIBUTE_KEYS, isUploadedFileUrl } from "../generators/index.ts";
 import { OTHER_BUCKET } from "../resources/formations/formation-classifier.ts";
 import { PRICE_CATALOGUE } from "./catalogue.ts";
@@ -11,30 +11,21 @@ import { defaultScenario } from "./default.ts";
 
 let b: BuiltScenario;
 
-function user(handle: string): UserRecord {
-  const id = b.manifest.users[handle]?.id;
-  const u = id === undefined ? undefined : b.state.users.get(id);
-  if (!u) throw new Error(`no user ${handle}`);
-  return u;
+type Section = "users" | "audiences" | "minds" | "formations";
+type RecordOf<S extends Section> = State[S] extends Map<string, infer R> ? R : never;
+
+/** A record of the built world by its manifest handle. */
+function recordOf<S extends Section>(section: S, handle: string): RecordOf<S> {
+  const id = b.manifest[section][handle]?.id;
+  const table = b.state[section] as Map<string, RecordOf<S>>;
+  const r = id === undefined ? undefined : table.get(id);
+  if (!r) throw new Error(`no ${section} ${handle}`);
+  return r;
 }
-function audience(handle: string): AudienceRecord {
-  const id = b.manifest.audiences[handle]?.id;
-  const a = id === undefined ? undefined : b.state.audiences.get(id);
-  if (!a) throw new Error(`no audience ${handle}`);
-  return a;
-}
-function mind(handle: string): MindRecord {
-  const id = b.manifest.minds[handle]?.id;
-  const m = id === undefined ? undefined : b.state.minds.get(id);
-  if (!m) throw new Error(`no mind ${handle}`);
-  return m;
-}
-function formation(handle: string): FormationRecord {
-  const id = b.manifest.formations[handle]?.id;
-  const f = id === undefined ? undefined : b.state.formations.get(id);
-  if (!f) throw new Error(`no formation ${handle}`);
-  return f;
-}
+const user = (handle: string): UserRecord => recordOf("users", handle);
+const audience = (handle: string): AudienceRecord => recordOf("audiences", handle);
+const mind = (handle: string): MindRecord => recordOf("minds", handle);
+const formation = (handle: string): FormationRecord => recordOf("formations", handle);
 function audiencesContaining(m: MindRecord): AudienceRecord[] {
   return [...b.state.audiences.values()].filter((a) => a.memberIds.includes(m.id));
 }

@@ -6,6 +6,7 @@
 import type { FormationHypothesisRecord } from "../core/world/state.ts";
 import { type CodeScenario, codeScenario, type ScenarioBuilder } from "./builder.ts";
 import { addPriceCatalogue } from "./catalogue.ts";
+import { addPublicPharmacists } from "./marketplace.ts";
 
 export const MAIN_TOPIC = "B2B SaaS buyers in Europe";
 
@@ -160,17 +161,7 @@ function build(b: ScenarioBuilder): void {
   b.mind("ownLoose", owner);
 
   // The publisher's marketplace Audiences and Minds.
-  b.audience("public", publisher, {
-    name: "Independent pharmacists",
-    topic: "Independent pharmacists",
-    members: b.minds(publisher, PUBLIC_MEMBERS, {
-      isPublic: true,
-      label: "public",
-      topic: "Independent pharmacists",
-    }),
-    isPublic: true,
-    withGrounding: true,
-  });
+  addPublicPharmacists(b, publisher, PUBLIC_MEMBERS);
   b.audience("large", publisher, {
     name: "Small-business owners in Latin America (panel)",
     topic: "Small-business owners in Latin America",

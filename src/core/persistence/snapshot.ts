@@ -11,6 +11,7 @@
  * snapshot at all, with a `SnapshotError` that says which. Runtime-free: no Node imports.
  */
 
+import type { PointerProblem } from "../../contract/pointer.ts";
 import type { RngState } from "../../generators/prng.ts";
 import type { SimConfig } from "../services.ts";
 import type { ClockSnapshot, Job } from "../world/clock.ts";
@@ -48,11 +49,8 @@ export interface Snapshot {
   log?: { generation: number };
 }
 
-/** Something wrong at one place of a snapshot: a JSON pointer into it, and what. */
-export interface SnapshotProblem {
-  path: string;
-  message: string;
-}
+/** Something wrong at one place of a snapshot. */
+export type SnapshotProblem = PointerProblem;
 
 /** Why a snapshot cannot be loaded; `problems` lists every one found, each at its JSON pointer. */
 export class SnapshotError extends Error {

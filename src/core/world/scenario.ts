@@ -5,6 +5,7 @@
  * same thing to it.
  */
 
+import type { PointerProblem } from "../../contract/pointer.ts";
 import type { Rng } from "../../generators/prng.ts";
 import type { RequestChange } from "../persistence/changes.ts";
 import type { Manifest } from "./manifest.ts";
@@ -70,11 +71,8 @@ export interface Scenario {
 /** Turns a scenario document into a Scenario, or throws a ScenarioError listing every problem. */
 export type ScenarioLoader = (document: unknown) => Scenario;
 
-/** One problem of a scenario document: where (a JSON pointer) and what was expected there. */
-export interface ScenarioProblem {
-  path: string;
-  message: string;
-}
+/** One problem of a scenario document: where, and what was expected there. */
+export type ScenarioProblem = PointerProblem;
 
 export class ScenarioError extends Error {
   override readonly name = "ScenarioError";
