@@ -11,13 +11,8 @@ import { operations } from "../src/contract/operations.ts";
 import { checkResponse } from "../src/contract/responses.ts";
 import { Router } from "../src/core/request/router.ts";
 import { type RunningServer, startServer } from "../src/node/server.ts";
-import {
-  createSandboxes,
-  createSimulator,
-  type SandboxHost,
-  type Simulator,
-  type SimulatorOptions,
-} from "../src/simulator.ts";
+import type { SandboxHost, Simulator, SimulatorOptions } from "../src/simulator.ts";
+import { createSandboxes, createSimulator } from "../src/simulator.ts";
 
 const router = new Router(operations);
 

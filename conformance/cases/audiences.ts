@@ -7,18 +7,8 @@
  * unfollow on public and private Audiences; duplicates by editors and by viewers who may not edit.
  */
 import type { Role } from "../lib/http/target.ts";
-import {
-  ABSENT,
-  type Answer,
-  type Case,
-  type CaseWorld,
-  coded,
-  is,
-  NOBODY,
-  ok,
-  PRESENT,
-  refused,
-} from "./case.ts";
+import type { Answer, Case, CaseWorld } from "./case.ts";
+import { ABSENT, coded, is, NOBODY, ok, onAud, PRESENT, refused } from "./case.ts";
 import { canView, EVERYONE, isCollaborator, memberRole, ownerOf, relation } from "./cast.ts";
 import { keepAudience, refusedStep } from "./given.ts";
 
@@ -42,7 +32,7 @@ function read(role: Role, handle: string): Case {
     also: ["audience/sharing-fields", "audience/read-roles"],
     op: "getAudience",
     as: role,
-    request: (w) => ({ params: { audienceId: w.aud(handle) }, query: { members: "preview" } }),
+    request: onAud(handle, { query: { members: "preview" } }),
     expect: (w) => readAnswer(w, role, handle),
   };
 }
@@ -56,7 +46,7 @@ const READS: Case[] = [
     rule: "audience/members-preview",
     op: "getAudience",
     as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("main") } }),
+    request: onAud("main"),
     expect: (w) => readAnswer(w, "owner", "main"),
   },
   {
@@ -64,7 +54,7 @@ const READS: Case[] = [
     rule: "audience/members-preview",
     op: "getAudience",
     as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("main") }, query: { members: "preview" } }),
+    request: onAud("main", { query: { members: "preview" } }),
     expect: [
       ok(200, {
         "data.minds": {
@@ -83,7 +73,7 @@ const READS: Case[] = [
     rule: "input/invalid-400",
     op: "getAudience",
     as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("main") }, query: { members: "full" } }),
+    request: onAud("main", { query: { members: "full" } }),
     expect: [refused(400)],
   },
   {
@@ -119,7 +109,7 @@ const READS: Case[] = [
       return urls.length ? { made: { urls } } : { unmade: "main holds no uploaded-file URL to look for" };
     },
     mutates: false,
-    request: (w) => ({ params: { audienceId: w.aud("main") } }),
+    request: onAud("main"),
     expect: (w) => [
       ok(200, {
         "data.sources": hidesUrls(w.made.urls as string[]),
@@ -158,7 +148,7 @@ function putName(role: Role, handle: string): Case {
     as: role,
     changes: handle,
     given: (ctx, w, later) => keepAudience(ctx, w, handle, later),
-    request: (w) => ({ params: { audienceId: w.aud(handle) }, json: { name: w.made.name } }),
+    request: onAud(handle, (w) => ({ json: { name: w.made.name } })),
     expect: (w) =>
       isCollaborator(r)
         ? [
@@ -190,14 +180,14 @@ function put(
     as: role,
     changes: handle,
     given: (ctx, w, later) => keepAudience(ctx, w, handle, later),
-    request: (w) => ({ params: { audienceId: w.aud(handle) }, json: json(w) }),
+    request: onAud(handle, (w) => ({ json: json(w) })),
     expect,
     after: [
       {
         what: "the owner reads it back",
         op: "getAudience",
         as: ownerOf(handle),
-        request: (w) => ({ params: { audienceId: w.aud(handle) }, query: { members: "preview" } }),
+        request: onAud(handle, { query: { members: "preview" } }),
         expect: (w) => [
           ok(200, {
             "data.isSharedWithTeam": is(w.made.isSharedWithTeam),
@@ -253,24 +243,23 @@ const PUTS: Case[] = [
         what: "the teammate now opens it as a team member",
         op: "getAudience",
         as: "teammate",
-        request: (w) => ({ params: { audienceId: w.aud("private") }, query: { members: "preview" } }),
+        request: onAud("private", { query: { members: "preview" } }),
         expect: [ok(200, { "data.currentMemberRole": is("team_member") })],
       },
       {
         what: "the owner stops sharing",
         op: "updateAudience",
         as: "owner",
-        request: (w) => ({
-          params: { audienceId: w.aud("private") },
+        request: onAud("private", (w) => ({
           json: { name: w.made.name, isSharedWithTeam: false },
-        }),
+        })),
         expect: [ok(200, { "data.isSharedWithTeam": is(false) })],
       },
       {
         what: "the teammate no longer opens it",
         op: "getAudience",
         as: "teammate",
-        request: (w) => ({ params: { audienceId: w.aud("private") }, query: { members: "preview" } }),
+        request: onAud("private", { query: { members: "preview" } }),
         expect: [refused(404, NOT_FOUND)],
       },
     ],

@@ -114,6 +114,17 @@ export function answersOf(c: Case, w: CaseWorld): readonly Answer[] {
 
 // ---- writing cases ----
 
+/** What a request sends besides its path's Audience: query, body, headers. */
+type Rest = Omit<CallSpec, "op" | "as" | "params">;
+
+/** A request to the world's Audience `handle`, sending `rest` (or what `rest` makes of the world) as well. */
+export const onAud =
+  (handle: string, rest: Rest | ((w: CaseWorld) => Rest) = {}) =>
+  (w: CaseWorld): Omit<CallSpec, "op" | "as"> => ({
+    params: { audienceId: w.aud(handle) },
+    ...(typeof rest === "function" ? rest(w) : rest),
+  });
+
 /** A success: `status`, with the fields stated. */
 export const ok = (status: number, fields?: Answer["fields"]): Answer =>
   fields ? { status, fields } : { status };

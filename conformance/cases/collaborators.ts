@@ -4,7 +4,7 @@
  * pending invitee and someone who is no collaborator 404, malformed IDs.
  */
 import type { Role } from "../lib/http/target.ts";
-import { type Answer, type Case, type CaseWorld, coded, is, NOBODY, ok, refused } from "./case.ts";
+import { type Answer, type Case, type CaseWorld, coded, is, NOBODY, ok, onAud, refused } from "./case.ts";
 import { canView, EVERYONE, isManager, relation } from "./cast.ts";
 
 const MANAGERS_ONLY = "COLLABORATORS_MANAGER_ONLY";
@@ -23,7 +23,7 @@ function listCollaborators(role: Role, handle: string): Case {
     rule: canView(r) ? "collaborators/managers" : "access/hidden-as-404",
     op: "listCollaborators",
     as: role,
-    request: (w) => ({ params: { audienceId: w.aud(handle) } }),
+    request: onAud(handle),
     expect: (w) =>
       isManager(r) && handle === "main"
         ? [ok(200, { data: listsCollaborators(w) })]

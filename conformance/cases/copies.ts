@@ -5,17 +5,8 @@
  * asked or after the original, replayed under their idempotency key.
  */
 import type { Role } from "../lib/http/target.ts";
-import {
-  type Answer,
-  type Case,
-  type CaseWorld,
-  is,
-  type Later,
-  NOBODY,
-  ok,
-  PRESENT,
-  refused,
-} from "./case.ts";
+import type { Answer, Case, CaseWorld, Later } from "./case.ts";
+import { is, NOBODY, ok, onAud, PRESENT, refused } from "./case.ts";
 import { canView, EVERYONE, isCollaborator, ownerOf, relation } from "./cast.ts";
 import { copyOf, keepAudience, refusedStep } from "./given.ts";
 
@@ -30,14 +21,14 @@ function deleteRefused(role: Role, handle: string): Case {
     op: "deleteAudience",
     as: role,
     changes: handle,
-    request: (w) => ({ params: { audienceId: w.aud(handle) } }),
+    request: onAud(handle),
     expect: [refused(404, NOT_FOUND)],
     after: [
       {
         what: "the owner still reads it",
         op: "getAudience",
         as: ownerOf(handle),
-        request: (w) => ({ params: { audienceId: w.aud(handle) }, query: { members: "preview" } }),
+        request: onAud(handle, { query: { members: "preview" } }),
         expect: [ok(200)],
       },
     ],
@@ -82,7 +73,7 @@ function follow(role: Role, handle: string): Case {
     op: "followAudience",
     as: role,
     mutates: true,
-    request: (w) => ({ params: { audienceId: w.aud(handle) } }),
+    request: onAud(handle),
     expect: isPublic ? [ok(200)] : [refused(404)],
   };
 }
@@ -105,7 +96,7 @@ const FOLLOWS: Case[] = [
       rule: "audience/follow",
       op: "unfollowAudience",
       as: role,
-      request: (w) => ({ params: { audienceId: w.aud("main") } }),
+      request: onAud("main"),
       expect: [ok(200)],
     }),
   ),
@@ -135,7 +126,7 @@ function duplicate(role: Role, handle: string): Case {
         : "access/hidden-as-404",
     op: "duplicateAudience",
     as: role,
-    request: (w) => ({ params: { audienceId: w.aud(handle) }, json: { name: `Copy by ${role}` } }),
+    request: onAud(handle, { json: { name: `Copy by ${role}` } }),
     expect: answers,
   };
 }
@@ -201,7 +192,7 @@ const DUPLICATES: Case[] = [
     op: "duplicateAudience",
     as: "owner",
     given: (ctx, w, later) => keepAudience(ctx, w, "private", later),
-    request: (w) => ({ params: { audienceId: w.aud("private") }, json: {} }),
+    request: onAud("private", { json: {} }),
     expect: (w) => [ok(201, { "data.name": copyName(w.made.name as string) })],
   },
   ...[
@@ -214,7 +205,7 @@ const DUPLICATES: Case[] = [
       rule: "duplicate/replay",
       op: "duplicateAudience",
       as: "owner",
-      request: (w) => ({ params: { audienceId: w.aud("private") }, json: { name } }),
+      request: onAud("private", { json: { name } }),
       expect: [refused(400)],
     }),
   ),
@@ -223,7 +214,7 @@ const DUPLICATES: Case[] = [
     rule: "duplicate/replay",
     op: "duplicateAudience",
     as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("private") }, json: { name: "d".repeat(200) } }),
+    request: onAud("private", { json: { name: "d".repeat(200) } }),
     expect: [ok(201, { "data.name": is("d".repeat(200)) })],
   },
   {
@@ -236,11 +227,10 @@ const DUPLICATES: Case[] = [
       const made = await copyWithKey(ctx, w, key, later);
       return "unmade" in made ? made : { made: { ...made.made, key } };
     },
-    request: (w) => ({
-      params: { audienceId: w.aud("private") },
+    request: onAud("private", (w) => ({
       json: { name: "Case copy with a key" },
       headers: { "x-service-idempotency-key": w.made.key as string },
-    }),
+    })),
     expect: (w) => [ok(200, { "data.id": is(w.made.copy) })],
   },
   {
@@ -253,11 +243,10 @@ const DUPLICATES: Case[] = [
       const made = await copyWithKey(ctx, w, key, later);
       return "unmade" in made ? made : { made: { ...made.made, key } };
     },
-    request: (w) => ({
-      params: { audienceId: w.aud("private") },
+    request: onAud("private", (w) => ({
       json: { name: "Case copy with a key" },
       headers: { "x-service-idempotency-key": w.made.key as string },
-    }),
+    })),
     expect: (w) => [ok(201, { "data.id": differs(w.made.copy as string) })],
   },
 ];

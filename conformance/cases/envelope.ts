@@ -8,7 +8,7 @@ import { MAX_REQUEST_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "../../src/cont
 import { limits } from "../lib/description/contract.ts";
 import { MissingHandle } from "../lib/running/context.ts";
 import { hypothesis, padded } from "../lib/running/helpers.ts";
-import { type Case, type Field, is, NOBODY, ok, PRESENT, refused } from "./case.ts";
+import { type Case, type Field, is, NOBODY, ok, onAud, PRESENT, refused } from "./case.ts";
 import { mainFormations, noFormationMade, refusedStep } from "./given.ts";
 
 const matches = (re: RegExp, what: string): Field => ({
@@ -88,7 +88,7 @@ const SHARED: Case[] = [
     also: ["contract/responses"],
     op: "getAudience",
     as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("main") }, query: { members: "preview" } }),
+    request: onAud("main", { query: { members: "preview" } }),
     expect: [{ status: 200, headers: { ...RATE_HEADERS, "cache-control": NO_STORE } }],
   },
   {
@@ -96,7 +96,7 @@ const SHARED: Case[] = [
     rule: "contract/responses",
     op: "listFormations",
     as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("main") } }),
+    request: onAud("main"),
     expect: [{ status: 200, headers: { "cache-control": NO_STORE } }],
   },
   {
@@ -104,8 +104,7 @@ const SHARED: Case[] = [
     rule: "contract/responses",
     op: "createFormation",
     as: "owner",
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
+    request: onAud("main", {
       json: { hypothesis: hypothesis(2, "private") },
     }),
     expect: [{ status: 200, headers: { "cache-control": NO_STORE } }],
@@ -115,7 +114,7 @@ const SHARED: Case[] = [
     rule: "contract/responses",
     op: "getAudienceProgress",
     as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("main") } }),
+    request: onAud("main"),
     expect: [
       ok(200, {
         "data.reconciledAt": {
@@ -147,7 +146,7 @@ const SHARED: Case[] = [
     rule: "filters/values",
     op: "getFilterAttributes",
     as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("main") } }),
+    request: onAud("main"),
     expect: [ok(200, { "data.facets": countries })],
   },
 ];
@@ -186,8 +185,7 @@ const BODIES: Case[] = [
     as: "owner",
     mutates: true,
     given: mainFormations,
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
+    request: onAud("main", {
       body: JSON.stringify({ hypothesis: hypothesis(2) }),
       headers: { "content-type": "text/plain" },
     }),
@@ -199,8 +197,7 @@ const BODIES: Case[] = [
     rule: "input/media-type-415",
     op: "createFormation",
     as: "owner",
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
+    request: onAud("main", {
       body: JSON.stringify({ hypothesis: hypothesis(2) }),
       headers: { "content-type": "Application/JSON; charset=UTF-8" },
     }),
@@ -221,8 +218,7 @@ const BODIES: Case[] = [
         rule: "input/body-size-413",
         op,
         as: "owner",
-        request: (w) => ({
-          params: { audienceId: w.aud(handle) },
+        request: onAud(handle, {
           body: padded(JSON.stringify(json), cap() + 1),
           headers: { "content-type": "application/json", accept: "application/json" },
         }),
@@ -233,8 +229,7 @@ const BODIES: Case[] = [
         rule: "input/body-size-413",
         op,
         as: "owner",
-        request: (w) => ({
-          params: { audienceId: w.aud(handle) },
+        request: onAud(handle, {
           body: padded(JSON.stringify(json), cap()),
           headers: { "content-type": "application/json", accept: "application/json" },
         }),
@@ -251,8 +246,7 @@ const LAYER: Case[] = [
     rule: "http/layer",
     op: "getFilterAttributes",
     as: "owner",
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
+    request: onAud("main", {
       query: { filters: "x".repeat(MAX_REQUEST_TARGET_BYTES + 1) },
     }),
     expect: [{ status: 414, fields: { url: is(""), error: is(true), statusCode: is(414) } }],

@@ -6,7 +6,7 @@
  */
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
-import { both, type Case, type CaseWorld, is, NOBODY, ok, refused } from "./case.ts";
+import { both, type Case, type CaseWorld, is, NOBODY, ok, onAud, refused } from "./case.ts";
 import { EVERYONE } from "./cast.ts";
 import { refusedStep } from "./given.ts";
 import { viewerRead } from "./viewers.ts";
@@ -82,7 +82,7 @@ function badFilters(what: string, value: string): Case {
     rule: "filters/limits",
     op: "getFilterAttributes",
     as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("main") }, query: { filters: value } }),
+    request: onAud("main", { query: { filters: value } }),
     expect: [refused(400)],
   };
 }
@@ -94,7 +94,7 @@ export const FILTER_CASES: Case[] = [
     rule: "filters/truncation",
     op: "getFilterAttributes",
     as: "outsider",
-    request: (w) => ({ params: { audienceId: w.aud("large") } }),
+    request: onAud("large"),
     expect: [ok(200, { "data.truncated": is(true), "data.facets": facetsBounded })],
   },
   badFilters("filters that are not JSON", "{country:"),
@@ -111,8 +111,7 @@ export const FILTER_CASES: Case[] = [
     rule: "filters/limits",
     op: "getFilterAttributes",
     as: "owner",
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
+    request: onAud("main", {
       query: { filters: JSON.stringify({ industry: Array.from({ length: 50 }, (_, i) => `i${i}`) }) },
     }),
     expect: [ok(200, { "data.matchCount": countsIds })],
@@ -124,10 +123,9 @@ export const FILTER_CASES: Case[] = [
     as: "owner",
     given: facetsFirst,
     mutates: false,
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
+    request: onAud("main", (w) => ({
       query: { filters: JSON.stringify({ [w.made.key as string]: null }) },
-    }),
+    })),
     expect: (w) => [ok(200, { "data.matchCount": is(w.made.unknown) })],
   },
   {
@@ -137,10 +135,9 @@ export const FILTER_CASES: Case[] = [
     as: "owner",
     given: facetsFirst,
     mutates: false,
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
+    request: onAud("main", (w) => ({
       query: { filters: JSON.stringify({ [w.made.key as string]: [w.made.value] }) },
-    }),
+    })),
     expect: (w) => [
       ok(200, {
         "data.matchCount": is(w.made.count),

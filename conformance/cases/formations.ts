@@ -10,18 +10,8 @@
  */
 import type { Role } from "../lib/http/target.ts";
 import { hypothesis } from "../lib/running/helpers.ts";
-import {
-  type Answer,
-  type Case,
-  type CaseWorld,
-  coded,
-  is,
-  NOBODY,
-  ok,
-  oneOf,
-  PRESENT,
-  refused,
-} from "./case.ts";
+import type { Answer, Case, CaseWorld } from "./case.ts";
+import { coded, is, NOBODY, ok, onAud, oneOf, PRESENT, refused } from "./case.ts";
 import { canView, EVERYONE, isCollaborator, relation } from "./cast.ts";
 import { formationBy, refusedStep } from "./given.ts";
 import { viewerRead } from "./viewers.ts";
@@ -52,7 +42,7 @@ function page(
     rule: "formations/pagination",
     op: "listFormations",
     as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("main") }, query }),
+    request: onAud("main", { query }),
     expect,
   };
 }
@@ -114,7 +104,7 @@ const PAGES: Case[] = [
         ? { made: { total } }
         : { unmade: `the first page answered ${ex.status} without a total` };
     },
-    request: (w) => ({ params: { audienceId: w.aud("main") }, query: { offset: w.made.total as number } }),
+    request: onAud("main", (w) => ({ query: { offset: w.made.total as number } })),
     expect: (w) => [
       ok(200, {
         data: is([]),
@@ -146,7 +136,7 @@ const PAGES: Case[] = [
         },
       };
     },
-    request: (w) => ({ params: { audienceId: w.aud("main") }, query: { offset: 1 } }),
+    request: onAud("main", { query: { offset: 1 } }),
     expect: (w) => [ok(200, { "pagination.total": is(w.made.total), data: idsAre(w.made.ids) })],
   },
 ];
@@ -170,8 +160,7 @@ function create(role: Role, handle: string): Case {
     also: ["formations/lifecycle"],
     op: "createFormation",
     as: role,
-    request: (w) => ({
-      params: { audienceId: w.aud(handle) },
+    request: onAud(handle, {
       json: { hypothesis: hypothesis(2, "case"), name: `By ${role}` },
     }),
     expect: canView(r)
@@ -205,7 +194,7 @@ function badInput(what: string, body: unknown, answer: Answer = refused(400, INV
     rule: "formations/hypothesis-rules",
     op: "createFormation",
     as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("main") }, json: body }),
+    request: onAud("main", { json: body }),
     expect: [answer],
   };
 }
@@ -228,7 +217,7 @@ const CREATES: Case[] = [
     rule: "formations/create-refusals",
     op: "createFormation",
     as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("empty") }, json: { hypothesis: hypothesis(2) } }),
+    request: onAud("empty", { json: { hypothesis: hypothesis(2) } }),
     expect: [refused(400, "Audience has no members to categorize")],
   },
   ...(["publisher", "outsider"] as const).map(
@@ -237,7 +226,7 @@ const CREATES: Case[] = [
       rule: "formations/create-refusals",
       op: "createFormation",
       as: role,
-      request: (w) => ({ params: { audienceId: w.aud("large") }, json: { hypothesis: hypothesis(2) } }),
+      request: onAud("large", { json: { hypothesis: hypothesis(2) } }),
       expect: [coded(400, "FORMATION_CAP")],
     }),
   ),
@@ -246,7 +235,7 @@ const CREATES: Case[] = [
     rule: "formations/hypothesis-rules",
     op: "createFormation",
     as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("main") }, json: { hypothesis: hypothesis(2, "two") } }),
+    request: onAud("main", { json: { hypothesis: hypothesis(2, "two") } }),
     expect: [
       ok(200, {
         "data.name": {
@@ -263,8 +252,7 @@ const CREATES: Case[] = [
     rule: "formations/hypothesis-rules",
     op: "createFormation",
     as: "owner",
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
+    request: onAud("main", {
       json: { hypothesis: hypothesis(15, "fifteen") },
     }),
     expect: [ok(200, { "data.status": STATUS })],
@@ -288,8 +276,7 @@ const CREATES: Case[] = [
     rule: "input/invalid-400",
     op: "createFormation",
     as: "owner",
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
+    request: onAud("main", {
       body: "{not json",
       headers: { "content-type": "application/json" },
     }),

@@ -7,7 +7,7 @@ import type { Credentials, Exchange } from "../lib/http/http.ts";
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
 import { fresh, hypothesis } from "../lib/running/helpers.ts";
-import { type CaseWorld, type Effect, is, type Later, type Made, ok } from "./case.ts";
+import { type CaseWorld, type Effect, is, type Later, type Made, ok, onAud } from "./case.ts";
 import { ownerOf } from "./cast.ts";
 
 /** An instruction every recalibration case sends: an adjustment, which keeps the Audience's size. */
@@ -40,7 +40,7 @@ export const noFormationMade: Effect = {
   what: "main's Formations, listed again",
   op: "listFormations",
   as: "owner",
-  request: (w) => ({ params: { audienceId: w.aud("main") }, query: { limit: 100, offset: 0 } }),
+  request: onAud("main", { query: { limit: 100, offset: 0 } }),
   expect: (w) => [ok(200, { "pagination.total": is(w.made.total) })],
 };
 

@@ -1,4 +1,4 @@
-import { type Case, type Field, is, ok, refused } from "./case.ts";
+import { type Case, type Field, is, ok, onAud, refused } from "./case.ts";
 import { copyOf, keepAudience, refusedStep } from "./given.ts";
 
 // ---- checkout, cascades, counts, removals ----
@@ -108,14 +108,14 @@ const OTHERS: Case[] = [
     as: "owner",
     changes: "private",
     given: (ctx, w, later) => keepAudience(ctx, w, "private", later),
-    request: (w) => ({ params: { audienceId: w.aud("private") }, json: { mindId: w.mind("ownLoose") } }),
+    request: onAud("private", (w) => ({ json: { mindId: w.mind("ownLoose") } })),
     expect: [ok(200, { "data.added": is(1) })],
     after: [
       {
         what: "its progress",
         op: "getAudienceProgress",
         as: "owner",
-        request: (w) => ({ params: { audienceId: w.aud("private") } }),
+        request: onAud("private"),
         expect: (w) => {
           const n = (w.made.members as string[]).length + 1;
           return [
@@ -127,14 +127,14 @@ const OTHERS: Case[] = [
         what: "its filter attributes",
         op: "getFilterAttributes",
         as: "owner",
-        request: (w) => ({ params: { audienceId: w.aud("private") } }),
+        request: onAud("private"),
         expect: (w) => [ok(200, { "data.totalMinds": is((w.made.members as string[]).length + 1) })],
       },
       {
         what: "its detail",
         op: "getAudience",
         as: "owner",
-        request: (w) => ({ params: { audienceId: w.aud("private") }, query: { members: "preview" } }),
+        request: onAud("private", { query: { members: "preview" } }),
         expect: (w) => [ok(200, { "data.mindCount": is((w.made.members as string[]).length + 1) })],
       },
     ],
@@ -158,7 +158,7 @@ const OTHERS: Case[] = [
         what: "the removed member reads main",
         op: "getAudience",
         as: "member",
-        request: (w) => ({ params: { audienceId: w.aud("main") }, query: { members: "preview" } }),
+        request: onAud("main", { query: { members: "preview" } }),
         expect: [refused(404, "Audience not found")],
       },
       {

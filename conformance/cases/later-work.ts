@@ -4,17 +4,8 @@
  * and queued behind research that runs; an eleventh pending edit.
  */
 import type { CheckContext } from "../lib/running/context.ts";
-import {
-  type Case,
-  type CaseWorld,
-  type Field,
-  is,
-  type Later,
-  type Made,
-  NOT_NULL,
-  ok,
-  PRESENT,
-} from "./case.ts";
+import type { Case, CaseWorld, Field, Later, Made } from "./case.ts";
+import { is, NOT_NULL, ok, onAud, PRESENT } from "./case.ts";
 import { copyOf, REBALANCE, refusedStep, settled } from "./given.ts";
 
 // ---- exports ----
@@ -58,8 +49,7 @@ const EXPORTS: Case[] = [
     op: "downloadExport",
     as: "owner",
     given: exportReady("validation_report"),
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
+    request: onAud("main", {
       query: { kind: "validation_report", format: "md" },
     }),
     expect: [
@@ -76,7 +66,7 @@ const EXPORTS: Case[] = [
     op: "downloadExport",
     as: "owner",
     given: exportReady("brief"),
-    request: (w) => ({ params: { audienceId: w.aud("main") }, query: { format: "md" } }),
+    request: onAud("main", { query: { format: "md" } }),
     expect: [{ status: 200, contentType: "text/markdown", fields: { "": nonEmpty } }],
   },
 ];

@@ -5,7 +5,8 @@
  */
 import type { CheckContext } from "../lib/running/context.ts";
 import { hypothesis } from "../lib/running/helpers.ts";
-import { type Case, type CaseWorld, type Field, is, type Later, type Made, ok, oneOf } from "./case.ts";
+import type { Case, CaseWorld, Field, Later, Made } from "./case.ts";
+import { is, ok, onAud, oneOf } from "./case.ts";
 import { formationBy, mainFormations, noFormationMade, refusedStep, settled } from "./given.ts";
 
 /** A Formation the owner made on main, its build finished (ready or failed). */
@@ -87,7 +88,7 @@ const FORMATIONS: Case[] = [
       const gone = await ctx.call({ op: "deleteFormation", params, as: ctx.as("owner") });
       return gone.status === 204 ? m : refusedStep(gone, 204, "the owner deleting its Formation");
     },
-    request: (w) => ({ params: { audienceId: w.aud("main") } }),
+    request: onAud("main"),
     expect: (w) => [ok(200, { data: lacksId(w.made.formationId as string) })],
   },
   {
@@ -97,8 +98,7 @@ const FORMATIONS: Case[] = [
     as: "owner",
     mutates: false,
     given: mainFormations,
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
+    request: onAud("main", {
       json: { priorHypothesis: hypothesis(2, "pv") },
       headers: { accept: "application/json" },
     }),

@@ -8,7 +8,8 @@
  * only), the owner not removable, someone who is no collaborator 404.
  */
 import type { Role } from "../lib/http/target.ts";
-import { type Answer, type Case, type CaseWorld, coded, is, NOBODY, ok, oneOf, refused } from "./case.ts";
+import type { Answer, Case, CaseWorld } from "./case.ts";
+import { coded, is, NOBODY, ok, onAud, oneOf, refused } from "./case.ts";
 import { EVERYONE } from "./cast.ts";
 import { keepAudience } from "./given.ts";
 
@@ -67,7 +68,7 @@ function add(
     as: role,
     changes: handle,
     given: (ctx, w, later) => keepAudience(ctx, w, handle, later),
-    request: (w) => ({ params: { audienceId: w.aud(handle) }, json: body(w) }),
+    request: onAud(handle, (w) => ({ json: body(w) })),
     expect,
     after: [membersNow(handle, added)],
   };

@@ -8,7 +8,7 @@
 import { streamProblems } from "../lib/description/answers.ts";
 import type { Role } from "../lib/http/target.ts";
 import { hypothesis } from "../lib/running/helpers.ts";
-import { type Answer, type Case, type Field, is, ok, refused } from "./case.ts";
+import { type Answer, type Case, type Field, is, ok, onAud, refused } from "./case.ts";
 import { EVERYONE } from "./cast.ts";
 import { sg, withSubgroups } from "./formations.ts";
 import { viewerRead } from "./viewers.ts";
@@ -86,7 +86,7 @@ function previewAs(
           : "preview/thresholds",
     op: "previewFormation",
     as: handle === "main" ? "owner" : "publisher",
-    request: (w) => ({ params: { audienceId: w.aud(handle) }, json: body, headers }),
+    request: onAud(handle, { json: body, headers }),
     expect,
   };
 }

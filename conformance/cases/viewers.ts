@@ -5,7 +5,7 @@
 import type { RuleId } from "../lib/description/rules.ts";
 import type { CallSpec } from "../lib/http/http.ts";
 import type { Role } from "../lib/http/target.ts";
-import { type Answer, type Case, type CaseWorld, refused } from "./case.ts";
+import { type Answer, type Case, type CaseWorld, onAud, refused } from "./case.ts";
 import { canView, relation } from "./cast.ts";
 
 export interface ViewerRead {
@@ -31,7 +31,7 @@ export function viewerRead(v: ViewerRead): Case {
     rule: sees ? v.rule : "access/hidden-as-404",
     op: v.op,
     as: v.role,
-    request: (w) => ({ params: { audienceId: w.aud(v.handle) }, ...v.more }),
+    request: onAud(v.handle, { ...v.more }),
     expect: (w) =>
       sees ? (typeof v.answer === "function" ? v.answer(w) : v.answer) : [v.hidden ?? refused(404)],
   };

@@ -9,19 +9,8 @@ import { limits } from "../lib/description/contract.ts";
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
 import { padded } from "../lib/running/helpers.ts";
-import {
-  type Answer,
-  type Case,
-  type CaseWorld,
-  coded,
-  is,
-  type Later,
-  NOBODY,
-  ok,
-  oneOf,
-  PRESENT,
-  refused,
-} from "./case.ts";
+import type { Answer, Case, CaseWorld, Later } from "./case.ts";
+import { coded, is, NOBODY, ok, onAud, oneOf, PRESENT, refused } from "./case.ts";
 import { canView, EVERYONE, isCollaborator, relation } from "./cast.ts";
 import { copyOf, REBALANCE, refusedStep } from "./given.ts";
 import { viewerRead } from "./viewers.ts";
@@ -85,7 +74,7 @@ function exportAs(
     rule,
     op: "exportAudience",
     as: role,
-    request: (w) => ({ params: { audienceId: w.aud(handle) }, json: body }),
+    request: onAud(handle, { json: body }),
     expect,
   };
 }
@@ -159,7 +148,7 @@ export const EXPORT_CASES: Case[] = [
     rule: "exports/kinds",
     op: "getExportStatus",
     as: "owner",
-    request: (w) => ({ params: { audienceId: w.aud("private") }, query: { kind: "validation_report" } }),
+    request: onAud("private", { query: { kind: "validation_report" } }),
     expect: [ok(200, { "data.status": is("unavailable") })],
   },
   ...EVERYONE.filter((r) => !canView(relation(r, "main"))).map(
@@ -168,7 +157,7 @@ export const EXPORT_CASES: Case[] = [
       rule: "access/hidden-as-404",
       op: "getExportStatus",
       as: r,
-      request: (w) => ({ params: { audienceId: w.aud("main") } }),
+      request: onAud("main"),
       expect: [refused(404)],
     }),
   ),
@@ -181,7 +170,7 @@ export const EXPORT_CASES: Case[] = [
       rule: "input/invalid-400",
       op: "getExportStatus",
       as: "owner",
-      request: (w) => ({ params: { audienceId: w.aud("main") }, query: query as Record<string, string> }),
+      request: onAud("main", { query: query as Record<string, string> }),
       expect: [refused(400)],
     }),
   ),
@@ -190,7 +179,7 @@ export const EXPORT_CASES: Case[] = [
     rule: "access/hidden-as-404",
     op: "downloadExport",
     as: "outsider",
-    request: (w) => ({ params: { audienceId: w.aud("main") } }),
+    request: onAud("main"),
     expect: [refused(404)],
   },
 ];
@@ -205,7 +194,7 @@ export const RECALIBRATION_CASES: Case[] = [
       op: "recalibrateAudience",
       as: r,
       changes: "main",
-      request: (w) => ({ params: { audienceId: w.aud("main") }, json: REBALANCE }),
+      request: onAud("main", { json: REBALANCE }),
       expect: [refused(404, NOT_FOUND)],
     }),
   ),
@@ -224,7 +213,7 @@ export const RECALIBRATION_CASES: Case[] = [
       op: "recalibrateAudience",
       as: "owner",
       changes: "main",
-      request: (w) => ({ params: { audienceId: w.aud("main") }, json }),
+      request: onAud("main", { json }),
       expect: [refused(400, words as string[])],
     }),
   ),
@@ -261,8 +250,7 @@ export const RECALIBRATION_CASES: Case[] = [
     op: "recalibrateAudience",
     as: "owner",
     changes: "atCap",
-    request: (w) => ({
-      params: { audienceId: w.aud("atCap") },
+    request: onAud("atCap", {
       json: { instruction: "Add 5 more remote engineering managers" },
     }),
     expect: (w) => {
@@ -288,8 +276,7 @@ export const RECALIBRATION_CASES: Case[] = [
     op: "recalibrateAudience",
     as: "owner",
     changes: "main",
-    request: (w) => ({
-      params: { audienceId: w.aud("main") },
+    request: onAud("main", {
       body: padded(JSON.stringify(REBALANCE), limits().recalibrateBody + 1),
       headers: { "content-type": "application/json" },
     }),

@@ -9,13 +9,8 @@ import type { RuleId } from "../lib/description/rules.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import type { Role } from "../lib/http/target.ts";
 import { breakOne, mutations, NOT_AN_OBJECT, NOT_JSON, validBody } from "../lib/properties/arbitraries.ts";
-import {
-  hasShape,
-  malformedArb,
-  type PathParams,
-  realParams,
-  unknownArb,
-} from "../lib/properties/resources.ts";
+import type { PathParams } from "../lib/properties/resources.ts";
+import { hasShape, malformedArb, realParams, unknownArb } from "../lib/properties/resources.ts";
 import { fingerprint } from "../lib/properties/state.ts";
 import { type CheckContext, type CheckDef, check } from "../lib/running/context.ts";
 import { wrongMethod } from "./methods.ts";

@@ -1,15 +1,6 @@
 /** The sentences of an Audience: read, update, delete, duplicate, follow, collaborators and members. */
-import {
-  by,
-  type Entry,
-  internal,
-  LABEL,
-  permits,
-  SERVER_FAILURE,
-  stated,
-  unshown,
-  WORDING,
-} from "./entry.ts";
+import type { Entry } from "./entry.ts";
+import { by, internal, LABEL, permits, SERVER_FAILURE, stated, unshown, WORDING } from "./entry.ts";
 
 const HIDDEN = "403 instead of 404 for an Audience the caller cannot view";
 const HIDDEN_WRITE = "403 instead of 404 for a write to an Audience the caller cannot view";

@@ -21,16 +21,8 @@ import { planLimit } from "../checks/members.ts";
 import { rateLimit } from "../checks/ratelimit.ts";
 import { httpLayer, requestSize } from "../checks/wire.ts";
 import { behind, bodyOf, casesOf, editWhen, type FaultCase, is, isV1, on, withBody } from "./fault-kit.ts";
-import {
-  callerOf,
-  editJson,
-  envelope,
-  type Fault,
-  keyOf,
-  pathOf,
-  withHeaders,
-  withStatus,
-} from "./harness.ts";
+import type { Fault } from "./harness.ts";
+import { callerOf, editJson, envelope, keyOf, pathOf, withHeaders, withStatus } from "./harness.ts";
 
 /** The outsider's 404 for the private Audience turned into a 403 that says it exists, for `methods`. */
 const deniedNotHidden =

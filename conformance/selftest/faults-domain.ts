@@ -14,17 +14,8 @@ import { membersRules } from "../checks/members.ts";
 import { progressRules } from "../checks/progress.ts";
 import { recalibrateReplay } from "../checks/recalibrate.ts";
 import { recalibrationStatus } from "../checks/recalibration.ts";
-import {
-  AUD,
-  bodyOf,
-  casesOf,
-  editWhen,
-  type FaultCase,
-  is,
-  on,
-  servedLongAgo,
-  withBody,
-} from "./fault-kit.ts";
+import type { FaultCase } from "./fault-kit.ts";
+import { AUD, bodyOf, casesOf, editWhen, is, on, servedLongAgo, withBody } from "./fault-kit.ts";
 import { answer, callerOf, editJson, envelope, keyOf, pathOf, withStatus } from "./harness.ts";
 
 export const DOMAIN_FAULTS: FaultCase[] = [

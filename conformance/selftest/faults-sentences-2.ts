@@ -21,18 +21,8 @@ import { researchStages } from "../checks/timelines.ts";
 import { requestSize } from "../checks/wire.ts";
 import { world } from "../checks/world.ts";
 import { schemaAt } from "../lib/description/contract.ts";
-import {
-  AUD,
-  asCaller,
-  behind,
-  bodyOf,
-  casesOf,
-  editWhen,
-  type FaultCase,
-  is,
-  on,
-  withBody,
-} from "./fault-kit.ts";
+import type { FaultCase } from "./fault-kit.ts";
+import { AUD, asCaller, behind, bodyOf, casesOf, editWhen, is, on, withBody } from "./fault-kit.ts";
 import { resentAs } from "./faults-sentences.ts";
 import { answer, callerOf, editJson, envelope, type Fault, pathOf } from "./harness.ts";
 

@@ -23,17 +23,8 @@ import { memberCapBoundary, previewSoftWarn } from "../checks/thresholds.ts";
 import { exportJob, researchStages } from "../checks/timelines.ts";
 import { world } from "../checks/world.ts";
 import type { CheckDef } from "../lib/running/context.ts";
-import {
-  asCaller,
-  bodyOf,
-  casesOf,
-  editWhen,
-  type FaultCase,
-  is,
-  on,
-  servedLongAgo,
-  withBody,
-} from "./fault-kit.ts";
+import type { FaultCase } from "./fault-kit.ts";
+import { asCaller, bodyOf, casesOf, editWhen, is, on, servedLongAgo, withBody } from "./fault-kit.ts";
 import { as, editFormation, keyPerBody, remember, servedAsOwner } from "./faults-world.ts";
 import { answer, callerOf, editJson, envelope, keyOf, pathOf, withHeaders } from "./harness.ts";
 

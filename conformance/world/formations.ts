@@ -5,14 +5,8 @@
  */
 import type { CheckContext } from "../lib/running/context.ts";
 import { hypothesis } from "../lib/running/helpers.ts";
-import {
-  canMutateFormation,
-  canSeeFormation,
-  canView,
-  type FormationRec,
-  isCollaborator,
-  type World,
-} from "./model.ts";
+import type { FormationRec, World } from "./model.ts";
+import { canMutateFormation, canSeeFormation, canView, isCollaborator } from "./model.ts";
 import type { Cast, Step } from "./steps.ts";
 
 type S<K extends Step["k"]> = Extract<Step, { k: K }>;

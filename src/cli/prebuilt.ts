@@ -9,13 +9,8 @@
 import { readFileSync } from "node:fs";
 import { DEFAULT_START } from "../core/world/scenario.ts";
 import { buildTemplate, keepTemplate, type Template, templateOf } from "../core/world/template.ts";
-import {
-  type TemplateData,
-  type TemplateLines,
-  templateData,
-  templateFromLines,
-  templateText,
-} from "../core/world/template-data.ts";
+import type { TemplateData, TemplateLines } from "../core/world/template-data.ts";
+import { templateData, templateFromLines, templateText } from "../core/world/template-data.ts";
 import { deferredMindMaker } from "../scenarios/builder.ts";
 import { findScenario } from "../scenarios/index.ts";
 

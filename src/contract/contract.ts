@@ -5,15 +5,8 @@
  * and the proxy are each handed one; nothing is read from a module that another may have swapped.
  * `ownContract` is the document this package was built from, made once.
  */
-import {
-  asOpenApiDocument,
-  deref,
-  type OpenApiDocument,
-  openapi,
-  type Pointers,
-  pointersInto,
-  resolvePointer,
-} from "./document.ts";
+import type { OpenApiDocument, Pointers } from "./document.ts";
+import { asOpenApiDocument, deref, openapi, pointersInto, resolvePointer } from "./document.ts";
 import { LIMITS, type Limits, readLimits } from "./limits.ts";
 import { type Operation, operations, operationsById, readOperations } from "./operations.ts";
 import { ownSizes, type RequestSizes, requestSizes } from "./request-size.ts";

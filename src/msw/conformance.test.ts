@@ -10,12 +10,8 @@ import { genericChecks } from "../../conformance/checks/generic.ts";
 import { statefulChecks } from "../../conformance/checks/stateful.ts";
 import { discover, type TargetInfo } from "../../conformance/lib/http/target.ts";
 import { formatViolations, type Violation } from "../../conformance/lib/reporting/report.ts";
-import {
-  type CheckDef,
-  type RunOptions,
-  runCheck,
-  skipReason,
-} from "../../conformance/lib/running/context.ts";
+import type { CheckDef, RunOptions } from "../../conformance/lib/running/context.ts";
+import { runCheck, skipReason } from "../../conformance/lib/running/context.ts";
 import { startServer } from "../node/server.ts";
 import { createSimulator } from "../simulator.ts";
 import { createHandlers } from "./index.ts";

@@ -22,13 +22,8 @@
  */
 import { type HttpResponse, http, type RequestHandler } from "msw";
 import type { ClockMode } from "../core/world/clock.ts";
-import {
-  createSimulator,
-  loadScenario,
-  type ScenarioDocument,
-  type Simulator,
-  type SimulatorOptions,
-} from "../simulator.ts";
+import type { ScenarioDocument, Simulator, SimulatorOptions } from "../simulator.ts";
+import { createSimulator, loadScenario } from "../simulator.ts";
 
 /** Path prefixes the API owns; requests to any other path pass through. */
 export const API_PATH_PREFIXES: readonly string[] = [

@@ -17,13 +17,8 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { MAX_REQUEST_HEAD_BYTES, MAX_REQUEST_TARGET_BYTES } from "../contract/request-size.ts";
 import { ApiError } from "../core/errors.ts";
-import {
-  Answer,
-  type HeaderReader,
-  LineStream,
-  type Outcome,
-  type SimRequest,
-} from "../core/request/exchange.ts";
+import type { HeaderReader, Outcome, SimRequest } from "../core/request/exchange.ts";
+import { Answer, LineStream } from "../core/request/exchange.ts";
 import { renderError } from "../core/request/render.ts";
 import { envelope, type InFlight, send, writeAnswer, writeEnvelope, writeLines } from "./respond.ts";
 

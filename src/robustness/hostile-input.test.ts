@@ -11,21 +11,10 @@ import { appendFileSync } from "node:fs";
 import fc from "fast-check";
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  describeRequest,
-  type HostileRequest,
-  hostileRequest,
-  type SandboxUnderTest,
-} from "../../testing/hostile.ts";
-import {
-  answerProblems,
-  collectGarbage,
-  type RawStep,
-  type RunningSim,
-  raw,
-  serve,
-  type WireAnswer,
-} from "../../testing/robustness.ts";
+import type { HostileRequest, SandboxUnderTest } from "../../testing/hostile.ts";
+import { describeRequest, hostileRequest } from "../../testing/hostile.ts";
+import type { RawStep, RunningSim, WireAnswer } from "../../testing/robustness.ts";
+import { answerProblems, collectGarbage, raw, serve } from "../../testing/robustness.ts";
 import { operations } from "../contract/operations.ts";
 import type { Snapshot } from "../core/persistence/snapshot.ts";
 import { stateDigest } from "../core/world/digest.ts";

@@ -11,12 +11,8 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { startCli as cli, listening, stopCli } from "../../testing/cli.ts";
-import {
-  parseSnapshot,
-  SNAPSHOT_VERSION,
-  type Snapshot,
-  SnapshotError,
-} from "../core/persistence/snapshot.ts";
+import type { Snapshot } from "../core/persistence/snapshot.ts";
+import { parseSnapshot, SNAPSHOT_VERSION, SnapshotError } from "../core/persistence/snapshot.ts";
 import { digest, stateDigest } from "../core/world/digest.ts";
 import type { Manifest } from "../core/world/manifest.ts";
 import { createRng } from "../generators/prng.ts";

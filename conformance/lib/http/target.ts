@@ -7,13 +7,8 @@
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import {
-  DEADLINES_SCHEMA,
-  DEFAULT_DEADLINES,
-  type Deadlines,
-  deadlinesOf,
-  type Machine,
-} from "../description/deadlines.ts";
+import type { Deadlines, Machine } from "../description/deadlines.ts";
+import { DEADLINES_SCHEMA, DEFAULT_DEADLINES, deadlinesOf } from "../description/deadlines.ts";
 import { type ConfigProblem, referenceProblems, schemaProblems } from "./config-problems.ts";
 
 // ajv-formats is CommonJS; its default export arrives wrapped under some loaders.

@@ -7,16 +7,8 @@ import fc from "fast-check";
 import { operations, responseViolations } from "../description/contract.ts";
 import { deadlineText, type Machine } from "../description/deadlines.ts";
 import { type AnyRuleId, RULES, type RuleId, ruleOperations, ruleSection } from "../description/rules.ts";
-import {
-  BudgetSpent,
-  type CallSpec,
-  type Credentials,
-  Exchange,
-  HttpClient,
-  type PaceMemory,
-  type Silence,
-  WindowSpent,
-} from "../http/http.ts";
+import type { CallSpec, Credentials, PaceMemory, Silence } from "../http/http.ts";
+import { BudgetSpent, Exchange, HttpClient, WindowSpent } from "../http/http.ts";
 import type { Role, TargetInfo } from "../http/target.ts";
 import { Coverage } from "../reporting/coverage.ts";
 import { type Violation, type ViolationInput, violation } from "../reporting/report.ts";

@@ -5,13 +5,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deleteSandbox, setSimRateLimit, type TargetInfo } from "../http/target.ts";
-import {
-  type CoverageFragment,
-  type CoverageReport,
-  formatCoverage,
-  mergeCoverage,
-  type SentenceIndex,
-} from "../reporting/coverage.ts";
+import type { CoverageFragment, CoverageReport, SentenceIndex } from "../reporting/coverage.ts";
+import { formatCoverage, mergeCoverage } from "../reporting/coverage.ts";
 import { reportsDir } from "../reporting/paths.ts";
 import { dedupe, type Violation } from "../reporting/report.ts";
 

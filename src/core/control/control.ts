@@ -12,12 +12,8 @@ import { json, renderError } from "../request/render.ts";
 import { parseJson, readCapped } from "../request/request-body.ts";
 import type { SimConfig } from "../services.ts";
 import type { Manifest } from "../world/manifest.ts";
-import {
-  type Scenario,
-  type ScenarioChoice,
-  ScenarioError,
-  UnknownScenarioError,
-} from "../world/scenario.ts";
+import type { Scenario, ScenarioChoice } from "../world/scenario.ts";
+import { ScenarioError, UnknownScenarioError } from "../world/scenario.ts";
 import { DASHBOARD_HTML } from "./dashboard/page.ts";
 import { type Journal, type JournalFilter, userIdFor } from "./journal.ts";
 import type { WorldView } from "./world-view.ts";

@@ -12,13 +12,8 @@ import type { Services } from "../services.ts";
 import type { Caller } from "./auth.ts";
 import type { HeaderReader, SimRequest } from "./exchange.ts";
 import { checkParameters } from "./params.ts";
-import {
-  type BodyResult,
-  DEFAULT_MAX_BODY_BYTES,
-  isJsonType,
-  parseJson,
-  readCapped,
-} from "./request-body.ts";
+import type { BodyResult } from "./request-body.ts";
+import { DEFAULT_MAX_BODY_BYTES, isJsonType, parseJson, readCapped } from "./request-body.ts";
 
 /** A request as routed to its operation, and its caller: what the `authorize` stage and a replay both have. */
 export interface Routed {

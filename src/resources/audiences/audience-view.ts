@@ -9,13 +9,8 @@
 
 import { type Decoded, EncodedJson, encodedBy, KeptByRecords } from "../../core/request/encoded-json.ts";
 import type { AudienceRecord, MindRecord, State } from "../../core/world/state.ts";
-import {
-  type BaselineDistribution,
-  baselineDistributions,
-  type Chart,
-  type FilterAttributes,
-  isUploadedFileUrl,
-} from "../../generators/index.ts";
+import type { BaselineDistribution, Chart, FilterAttributes } from "../../generators/index.ts";
+import { baselineDistributions, isUploadedFileUrl } from "../../generators/index.ts";
 import { type AudienceRole, COLLABORATOR_ROLES } from "../access.ts";
 import { iso } from "../time.ts";
 

@@ -18,13 +18,8 @@ import { escapeHtml } from "../../core/control/html.ts";
 import { Answer, type SimRequest } from "../../core/request/exchange.ts";
 import type { ResourceModule } from "../../core/resource.ts";
 import type { Services } from "../../core/services.ts";
-import {
-  abandonByBuyer,
-  type BuyerOutcome,
-  CHECKOUT_PAGE_PREFIX,
-  completeByBuyer,
-  sessionForBuyer,
-} from "./checkout.ts";
+import type { BuyerOutcome } from "./checkout.ts";
+import { abandonByBuyer, CHECKOUT_PAGE_PREFIX, completeByBuyer, sessionForBuyer } from "./checkout.ts";
 import type { CheckoutSessionRecord } from "./records.ts";
 
 export type CheckoutPageServices = Pick<Services, "state" | "clock" | "pageBase">;

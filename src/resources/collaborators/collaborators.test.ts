@@ -1,11 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import {
-  expectAudienceIdErrors,
-  expectError,
-  type Harness,
-  harness,
-  VIEWS,
-} from "../../../testing/harness.ts";
+import type { Harness } from "../../../testing/harness.ts";
+import { expectAudienceIdErrors, expectError, harness, VIEWS } from "../../../testing/harness.ts";
 import { MANAGER_ONLY_MESSAGE } from "./collaborators.ts";
 
 let h: Harness;

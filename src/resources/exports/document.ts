@@ -4,12 +4,8 @@
  */
 
 import type { AudienceRecord } from "../../core/world/state.ts";
-import {
-  type FilterAttributeKey,
-  type FilterAttributes,
-  isUploadedFileUrl,
-  type StandardDimension,
-} from "../../generators/index.ts";
+import type { FilterAttributeKey, FilterAttributes, StandardDimension } from "../../generators/index.ts";
+import { isUploadedFileUrl } from "../../generators/index.ts";
 
 export type ExportKind = "brief" | "validation_report";
 export type ExportFormat = "pdf" | "md" | "docx" | "pptx" | "xlsx";

@@ -14,13 +14,8 @@
  * description redacts those for public viewers); files are listed by name only.
  */
 import { briefDocument } from "./brief.ts";
-import {
-  type DocumentInput,
-  type ExportDocument,
-  type ExportFormat,
-  type ExportKind,
-  hash32,
-} from "./document.ts";
+import type { DocumentInput, ExportDocument, ExportFormat, ExportKind } from "./document.ts";
+import { hash32 } from "./document.ts";
 import { renderDocx } from "./render/docx.ts";
 import { renderMarkdown } from "./render/markdown.ts";
 import { renderPdf } from "./render/pdf.ts";

@@ -22,15 +22,8 @@ import { isCollaborator, viewable } from "../access.ts";
 import { membersOf } from "../audiences/audience-view.ts";
 import { iso } from "../time.ts";
 import { exportsView } from "./dashboard.ts";
-import {
-  CONTENT_TYPES,
-  canonicalFormat,
-  type DocumentInput,
-  type ExportFormat,
-  type ExportKind,
-  exportFileName,
-  FORMATS_BY_KIND,
-} from "./document.ts";
+import type { DocumentInput, ExportFormat, ExportKind } from "./document.ts";
+import { CONTENT_TYPES, canonicalFormat, exportFileName, FORMATS_BY_KIND } from "./document.ts";
 import { buildExportDocument, documentFingerprint, renderDocument } from "./documents.ts";
 import type { ExportRecord } from "./records.ts";
 import { hasScoredValidation } from "./sections.ts";

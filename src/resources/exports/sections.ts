@@ -5,15 +5,8 @@
 
 import type { AudienceRecord, ValidationRecord } from "../../core/world/state.ts";
 import type { Chart, SourceBundle } from "../../generators/index.ts";
-import {
-  type Block,
-  columns,
-  type Fact,
-  fact,
-  formatBytes,
-  sourceAddress,
-  type TableBlock,
-} from "./document.ts";
+import type { Block, Fact, TableBlock } from "./document.ts";
+import { columns, fact, formatBytes, sourceAddress } from "./document.ts";
 
 export function scoredValidations(audience: AudienceRecord): ValidationRecord[] {
   return audience.validations

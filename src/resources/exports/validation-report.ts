@@ -4,12 +4,8 @@
  */
 
 import type { ValidationRecord } from "../../core/world/state.ts";
-import {
-  baselineDistributions,
-  FILTER_ATTRIBUTE_KEYS,
-  type FilterAttributeKey,
-  type FilterAttributes,
-} from "../../generators/index.ts";
+import type { FilterAttributeKey, FilterAttributes } from "../../generators/index.ts";
+import { baselineDistributions, FILTER_ATTRIBUTE_KEYS } from "../../generators/index.ts";
 import type { Block, Cell, DocumentInput, ExportDocument, Section } from "./document.ts";
 import {
   ATTRIBUTE_LABELS,

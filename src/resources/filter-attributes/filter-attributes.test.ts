@@ -1,17 +1,9 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  expectAudienceIdErrors,
-  expectError,
-  type Harness,
-  harness,
-  VIEWS,
-} from "../../../testing/harness.ts";
-import {
-  FILTER_ATTRIBUTE_KEYS,
-  type FilterAttributeKey,
-  type FilterAttributes,
-} from "../../generators/index.ts";
+import type { Harness } from "../../../testing/harness.ts";
+import { expectAudienceIdErrors, expectError, harness, VIEWS } from "../../../testing/harness.ts";
+import type { FilterAttributeKey, FilterAttributes } from "../../generators/index.ts";
+import { FILTER_ATTRIBUTE_KEYS } from "../../generators/index.ts";
 import {
   buildFilterIndex,
   type FilterAttributesView,

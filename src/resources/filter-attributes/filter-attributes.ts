@@ -19,11 +19,8 @@ import { validatorFor } from "../../contract/validate.ts";
 import { type ApiError, badRequest } from "../../core/errors.ts";
 import type { ResourceModule } from "../../core/resource.ts";
 import type { MindRecord, State } from "../../core/world/state.ts";
-import {
-  FILTER_ATTRIBUTE_KEYS,
-  type FilterAttributeKey,
-  type FilterAttributes,
-} from "../../generators/index.ts";
+import type { FilterAttributeKey, FilterAttributes } from "../../generators/index.ts";
+import { FILTER_ATTRIBUTE_KEYS } from "../../generators/index.ts";
 import { viewable } from "../access.ts";
 
 const SELECTION_SCHEMA = "#/components/schemas/FilterSelection";

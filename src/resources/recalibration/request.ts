@@ -6,15 +6,8 @@
 import { type ApiError, badRequest } from "../../core/errors.ts";
 import type { ChartDatum, SourceLink } from "../../generators/index.ts";
 import { normalise } from "./grounding.ts";
-import {
-  MAX_DISTRIBUTIONS,
-  MAX_LABELS,
-  MAX_TOPIC_LENGTH,
-  MAX_TOPICS,
-  MESSAGES,
-  type SelectionEntry,
-  type SourcesInput,
-} from "./records.ts";
+import type { SelectionEntry, SourcesInput } from "./records.ts";
+import { MAX_DISTRIBUTIONS, MAX_LABELS, MAX_TOPIC_LENGTH, MAX_TOPICS, MESSAGES } from "./records.ts";
 
 export interface ParsedRequest {
   instruction: string | null;

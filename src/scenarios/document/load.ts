@@ -9,14 +9,8 @@
 
 import { unescapeSegment } from "../../contract/pointer.ts";
 import type { ScenarioDocument } from "../../contract/scenario-document.gen.ts";
-import {
-  type BuiltScenario,
-  DEFAULT_START,
-  type Scenario,
-  ScenarioError,
-  type ScenarioProblem,
-  type SetupStep,
-} from "../../core/world/scenario.ts";
+import type { BuiltScenario, Scenario, ScenarioProblem, SetupStep } from "../../core/world/scenario.ts";
+import { DEFAULT_START, ScenarioError } from "../../core/world/scenario.ts";
 import { emptyState } from "../../core/world/state.ts";
 import { createRng } from "../../generators/prng.ts";
 import { type CodeScenario, ScenarioBuilder } from "../builder.ts";

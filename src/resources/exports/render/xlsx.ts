@@ -2,15 +2,8 @@
  * XLSX as a minimal SpreadsheetML package: a sheet per section, numbers stored as numbers with a format,
  * strings shared, a handful of cell styles.
  */
-import {
-  type Cell,
-  type CellFormat,
-  type ExportDocument,
-  formatCell,
-  formatTime,
-  GENERATOR,
-  isNumeric,
-} from "../document.ts";
+import type { Cell, CellFormat, ExportDocument } from "../document.ts";
+import { formatCell, formatTime, GENERATOR, isNumeric } from "../document.ts";
 import { esc, type Part, packOoxml, R_NAMESPACE, RELATIONSHIP, XML_HEAD } from "./ooxml.ts";
 
 const MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
