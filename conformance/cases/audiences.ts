@@ -8,7 +8,7 @@
  */
 import type { Role } from "../lib/http/target.ts";
 import type { Answer, Case, CaseWorld } from "./case.ts";
-import { ABSENT, coded, is, NOBODY, ok, onAud, PRESENT, refused } from "./case.ts";
+import { ABSENT, coded, is, malformedAudienceId, NOBODY, ok, onAud, PRESENT, refused } from "./case.ts";
 import { canView, EVERYONE, isCollaborator, memberRole, ownerOf, relation } from "./cast.ts";
 import { keepAudience, refusedStep } from "./given.ts";
 
@@ -84,14 +84,7 @@ const READS: Case[] = [
     request: () => ({ params: { audienceId: NOBODY } }),
     expect: [refused(404, NOT_FOUND)],
   },
-  {
-    id: "getAudience owner: a malformed ID",
-    rule: "ids/messages",
-    op: "getAudience",
-    as: "owner",
-    request: () => ({ params: { audienceId: "not-a-uuid" } }),
-    expect: [refused(400, "Invalid audience ID format")],
-  },
+  malformedAudienceId("getAudience", "ids/messages", "a malformed ID"),
   {
     id: "getAudience studyViewer on main: uploaded-file URLs redacted",
     rule: "audience/file-redaction",

@@ -133,6 +133,21 @@ export const ok = (status: number, fields?: Answer["fields"]): Answer =>
 export const refused = (status: number, message?: string | readonly string[]): Answer =>
   message === undefined ? { status } : { status, message };
 
+/** `op` as the owner with an Audience ID that is no UUID: 400 `Invalid audience ID format`. */
+export const malformedAudienceId = (
+  op: string,
+  rule: RuleId,
+  what = "a malformed Audience ID",
+  params: Record<string, string> = {},
+): Case => ({
+  id: `${op} owner: ${what}`,
+  rule,
+  op,
+  as: "owner",
+  request: () => ({ params: { audienceId: "not-a-uuid", ...params } }),
+  expect: [refused(400, "Invalid audience ID format")],
+});
+
 /** A refusal by `data.code`. */
 export const coded = (status: number, code: NamedErrorCode, fields?: Answer["fields"]): Answer =>
   fields ? { status, code, fields } : { status, code };

@@ -4,7 +4,18 @@
  * pending invitee and someone who is no collaborator 404, malformed IDs.
  */
 import type { Role } from "../lib/http/target.ts";
-import { type Answer, type Case, type CaseWorld, coded, is, NOBODY, ok, onAud, refused } from "./case.ts";
+import {
+  type Answer,
+  type Case,
+  type CaseWorld,
+  coded,
+  is,
+  malformedAudienceId,
+  NOBODY,
+  ok,
+  onAud,
+  refused,
+} from "./case.ts";
 import { canView, EVERYONE, isManager, relation } from "./cast.ts";
 
 const MANAGERS_ONLY = "COLLABORATORS_MANAGER_ONLY";
@@ -108,14 +119,7 @@ export const COLLABORATOR_CASES: Case[] = [
       (rel) => hiddenOr(rel, []),
     ),
   ),
-  {
-    id: "listCollaborators owner: a malformed Audience ID",
-    rule: "ids/malformed-400",
-    op: "listCollaborators",
-    as: "owner",
-    request: () => ({ params: { audienceId: "not-a-uuid" } }),
-    expect: [refused(400, "Invalid audience ID format")],
-  },
+  malformedAudienceId("listCollaborators", "ids/malformed-400"),
   {
     id: "removeCollaborator owner on main: a malformed user ID",
     rule: "ids/malformed-400",

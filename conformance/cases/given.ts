@@ -58,14 +58,11 @@ export async function ownKey(ctx: CheckContext, role: Role, later: Later): Promi
   return { made: { keyId, key: ex.body?.key, role } };
 }
 
+/** What a precondition makes as `role` on the Audience `handle`, undone by `later`. */
+type MadeOn = (ctx: CheckContext, w: CaseWorld, handle: string, role: Role, later: Later) => Promise<Made>;
+
 /** `role`'s private copy of the Audience `handle`, deleted after the case. */
-export async function copyOf(
-  ctx: CheckContext,
-  w: CaseWorld,
-  handle: string,
-  role: Role,
-  later: Later,
-): Promise<Made> {
+export const copyOf: MadeOn = async (ctx, w, handle, role, later) => {
   const ex = await ctx.call({
     op: "duplicateAudience",
     params: { audienceId: w.aud(handle) },
@@ -76,16 +73,10 @@ export async function copyOf(
   const copy = ex.body?.data?.id as string;
   later(() => ctx.call({ op: "deleteAudience", params: { audienceId: copy }, as: ctx.as(role) }));
   return { made: { copy, copyName: ex.body?.data?.name, role } };
-}
+};
 
 /** A Formation `role` makes on `handle` (shared for a collaborator, private otherwise), deleted after. */
-export async function formationBy(
-  ctx: CheckContext,
-  w: CaseWorld,
-  handle: string,
-  role: Role,
-  later: Later,
-): Promise<Made> {
+export const formationBy: MadeOn = async (ctx, w, handle, role, later) => {
   const audienceId = w.aud(handle);
   const ex = await ctx.call({
     op: "createFormation",
@@ -102,7 +93,7 @@ export async function formationBy(
       await ctx.call({ op: "deleteFormation", params, as: ctx.as("owner") });
   });
   return { made: { formationId, audienceId, creator: role } };
-}
+};
 
 /** The owner's view of each Audience as a check last knew it: read once, read again only after a change. */
 const views = new WeakMap<CheckContext, Map<string, Record<string, unknown>>>();

@@ -10,7 +10,7 @@ import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
 import { padded } from "../lib/running/helpers.ts";
 import type { Answer, Case, CaseWorld, Later } from "./case.ts";
-import { coded, is, NOBODY, ok, onAud, oneOf, PRESENT, refused } from "./case.ts";
+import { coded, is, malformedAudienceId, NOBODY, ok, onAud, oneOf, PRESENT, refused } from "./case.ts";
 import { canView, EVERYONE, isCollaborator, relation } from "./cast.ts";
 import { copyOf, REBALANCE, refusedStep } from "./given.ts";
 import { viewerRead } from "./viewers.ts";
@@ -262,14 +262,7 @@ export const RECALIBRATION_CASES: Case[] = [
       return [plan === "premium" ? { ...answer, message: "Individual plan limit reached" } : answer];
     },
   },
-  {
-    id: "getRecalibrationOperation owner: a malformed Audience ID",
-    rule: "ids/malformed-400",
-    op: "getRecalibrationOperation",
-    as: "owner",
-    request: () => ({ params: { audienceId: "not-a-uuid", operationId: NOBODY } }),
-    expect: [refused(400, "Invalid audience ID format")],
-  },
+  malformedAudienceId("getRecalibrationOperation", "ids/malformed-400", undefined, { operationId: NOBODY }),
   {
     id: "recalibrateAudience owner on main: a body one byte past 32 MiB is 413",
     rule: "input/body-size-413",

@@ -1,12 +1,22 @@
 /** The sentences of an Audience: read, update, delete, duplicate, follow, collaborators and members. */
 import type { Entry } from "./entry.ts";
-import { by, internal, LABEL, permits, SERVER_FAILURE, stated, unshown, WORDING } from "./entry.ts";
+import {
+  by,
+  HIDDEN,
+  internal,
+  LABEL,
+  labels,
+  MESSAGES,
+  permits,
+  SERVER_FAILURE,
+  stated,
+  UNKNOWN,
+  unshown,
+  WORDING,
+} from "./entry.ts";
 
-const HIDDEN = "403 instead of 404 for an Audience the caller cannot view";
 const HIDDEN_WRITE = "403 instead of 404 for a write to an Audience the caller cannot view";
-const UNKNOWN = "unknown ID on a read answered 200 instead of 404";
 const MALFORMED = "malformed audience ID answered 404 instead of 400";
-const MESSAGES = "a malformed path ID answered with another message than x-error-messages names";
 const SHARING = "sharing fields shown to public viewers";
 const REDACTION = "uploaded-file URLs not redacted for Study viewers";
 const TEAM_OWNER = "a direct member may change team sharing";
@@ -16,19 +26,17 @@ const NOT_OWNER_ADDS = "an Audience admin may add members";
 const MIND_NOT_USABLE = "a Mind the caller may not use is added";
 
 /** The operations' names. */
-const SUMMARIES: Record<string, Entry> = Object.fromEntries(
-  [
-    "Read an Audience",
-    "Update an Audience",
-    "Delete an Audience",
-    "Duplicate an Audience",
-    "Follow a public Audience",
-    "Unfollow an Audience",
-    "List collaborators",
-    "Remove a collaborator",
-    "Add Minds to an Audience",
-    "Remove a Mind from an Audience",
-  ].map((s) => [s, LABEL]),
+const SUMMARIES: Record<string, Entry> = labels(
+  "Read an Audience",
+  "Update an Audience",
+  "Delete an Audience",
+  "Duplicate an Audience",
+  "Follow a public Audience",
+  "Unfollow an Audience",
+  "List collaborators",
+  "Remove a collaborator",
+  "Add Minds to an Audience",
+  "Remove a Mind from an Audience",
 );
 
 const READ: Record<string, Entry> = {

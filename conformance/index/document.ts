@@ -2,9 +2,8 @@
  * The sentences of the document as a whole: its info, servers, tags and `x-` extensions, and the shared
  * components (security, headers, parameters, responses, the error envelope and the plan-limit error).
  */
-import { by, DOCUMENT, type Entry, LABEL, permits } from "./entry.ts";
+import { by, DOCUMENT, type Entry, LABEL, labels, MESSAGES, permits } from "./entry.ts";
 
-const MESSAGES = "a malformed path ID answered with another message than x-error-messages names";
 const MALFORMED = "malformed ID on a write answered 404 instead of 400";
 const ENVELOPE = "envelope statusCode differs from the HTTP status";
 const PLAN = ["members/plan-cap", "duplicate/plan-limit"] as const;
@@ -88,22 +87,20 @@ const EXTENSIONS: Record<string, Entry> = {
   ),
 };
 
-const SERVERS_AND_TAGS: Record<string, Entry> = Object.fromEntries(
-  [
-    "Main host: versioned API under /api/v1",
-    "API host: the same interface under /v1",
-    "Identity and API-key management.",
-    "Reading, updating, deleting, duplicating and following Audiences.",
-    "People who accepted an invitation to an Audience.",
-    "Adding Minds to and removing them from an Audience.",
-    "Faceted filtering of an Audience's members.",
-    "Persisted segmentations of an Audience's members, and streamed previews.",
-    "Member training, readiness, research and coverage of an Audience.",
-    "Refreshing an Audience's grounding and re-allocating its members.",
-    "Audience briefs and validation reports as files.",
-    "Hosted checkout (Agentic Commerce Protocol) under /api/acp.",
-    "The machine-readable description of this interface.",
-  ].map((s) => [s, LABEL]),
+const SERVERS_AND_TAGS: Record<string, Entry> = labels(
+  "Main host: versioned API under /api/v1",
+  "API host: the same interface under /v1",
+  "Identity and API-key management.",
+  "Reading, updating, deleting, duplicating and following Audiences.",
+  "People who accepted an invitation to an Audience.",
+  "Adding Minds to and removing them from an Audience.",
+  "Faceted filtering of an Audience's members.",
+  "Persisted segmentations of an Audience's members, and streamed previews.",
+  "Member training, readiness, research and coverage of an Audience.",
+  "Refreshing an Audience's grounding and re-allocating its members.",
+  "Audience briefs and validation reports as files.",
+  "Hosted checkout (Agentic Commerce Protocol) under /api/acp.",
+  "The machine-readable description of this interface.",
 );
 
 const COMPONENTS: Record<string, Entry> = {

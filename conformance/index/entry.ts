@@ -40,6 +40,10 @@ export interface Judged {
 export type Entry = Judged | Reason;
 
 export const LABEL: Reason = { code: "label" };
+
+/** Sentences that only name something (an operation, a tag): each a `LABEL`. */
+export const labels = (...sentences: string[]): Record<string, Entry> =>
+  Object.fromEntries(sentences.map((s) => [s, LABEL]));
 export const WORDING: Reason = { code: "wording" };
 export const DOCUMENT: Reason = { code: "document" };
 
@@ -66,3 +70,8 @@ export const unreachable = (why: string): Reason => ({ code: "unreachable", why 
 export const SERVER_FAILURE = failure(
   "a 5xx is the server's own failure; no request may cause it, so the kit reports every 5xx",
 );
+
+// Hand-written faults that break sentences of more than one part of the contract.
+export const HIDDEN = "403 instead of 404 for an Audience the caller cannot view";
+export const UNKNOWN = "unknown ID on a read answered 200 instead of 404";
+export const MESSAGES = "a malformed path ID answered with another message than x-error-messages names";

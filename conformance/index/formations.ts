@@ -2,19 +2,20 @@
 import {
   by,
   type Entry,
+  HIDDEN,
   internal,
   LABEL,
+  labels,
+  MESSAGES,
   permits,
   SERVER_FAILURE,
   stated,
+  UNKNOWN,
   unreachable,
   unshown,
   WORDING,
 } from "./entry.ts";
 
-const UNKNOWN = "unknown ID on a read answered 200 instead of 404";
-const HIDDEN = "403 instead of 404 for an Audience the caller cannot view";
-const MESSAGES = "a malformed path ID answered with another message than x-error-messages names";
 const NULL_IGNORED = "a null filter value is ignored (selects every Mind)";
 const OTHER_FACETS = "a selected attribute's facet counts the whole selection, not every other attribute's";
 const TRUNCATED = "filter attributes of an Audience over the Minds read per request not marked truncated";
@@ -24,16 +25,14 @@ const STREAM_ORDER = "NDJSON events out of order (status before meta)";
 const SUBGROUP_IDS = "two subgroups with the same id accepted";
 
 /** The operations' names. */
-const SUMMARIES: Record<string, Entry> = Object.fromEntries(
-  [
-    "Filter an Audience's members by attributes",
-    "List Formations",
-    "Create a Formation",
-    "Propose a Formation hypothesis",
-    "Read a Formation",
-    "Delete a Formation",
-    "Recompute a Formation",
-  ].map((s) => [s, LABEL]),
+const SUMMARIES: Record<string, Entry> = labels(
+  "Filter an Audience's members by attributes",
+  "List Formations",
+  "Create a Formation",
+  "Propose a Formation hypothesis",
+  "Read a Formation",
+  "Delete a Formation",
+  "Recompute a Formation",
 );
 
 const FILTERS: Record<string, Entry> = {
