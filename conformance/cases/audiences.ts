@@ -8,9 +8,19 @@
  */
 import type { Role } from "../lib/http/target.ts";
 import type { Answer, Case, CaseWorld } from "./case.ts";
-import { ABSENT, coded, is, malformedAudienceId, NOBODY, ok, onAud, PRESENT, refused } from "./case.ts";
+import {
+  ABSENT,
+  coded,
+  is,
+  malformedAudienceId,
+  ok,
+  onAud,
+  PRESENT,
+  refused,
+  unknownAudienceId,
+} from "./case.ts";
 import { canView, EVERYONE, isCollaborator, memberRole, ownerOf, relation } from "./cast.ts";
-import { keepAudience, refusedStep } from "./given.ts";
+import { keepAudience, keptWrite, refusedStep } from "./given.ts";
 
 const NOT_FOUND = "Audience not found";
 const SHARING = ["isSharedWithTeam", "isLinkSharingEnabled", "publicShareId"] as const;
@@ -76,14 +86,7 @@ const READS: Case[] = [
     request: onAud("main", { query: { members: "full" } }),
     expect: [refused(400)],
   },
-  {
-    id: "getAudience owner: an ID that names nothing",
-    rule: "ids/unknown-404",
-    op: "getAudience",
-    as: "owner",
-    request: () => ({ params: { audienceId: NOBODY } }),
-    expect: [refused(404, NOT_FOUND)],
-  },
+  unknownAudienceId("getAudience", "owner", "ids/unknown-404", [refused(404, NOT_FOUND)]),
   malformedAudienceId("getAudience", "ids/messages", "a malformed ID"),
   {
     id: "getAudience studyViewer on main: uploaded-file URLs redacted",
@@ -167,13 +170,7 @@ function put(
   expect: (w: CaseWorld) => Answer[],
 ): Case {
   return {
-    id: `updateAudience ${role} on ${handle}: ${what}`,
-    rule,
-    op: "updateAudience",
-    as: role,
-    changes: handle,
-    given: (ctx, w, later) => keepAudience(ctx, w, handle, later),
-    request: onAud(handle, (w) => ({ json: json(w) })),
+    ...keptWrite("updateAudience", role, handle, what, rule, json),
     expect,
     after: [
       {
@@ -275,37 +272,23 @@ const PUTS: Case[] = [
     (w) => ({ name: w.made.name, isLinkSharingEnabled: true }),
     () => [ok(200, { "data.isLinkSharingEnabled": is(false) })],
   ),
-  put(
-    "owner",
-    "main",
-    "no name",
-    "audience/update-rules",
-    () => ({ isPublic: false }),
-    () => [refused(400, NAME_REQUIRED)],
-  ),
-  put(
-    "owner",
-    "main",
-    "a blank name",
-    "audience/update-rules",
-    () => ({ name: "   " }),
-    () => [refused(400, NAME_REQUIRED)],
-  ),
-  put(
-    "owner",
-    "main",
-    "an empty name",
-    "audience/update-rules",
-    () => ({ name: "" }),
-    () => [refused(400, NAME_REQUIRED)],
-  ),
-  put(
-    "owner",
-    "main",
-    "a name that is not a string",
-    "audience/update-rules",
-    () => ({ name: 7 }),
-    () => [refused(400)],
+  // Names the owner may not give main: each a 400, with the words the description states where it states them.
+  ...(
+    [
+      ["no name", { isPublic: false }, NAME_REQUIRED],
+      ["a blank name", { name: "   " }, NAME_REQUIRED],
+      ["an empty name", { name: "" }, NAME_REQUIRED],
+      ["a name that is not a string", { name: 7 }, undefined],
+    ] as const
+  ).map(([what, json, message]) =>
+    put(
+      "owner",
+      "main",
+      what,
+      "audience/update-rules",
+      () => json,
+      () => [refused(400, message)],
+    ),
   ),
   put(
     "owner",
@@ -315,14 +298,14 @@ const PUTS: Case[] = [
     (w) => ({ name: `  ${w.made.name}  ` }),
     (w) => [ok(200, { "data.name": is(w.made.name) })],
   ),
-  {
-    id: "updateAudience owner: an ID that names nothing",
-    rule: "ids/unknown-404",
-    op: "updateAudience",
-    as: "owner",
-    request: () => ({ params: { audienceId: NOBODY }, json: { name: "Nobody's" } }),
-    expect: [refused(404)],
-  },
+  unknownAudienceId(
+    "updateAudience",
+    "owner",
+    "ids/unknown-404",
+    [refused(404)],
+    "an ID that names nothing",
+    { json: { name: "Nobody's" } },
+  ),
 ];
 
 export const AUDIENCE_CASES: Case[] = [...READS, ...PUTS];

@@ -133,6 +133,31 @@ export const ok = (status: number, fields?: Answer["fields"]): Answer =>
 export const refused = (status: number, message?: string | readonly string[]): Answer =>
   message === undefined ? { status } : { status, message };
 
+/**
+ * A request whose path parameter `param` is what the case's precondition made as `made` (a copy, a key),
+ * sending `rest` as well.
+ */
+export const onMade =
+  (param: string, made: string = param, rest: Rest = {}) =>
+  (w: CaseWorld): Omit<CallSpec, "op" | "as"> => ({ params: { [param]: w.made[made] as string }, ...rest });
+
+/** `op` as `as` with an Audience ID of the right form that names nothing, sending `rest` as well. */
+export const unknownAudienceId = (
+  op: string,
+  as: Role,
+  rule: RuleId,
+  expect: Answer[],
+  what = "an ID that names nothing",
+  rest: Rest = {},
+): Case => ({
+  id: `${op} ${as}: ${what}`,
+  rule,
+  op,
+  as,
+  request: () => ({ params: { audienceId: NOBODY }, ...rest }),
+  expect,
+});
+
 /** `op` as the owner with an Audience ID that is no UUID: 400 `Invalid audience ID format`. */
 export const malformedAudienceId = (
   op: string,

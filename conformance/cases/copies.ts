@@ -6,7 +6,7 @@
  */
 import type { Role } from "../lib/http/target.ts";
 import type { Answer, Case, CaseWorld, Later } from "./case.ts";
-import { is, NOBODY, ok, onAud, PRESENT, refused } from "./case.ts";
+import { is, ok, onAud, onMade, PRESENT, refused, unknownAudienceId } from "./case.ts";
 import { canView, EVERYONE, isCollaborator, ownerOf, relation } from "./cast.ts";
 import { copyOf, keepAudience, refusedStep } from "./given.ts";
 
@@ -44,21 +44,21 @@ const DELETES: Case[] = [
     op: "deleteAudience",
     as: "teammate",
     given: (ctx, w, later) => copyOf(ctx, w, "main", "teammate", later),
-    request: (w) => ({ params: { audienceId: w.made.copy as string } }),
+    request: onMade("audienceId", "copy"),
     expect: [ok(204, { "": is(undefined) })],
     after: [
       {
         what: "reading the deleted copy",
         op: "getAudience",
         as: "teammate",
-        request: (w) => ({ params: { audienceId: w.made.copy as string } }),
+        request: onMade("audienceId", "copy"),
         expect: [refused(404, NOT_FOUND)],
       },
       {
         what: "deleting it again",
         op: "deleteAudience",
         as: "teammate",
-        request: (w) => ({ params: { audienceId: w.made.copy as string } }),
+        request: onMade("audienceId", "copy"),
         expect: [refused(404, NOT_FOUND)],
       },
     ],
@@ -82,14 +82,7 @@ const FOLLOWS: Case[] = [
   ...EVERYONE.map((r) => follow(r, "public")),
   ...(["owner", "admin", "outsider"] as const).map((r) => follow(r, "main")),
   follow("owner", "private"),
-  {
-    id: "followAudience owner: an ID that names nothing",
-    rule: "audience/follow",
-    op: "followAudience",
-    as: "owner",
-    request: () => ({ params: { audienceId: NOBODY } }),
-    expect: [refused(404)],
-  },
+  unknownAudienceId("followAudience", "owner", "audience/follow", [refused(404)]),
   ...(["outsider", "owner"] as const).map(
     (role): Case => ({
       id: `unfollowAudience ${role} on main, never followed: 200`,
@@ -100,14 +93,13 @@ const FOLLOWS: Case[] = [
       expect: [ok(200)],
     }),
   ),
-  {
-    id: "unfollowAudience outsider: an ID that names nothing is 200 all the same",
-    rule: "audience/follow",
-    op: "unfollowAudience",
-    as: "outsider",
-    request: () => ({ params: { audienceId: NOBODY } }),
-    expect: [ok(200)],
-  },
+  unknownAudienceId(
+    "unfollowAudience",
+    "outsider",
+    "audience/follow",
+    [ok(200)],
+    "an ID that names nothing is 200 all the same",
+  ),
 ];
 
 function duplicate(role: Role, handle: string): Case {
@@ -170,7 +162,7 @@ const DUPLICATES: Case[] = [
       const copy = await copyOf(ctx, w, "private", "owner", later);
       return "unmade" in copy ? copy : { made: { ...copy.made, members: original.made.members } };
     },
-    request: (w) => ({ params: { audienceId: w.made.copy as string } }),
+    request: onMade("audienceId", "copy"),
     expect: (w) => {
       const members = (w.made.members ?? []) as string[];
       return [

@@ -6,7 +6,7 @@
  */
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
-import { both, type Case, type CaseWorld, is, NOBODY, ok, onAud, refused } from "./case.ts";
+import { type Answer, both, type Case, type CaseWorld, is, NOBODY, ok, onAud, refused } from "./case.ts";
 import { EVERYONE } from "./cast.ts";
 import { refusedStep } from "./given.ts";
 import { viewerRead } from "./viewers.ts";
@@ -116,36 +116,41 @@ export const FILTER_CASES: Case[] = [
     }),
     expect: [ok(200, { "data.matchCount": countsIds })],
   },
-  {
-    id: "getFilterAttributes owner on main: null selects the Minds without a value",
-    rule: "filters/selection",
-    op: "getFilterAttributes",
-    as: "owner",
-    given: facetsFirst,
-    mutates: false,
-    request: onAud("main", (w) => ({
-      query: { filters: JSON.stringify({ [w.made.key as string]: null }) },
-    })),
-    expect: (w) => [ok(200, { "data.matchCount": is(w.made.unknown) })],
-  },
-  {
-    id: "getFilterAttributes owner on main: one selected value; its facet still counts every value",
-    rule: "filters/selection",
-    op: "getFilterAttributes",
-    as: "owner",
-    given: facetsFirst,
-    mutates: false,
-    request: onAud("main", (w) => ({
-      query: { filters: JSON.stringify({ [w.made.key as string]: [w.made.value] }) },
-    })),
-    expect: (w) => [
+  // With the first attribute that has a value in the unfiltered facets, and that value (facetsFirst).
+  selecting("null selects the Minds without a value", null, (w) => [
+    ok(200, { "data.matchCount": is(w.made.unknown) }),
+  ]),
+  selecting(
+    "one selected value; its facet still counts every value",
+    (w) => [w.made.value],
+    (w) => [
       ok(200, {
         "data.matchCount": is(w.made.count),
         "data.facets": facetIs(w.made.key as string, w.made.facet),
       }),
     ],
-  },
+  ),
 ];
+
+/** The owner filtering main by the first attribute of its facets, selecting `values` (from the world). */
+function selecting(
+  what: string,
+  values: null | ((w: CaseWorld) => unknown[]),
+  expect: (w: CaseWorld) => Answer[],
+): Case {
+  return {
+    id: `getFilterAttributes owner on main: ${what}`,
+    rule: "filters/selection",
+    op: "getFilterAttributes",
+    as: "owner",
+    given: facetsFirst,
+    mutates: false,
+    request: onAud("main", (w) => ({
+      query: { filters: JSON.stringify({ [w.made.key as string]: values === null ? null : values(w) }) },
+    })),
+    expect,
+  };
+}
 
 /** The unfiltered facets of main: the first attribute with a value, its first value and counts. */
 async function facetsFirst(

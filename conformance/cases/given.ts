@@ -3,11 +3,13 @@
  * Audience's state read first and put back after. Each holds its own requests to what they must answer:
  * a refusal of a request the description allows is reported under the case's rule, not passed over.
  */
+
+import type { RuleId } from "../lib/description/rules.ts";
 import type { Credentials, Exchange } from "../lib/http/http.ts";
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
 import { fresh, hypothesis } from "../lib/running/helpers.ts";
-import { type CaseWorld, type Effect, is, type Later, type Made, ok, onAud } from "./case.ts";
+import { type Case, type CaseWorld, type Effect, is, type Later, type Made, ok, onAud } from "./case.ts";
 import { ownerOf } from "./cast.ts";
 
 /** An instruction every recalibration case sends: an adjustment, which keeps the Audience's size. */
@@ -61,6 +63,29 @@ export async function ownKey(ctx: CheckContext, role: Role, later: Later): Promi
 /** What a precondition makes as `role` on the Audience `handle`, undone by `later`. */
 type MadeOn = (ctx: CheckContext, w: CaseWorld, handle: string, role: Role, later: Later) => Promise<Made>;
 
+/**
+ * A case of `op` by `role` sending `json` to the Audience `handle`, which is kept as it was (`keepAudience`):
+ * all but what it must answer and what is read after.
+ */
+export function keptWrite(
+  op: string,
+  role: Role,
+  handle: string,
+  what: string,
+  rule: RuleId,
+  json: (w: CaseWorld) => unknown,
+): Omit<Case, "expect"> {
+  return {
+    id: `${op} ${role} on ${handle}: ${what}`,
+    rule,
+    op,
+    as: role,
+    changes: handle,
+    given: (ctx, w, later) => keepAudience(ctx, w, handle, later),
+    request: onAud(handle, (w) => ({ json: json(w) })),
+  };
+}
+
 /** `role`'s private copy of the Audience `handle`, deleted after the case. */
 export const copyOf: MadeOn = async (ctx, w, handle, role, later) => {
   const ex = await ctx.call({
@@ -74,6 +99,15 @@ export const copyOf: MadeOn = async (ctx, w, handle, role, later) => {
   later(() => ctx.call({ op: "deleteAudience", params: { audienceId: copy }, as: ctx.as(role) }));
   return { made: { copy, copyName: ex.body?.data?.name, role } };
 };
+
+/** The teammate asks for a recalibration of the copy `copyOf` made them. */
+export const recalibrateCopy = (ctx: CheckContext, copy: { made: Record<string, unknown> }, json: unknown) =>
+  ctx.call({
+    op: "recalibrateAudience",
+    params: { audienceId: copy.made.copy as string },
+    as: ctx.as("teammate"),
+    json,
+  });
 
 /** A Formation `role` makes on `handle` (shared for a collaborator, private otherwise), deleted after. */
 export const formationBy: MadeOn = async (ctx, w, handle, role, later) => {

@@ -5,7 +5,18 @@
  * own key, of another account's, of one already deleted, and of the key the request itself uses.
  */
 import type { Role } from "../lib/http/target.ts";
-import { type Answer, both, type Case, type CaseWorld, is, NOBODY, ok, PRESENT, refused } from "./case.ts";
+import {
+  type Answer,
+  both,
+  type Case,
+  type CaseWorld,
+  is,
+  NOBODY,
+  ok,
+  onMade,
+  PRESENT,
+  refused,
+} from "./case.ts";
 import { account, EVERYONE } from "./cast.ts";
 import { ownKey } from "./given.ts";
 
@@ -122,7 +133,7 @@ const DELETIONS: Case[] = [
     op: "deleteApiKey",
     as: "owner",
     given: (ctx, _w, later) => ownKey(ctx, "owner", later),
-    request: (w) => ({ params: { keyId: w.made.keyId as string } }),
+    request: onMade("keyId"),
     expect: [ok(204, { "": is(undefined) })],
     after: [
       {
@@ -136,7 +147,7 @@ const DELETIONS: Case[] = [
         what: "deleting it again",
         op: "deleteApiKey",
         as: "owner",
-        request: (w) => ({ params: { keyId: w.made.keyId as string } }),
+        request: onMade("keyId"),
         expect: [refused(404, NOT_FOUND)],
       },
     ],
@@ -147,7 +158,7 @@ const DELETIONS: Case[] = [
     op: "deleteApiKey",
     as: "teammate",
     given: (ctx, _w, later) => ownKey(ctx, "teammate", later),
-    request: (w) => ({ params: { keyId: w.made.keyId as string } }),
+    request: onMade("keyId"),
     expect: [ok(204)],
   },
   {
@@ -159,7 +170,7 @@ const DELETIONS: Case[] = [
       const m = await ownKey(ctx, "owner", later);
       return "unmade" in m ? m : { ...m, as: { key: m.made.key as string, label: "owner_new" } };
     },
-    request: (w) => ({ params: { keyId: w.made.keyId as string } }),
+    request: onMade("keyId"),
     expect: [ok(204)],
     after: [
       {
@@ -177,7 +188,7 @@ const DELETIONS: Case[] = [
     op: "deleteApiKey",
     as: "owner",
     given: (ctx, _w, later) => ownKey(ctx, "teammate", later),
-    request: (w) => ({ params: { keyId: w.made.keyId as string } }),
+    request: onMade("keyId"),
     expect: [refused(404, NOT_FOUND)],
     after: [
       {

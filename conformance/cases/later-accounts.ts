@@ -1,4 +1,4 @@
-import { type Case, type Field, is, ok, onAud, refused } from "./case.ts";
+import { type Case, type Field, is, ok, onAud, onMade, refused } from "./case.ts";
 import { copyOf, keepAudience, refusedStep } from "./given.ts";
 
 // ---- checkout, cascades, counts, removals ----
@@ -82,7 +82,7 @@ const OTHERS: Case[] = [
         return refusedStep(add, 200, "the owner adding the first copy's Mind to the second");
       return { made: { copy: a.made.copy, keep, shared, alone } };
     },
-    request: (w) => ({ params: { audienceId: w.made.copy as string } }),
+    request: onMade("audienceId", "copy"),
     expect: [ok(204)],
     after: [
       {
@@ -96,7 +96,7 @@ const OTHERS: Case[] = [
         what: "the Mind another Audience holds, read there",
         op: "getAudience",
         as: "owner",
-        request: (w) => ({ params: { audienceId: w.made.keep as string } }),
+        request: onMade("audienceId", "keep"),
         expect: (w) => [ok(200, { "data.minds": holdsMind(w.made.shared as string) })],
       },
     ],

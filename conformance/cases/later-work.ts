@@ -5,8 +5,8 @@
  */
 import type { CheckContext } from "../lib/running/context.ts";
 import type { Case, CaseWorld, Field, Later, Made } from "./case.ts";
-import { is, NOT_NULL, ok, onAud, PRESENT } from "./case.ts";
-import { copyOf, REBALANCE, refusedStep, settled } from "./given.ts";
+import { is, NOT_NULL, ok, onAud, onMade, PRESENT } from "./case.ts";
+import { copyOf, REBALANCE, recalibrateCopy, refusedStep, settled } from "./given.ts";
 
 // ---- exports ----
 
@@ -158,8 +158,7 @@ const RECALIBRATION: Case[] = [
     op: "recalibrateAudience",
     as: "teammate",
     given: (ctx, w, later) => copyOf(ctx, w, "main", "teammate", later),
-    request: (w) => ({
-      params: { audienceId: w.made.copy as string },
+    request: onMade("audienceId", "copy", {
       json: { deepen: { topics: ["buying committees"] } },
     }),
     expect: [
@@ -182,16 +181,10 @@ const RECALIBRATION: Case[] = [
     given: async (ctx, w, later) => {
       const copy = await copyOf(ctx, w, "main", "teammate", later);
       if ("unmade" in copy) return copy;
-      const first = await ctx.call({
-        op: "recalibrateAudience",
-        params: { audienceId: copy.made.copy as string },
-        as: ctx.as("teammate"),
-        json: { deepen: { topics: ["pricing"] } },
-      });
+      const first = await recalibrateCopy(ctx, copy, { deepen: { topics: ["pricing"] } });
       return first.status === 202 ? copy : refusedStep(first, 202, "the first Go deeper");
     },
-    request: (w) => ({
-      params: { audienceId: w.made.copy as string },
+    request: onMade("audienceId", "copy", {
       json: { deepen: { topics: ["procurement"] } },
     }),
     expect: [ok(202, { "data.research.queuedBehindRunningResearch": is(true) })],
@@ -207,18 +200,12 @@ const RECALIBRATION: Case[] = [
       const copy = await copyOf(ctx, w, "main", "teammate", later);
       if ("unmade" in copy) return copy;
       for (let i = 0; i < 10; i++) {
-        const ex = await ctx.call({
-          op: "recalibrateAudience",
-          params: { audienceId: copy.made.copy as string },
-          as: ctx.as("teammate"),
-          json: { instruction: `Rebalance, step ${i}` },
-        });
+        const ex = await recalibrateCopy(ctx, copy, { instruction: `Rebalance, step ${i}` });
         if (ex.status !== 202) return refusedStep(ex, 202, `pending edit ${i + 1} of 10`);
       }
       return copy;
     },
-    request: (w) => ({
-      params: { audienceId: w.made.copy as string },
+    request: onMade("audienceId", "copy", {
       json: { instruction: "Rebalance, once more" },
     }),
     expect: [{ status: 409, code: "RECALIBRATION_IN_PROGRESS" }],

@@ -6,7 +6,7 @@
 import type { CheckContext } from "../lib/running/context.ts";
 import { hypothesis } from "../lib/running/helpers.ts";
 import type { Case, CaseWorld, Field, Later, Made } from "./case.ts";
-import { is, ok, onAud, oneOf } from "./case.ts";
+import { is, ok, onAud, oneOf, onMade } from "./case.ts";
 import { formationBy, mainFormations, noFormationMade, refusedStep, settled } from "./given.ts";
 
 /** A Formation the owner made on main, its build finished (ready or failed). */
@@ -152,7 +152,7 @@ const SEEDING: Case[] = [
         what: "the first page, which seeds the grounded Audience's Formations",
         op: "listFormations",
         as: "case",
-        request: (w) => ({ params: { audienceId: w.made.audienceId as string } }),
+        request: onMade("audienceId"),
         expect: (_w, answer) => [ok(200, { "pagination.total": moreThan(answer.body?.pagination?.total) })],
       },
     ],

@@ -9,9 +9,9 @@
  */
 import type { Role } from "../lib/http/target.ts";
 import type { Answer, Case, CaseWorld } from "./case.ts";
-import { coded, is, NOBODY, ok, onAud, oneOf, refused } from "./case.ts";
+import { coded, is, NOBODY, ok, oneOf, refused } from "./case.ts";
 import { EVERYONE } from "./cast.ts";
-import { keepAudience } from "./given.ts";
+import { keepAudience, keptWrite } from "./given.ts";
 
 const NOT_FOUND = "Audience not found";
 const NOT_ACCESSIBLE = "One or more Minds not found or not accessible";
@@ -62,17 +62,19 @@ function add(
   added: (w: CaseWorld) => string[] = () => [],
 ): Case {
   return {
-    id: `addMembers ${role} on ${handle}: ${what}`,
-    rule,
-    op: "addMembers",
-    as: role,
-    changes: handle,
-    given: (ctx, w, later) => keepAudience(ctx, w, handle, later),
-    request: onAud(handle, (w) => ({ json: body(w) })),
+    ...keptWrite("addMembers", role, handle, what, rule, body),
     expect,
     after: [membersNow(handle, added)],
   };
 }
+
+/** The owner adding to its own `private`: the add rules' cases where only the body and the answer differ. */
+const ownerAdds = (
+  what: string,
+  body: (w: CaseWorld) => unknown,
+  expect: Answer[],
+  added?: (w: CaseWorld) => string[],
+): Case => add("owner", "private", what, "members/add-rules", body, () => expect, added);
 
 const ADDS: Case[] = [
   ...EVERYONE.filter((r) => r !== "owner").map((r) =>
@@ -85,31 +87,22 @@ const ADDS: Case[] = [
       () => [refused(404)],
     ),
   ),
-  add(
-    "owner",
-    "private",
+  ownerAdds(
     "one Mind of its own",
-    "members/add-rules",
     (w) => ({ mindId: w.mind("ownLoose") }),
-    () => [ok(200, { "data.added": is(1) })],
+    [ok(200, { "data.added": is(1) })],
     (w) => [w.mind("ownLoose")],
   ),
-  add(
-    "owner",
-    "private",
+  ownerAdds(
     "a public Mind of another account",
-    "members/add-rules",
     (w) => ({ mindIds: [w.mind("publicMind")] }),
-    () => [ok(200, { "data.added": is(1) })],
+    [ok(200, { "data.added": is(1) })],
     (w) => [w.mind("publicMind")],
   ),
-  add(
-    "owner",
-    "private",
+  ownerAdds(
     "repeated IDs count once (`added` is the distinct IDs)",
-    "members/add-rules",
     (w) => ({ mindIds: [w.mind("ownLoose"), w.mind("publicMind"), w.mind("ownLoose")] }),
-    () => [ok(200, { "data.added": is(2) })],
+    [ok(200, { "data.added": is(2) })],
     (w) => [w.mind("ownLoose"), w.mind("publicMind")],
   ),
   add(
@@ -120,55 +113,25 @@ const ADDS: Case[] = [
     (w) => ({ mindIds: (w.made.members as string[]).slice(0, 3) }),
     () => [ok(200, { "data.added": is(3) })],
   ),
-  add(
-    "owner",
-    "private",
+  ownerAdds(
     "mindId wins over mindIds",
-    "members/add-rules",
     (w) => ({ mindId: w.mind("ownLoose"), mindIds: [w.mind("foreignMind")] }),
-    () => [ok(200, { "data.added": is(1) })],
+    [ok(200, { "data.added": is(1) })],
     (w) => [w.mind("ownLoose")],
   ),
-  add(
-    "owner",
-    "private",
-    "a Mind it may not use: 404, nothing added",
-    "members/add-rules",
-    (w) => ({ mindIds: [w.mind("foreignMind")] }),
-    () => [refused(404, NOT_ACCESSIBLE)],
-  ),
-  add(
-    "owner",
-    "private",
+  ownerAdds("a Mind it may not use: 404, nothing added", (w) => ({ mindIds: [w.mind("foreignMind")] }), [
+    refused(404, NOT_ACCESSIBLE),
+  ]),
+  ownerAdds(
     "one Mind it may not use among others: 404, none of them added",
-    "members/add-rules",
     (w) => ({ mindIds: [w.mind("ownLoose"), w.mind("foreignMind")] }),
-    () => [refused(404, NOT_ACCESSIBLE)],
+    [refused(404, NOT_ACCESSIBLE)],
   ),
-  add(
-    "owner",
-    "private",
-    "a Mind ID that names nothing: 404, nothing added",
-    "members/add-rules",
-    () => ({ mindId: NOBODY }),
-    () => [refused(404, NOT_ACCESSIBLE)],
-  ),
-  add(
-    "owner",
-    "private",
-    "neither field",
-    "members/add-rules",
-    () => ({}),
-    () => [refused(400, "mindId or mindIds is required")],
-  ),
-  add(
-    "owner",
-    "private",
-    "an empty list",
-    "members/add-rules",
-    () => ({ mindIds: [] }),
-    () => [refused(400, "At least one Mind ID is required")],
-  ),
+  ownerAdds("a Mind ID that names nothing: 404, nothing added", () => ({ mindId: NOBODY }), [
+    refused(404, NOT_ACCESSIBLE),
+  ]),
+  ownerAdds("neither field", () => ({}), [refused(400, "mindId or mindIds is required")]),
+  ownerAdds("an empty list", () => ({ mindIds: [] }), [refused(400, "At least one Mind ID is required")]),
   add(
     "owner",
     "private",

@@ -12,7 +12,7 @@ import { padded } from "../lib/running/helpers.ts";
 import type { Answer, Case, CaseWorld, Later } from "./case.ts";
 import { coded, is, malformedAudienceId, NOBODY, ok, onAud, oneOf, PRESENT, refused } from "./case.ts";
 import { canView, EVERYONE, isCollaborator, relation } from "./cast.ts";
-import { copyOf, REBALANCE, refusedStep } from "./given.ts";
+import { copyOf, REBALANCE, recalibrateCopy, refusedStep } from "./given.ts";
 import { viewerRead } from "./viewers.ts";
 
 const NOT_FOUND = "Audience not found";
@@ -289,12 +289,7 @@ export const RECALIBRATION_CASES: Case[] = [
 async function recalibratedCopy(ctx: CheckContext, w: CaseWorld, later: Later) {
   const copy = await copyOf(ctx, w, "main", "teammate", later);
   if ("unmade" in copy) return copy;
-  const ex = await ctx.call({
-    op: "recalibrateAudience",
-    params: { audienceId: copy.made.copy as string },
-    as: ctx.as("teammate"),
-    json: REBALANCE,
-  });
+  const ex = await recalibrateCopy(ctx, copy, REBALANCE);
   if (ex.status !== 202) return refusedStep(ex, 202, "the copy's owner asking for a recalibration");
   const operationId = ex.body?.data?.operation?.id;
   return typeof operationId === "string"
