@@ -6,7 +6,14 @@
 import type { Exchange } from "../lib/http/http.ts";
 import type { Role } from "../lib/http/target.ts";
 import { check } from "../lib/running/context.ts";
-import { deleteAudienceLater, duplicator, NO_DUPLICATOR, ok, ownerOnMain } from "../lib/running/helpers.ts";
+import {
+  deleteAudienceLater,
+  duplicator,
+  NO_DUPLICATOR,
+  ok,
+  ownerOnMain,
+  readAudience,
+} from "../lib/running/helpers.ts";
 
 export const visibility = check(
   "domain/audience-visibility",
@@ -30,12 +37,7 @@ export const visibility = check(
       ];
       for (const [role, handle, expected] of table) {
         if (!ctx.target.has(role)) continue;
-        const ex = await ctx.call({
-          op: "getAudience",
-          params: { audienceId: ctx.target.audience(handle) },
-          as: ctx.as(role),
-          query: { members: "preview" },
-        });
+        const ex = await readAudience(ctx, ctx.target.audience(handle), role);
         if (expected === null) {
           ctx.expectStatus(ex, 404, "audience/read-roles", `${role} reading ${handle}`);
           continue;
@@ -72,12 +74,7 @@ export const fileRedaction = check("domain/file-url-redaction", ["audience/file-
   needs: { roles: ["owner", "studyViewer"], audiences: ["main"] },
   async run(ctx) {
     const audienceId = ctx.target.audience("main");
-    const own = await ctx.call({
-      op: "getAudience",
-      params: { audienceId },
-      as: ctx.as("owner"),
-      query: { members: "preview" },
-    });
+    const own = await readAudience(ctx, audienceId, "owner");
     const urls = ((own.body?.data?.sources?.files ?? []) as { url?: string | null }[])
       .map((f) => f.url)
       .filter((u): u is string => typeof u === "string" && u.length > 0);
@@ -85,12 +82,7 @@ export const fileRedaction = check("domain/file-url-redaction", ["audience/file-
       return ctx.inconclusive(
         `the owner's view of main lists no uploaded-file URL (answered ${own.status}): nothing to look for`,
       );
-    const viewer = await ctx.call({
-      op: "getAudience",
-      params: { audienceId },
-      as: ctx.as("studyViewer"),
-      query: { members: "preview" },
-    });
+    const viewer = await readAudience(ctx, audienceId, "studyViewer");
     for (const url of urls)
       ctx.expect(
         !viewer.text.includes(url),
@@ -109,12 +101,7 @@ export const updateRules = check(
     mutates: true,
     async run(ctx) {
       const audienceId = ctx.target.audience("main");
-      const read = await ctx.call({
-        op: "getAudience",
-        params: { audienceId },
-        as: ctx.as("owner"),
-        query: { members: "preview" },
-      });
+      const read = await readAudience(ctx, audienceId, "owner");
       if (!ctx.expectStatus(read, 200, "audience/update-rules", "the owner reading main")) return;
       const before = read.body.data;
       const restore = {

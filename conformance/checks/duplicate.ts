@@ -15,6 +15,8 @@ import {
   memberIds,
   NO_DUPLICATOR,
   ok,
+  readAudience,
+  recalibrate,
 } from "../lib/running/helpers.ts";
 
 export const duplicateReplay = check(
@@ -63,12 +65,7 @@ export const duplicateReplay = check(
           );
       }
       if (a.status === 201) {
-        const original = await ctx.call({
-          op: "getAudience",
-          params: { audienceId: who.audienceId },
-          as: ctx.as(who.role),
-          query: { members: "preview" },
-        });
+        const original = await readAudience(ctx, who.audienceId, who.role);
         const from = original.body?.data?.name;
         const named = a.body?.data?.name;
         if (typeof from === "string")
@@ -78,12 +75,7 @@ export const duplicateReplay = check(
             `a copy of ${JSON.stringify(from)} made without a name is named ${JSON.stringify(named)}`,
             a,
           );
-        const copy = await ctx.call({
-          op: "getAudience",
-          params: { audienceId: a.body.data.id },
-          as: ctx.as(who.role),
-          query: { members: "preview" },
-        });
+        const copy = await readAudience(ctx, a.body.data.id, who.role);
         ctx.expect(copy.body?.data?.isPublic === false, "duplicate/replay", "the copy is public", copy);
         if (ctx.target.has("outsider")) {
           const peek = await ctx.call({
@@ -222,12 +214,7 @@ export const duplicateContents = check("domain/duplicate-contents", ["duplicate/
         null,
       );
     // Running jobs are not copied: a copy made while a recalibration runs on its original is not calibrating.
-    const working = await ctx.call({
-      op: "recalibrateAudience",
-      params: { audienceId: copyId },
-      as,
-      json: { instruction: "Focus on buyers at mid-sized firms" },
-    });
+    const working = await recalibrate(ctx, copyId, as, { instruction: "Focus on buyers at mid-sized firms" });
     if (!ctx.expectStatus(working, 202, "duplicate/contents", "a recalibration of the copy")) return;
     const again = await duplicateAs(ctx, copyId, role, {}, fresh("busy"));
     if (!ctx.expectStatus(again, 201, "duplicate/contents", "copying an Audience while it recalibrates"))

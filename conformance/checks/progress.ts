@@ -6,7 +6,7 @@
 import { readinessDisagreements } from "../lib/description/answers.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import { check } from "../lib/running/context.ts";
-import { teammateCopy } from "../lib/running/helpers.ts";
+import { recalibrate, teammateCopy } from "../lib/running/helpers.ts";
 
 export const progressRules = check("domain/progress", ["progress/readiness"], {
   needs: { roles: ["owner", "teammate"], audiences: ["main"] },
@@ -28,12 +28,7 @@ export const progressRules = check("domain/progress", ["progress/readiness"], {
     // The copy's own count: main may change while this check waits beside others.
     const start = await ctx.call({ op: "getAudienceProgress", params: { audienceId: copyId }, as });
     const before = Number(start.body?.data?.readiness?.total ?? 0);
-    const grow = await ctx.call({
-      op: "recalibrateAudience",
-      params: { audienceId: copyId },
-      as,
-      json: { instruction: "Add 5 more hospital procurement leads" },
-    });
+    const grow = await recalibrate(ctx, copyId, as, { instruction: "Add 5 more hospital procurement leads" });
     if (!ctx.expectStatus(grow, 202, "progress/readiness", "an additive recalibration")) return;
     let last: Exchange = grow;
     let trained = false;

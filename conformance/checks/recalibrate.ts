@@ -6,7 +6,7 @@ import { limits } from "../lib/description/contract.ts";
 import type { RuleId } from "../lib/description/rules.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import { type CheckContext, check } from "../lib/running/context.ts";
-import { fresh, teammateCopy } from "../lib/running/helpers.ts";
+import { fresh, recalibrate, teammateCopy } from "../lib/running/helpers.ts";
 
 interface Sandbox {
   audienceId: string;
@@ -152,11 +152,8 @@ export const recalibrateOwnerOnly = check("domain/recalibrate-owner-only", ["rec
     const before = await pending();
     for (const role of ["member", "teammate", "studyViewer"] as const) {
       if (!ctx.target.has(role)) continue;
-      const ex = await ctx.call({
-        op: "recalibrateAudience",
-        params: { audienceId },
-        as: ctx.as(role),
-        json: { instruction: "Add more people from large companies" },
+      const ex = await recalibrate(ctx, audienceId, ctx.as(role), {
+        instruction: "Add more people from large companies",
       });
       ctx.expectStatus(
         ex,

@@ -7,7 +7,7 @@
 import { readinessDisagreements } from "../lib/description/answers.ts";
 import type { Exchange } from "../lib/http/http.ts";
 import { check } from "../lib/running/context.ts";
-import { teammateCopy } from "../lib/running/helpers.ts";
+import { recalibrate, teammateCopy } from "../lib/running/helpers.ts";
 
 export const exportJob = check("domain/export-job", ["exports/job"], {
   needs: { roles: ["owner"], audiences: ["main"] },
@@ -85,12 +85,7 @@ export const researchStages = check("domain/research-stages", ["research/stages"
     const copy = await teammateCopy(ctx, "research");
     if (!ctx.expectStatus(copy, 201, "research/stages", "duplicating the sandbox")) return;
     const audienceId = copy.body.data.id as string;
-    const accepted = await ctx.call({
-      op: "recalibrateAudience",
-      params: { audienceId },
-      as,
-      json: { deepen: { topics: ["pricing sensitivity"] } },
-    });
+    const accepted = await recalibrate(ctx, audienceId, as, { deepen: { topics: ["pricing sensitivity"] } });
     const r = accepted.body?.data?.research ?? {};
     if (!ctx.expectStatus(accepted, 202, "research/stages", "deepen")) return;
     ctx.expect(
@@ -156,13 +151,7 @@ export const researchStages = check("domain/research-stages", ["research/stages"
       return { state: state(exchange.body?.data?.research ?? {}), exchange };
     });
     // A Go deeper asked while research runs waits behind it, and says so; one asked with none running does not.
-    const deepen = (topic: string) =>
-      ctx.call({
-        op: "recalibrateAudience",
-        params: { audienceId },
-        as,
-        json: { deepen: { topics: [topic] } },
-      });
+    const deepen = (topic: string) => recalibrate(ctx, audienceId, as, { deepen: { topics: [topic] } });
     const alone = await deepen("switching costs");
     const behind = await deepen("procurement cycles");
     if (ctx.expectStatus(alone, 202, "research/stages", "deepen with no research running")) {

@@ -222,23 +222,17 @@ export class CheckContext<R extends RuleId = RuleId> {
   /** What the check made or changed and could not put back; reported at the end of the run. */
   readonly leftovers: string[] = [];
 
-  leftover(what: string): void {
-    this.leftovers.push(what);
-  }
+  readonly leftover = (what: string): void => void this.leftovers.push(what);
 
   /** What the check judged less of than a deep run would (a quick run's budget), said in the summary. */
   readonly partial: string[] = [];
 
-  partly(what: string): void {
-    this.partial.push(what);
-  }
+  readonly partly = (what: string): void => void this.partial.push(what);
 
   /** What the check used up on purpose and the target keeps so (a collaborator the config let it remove). */
   readonly consumed: string[] = [];
 
-  consume(what: string): void {
-    this.consumed.push(what);
-  }
+  readonly consume = (what: string): void => void this.consumed.push(what);
 
   /**
    * What the check met and could not judge either way: a precondition it could not make, an answer that
@@ -246,9 +240,7 @@ export class CheckContext<R extends RuleId = RuleId> {
    */
   readonly unjudged: string[] = [];
 
-  inconclusive(what: string): void {
-    this.unjudged.push(what);
-  }
+  readonly inconclusive = (what: string): void => void this.unjudged.push(what);
 
   /** Why the check could not see all it should (a deployment's time budget ran out), or null. */
   skipped: string | null = null;

@@ -1,6 +1,6 @@
 /** Small request helpers shared by the checks (valid hypotheses, member lists, cleanup of what was made). */
 
-import type { CallSpec, Exchange } from "../http/http.ts";
+import type { CallSpec, Credentials, Exchange } from "../http/http.ts";
 import type { Role } from "../http/target.ts";
 import type { CheckContext, Needs } from "./context.ts";
 
@@ -119,3 +119,15 @@ export const ownerOnMain = (
   op: string,
   more: Omit<CallSpec, "op" | "params" | "as"> = {},
 ) => ctx.call({ op, params: { audienceId: ctx.target.audience("main") }, as: ctx.as("owner"), ...more });
+
+/** `role` reads the Audience `audienceId` with its members' preview, as the description's detail shows it. */
+export const readAudience = (ctx: CheckContext, audienceId: string, role: Role): Promise<Exchange> =>
+  ctx.call({ op: "getAudience", params: { audienceId }, as: ctx.as(role), query: { members: "preview" } });
+
+/** A recalibration of `audienceId` asked for by `as` with `json` (an instruction, or topics to go deeper on). */
+export const recalibrate = (
+  ctx: CheckContext,
+  audienceId: string,
+  as: Credentials,
+  json: Record<string, unknown>,
+): Promise<Exchange> => ctx.call({ op: "recalibrateAudience", params: { audienceId }, as, json });
