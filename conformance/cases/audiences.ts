@@ -189,6 +189,14 @@ function put(
   };
 }
 
+/** A PUT by the owner on its own `private`, kept as it was. */
+const ownerPut = (
+  what: string,
+  rule: Case["rule"],
+  json: (w: CaseWorld) => Record<string, unknown>,
+  expect: (w: CaseWorld) => Answer[],
+): Case => put("owner", "private", what, rule, json, expect);
+
 const NAME_REQUIRED = ["name is required", "Name is required"];
 
 const PUTS: Case[] = [
@@ -203,21 +211,21 @@ const PUTS: Case[] = [
       () => [coded(403, "TEAM_SHARE_OWNER_ONLY")],
     ),
   ),
-  put(
-    "solo",
-    "soloAudience",
-    "an owner in no team shares with a team",
-    "audience/team-share-owner",
-    (w) => ({ name: w.made.name, isSharedWithTeam: true }),
-    () => [coded(400, "TEAM_REQUIRED")],
-  ),
-  put(
-    "publisher",
-    "public",
-    "an owner in no team (on a team plan) shares with a team",
-    "audience/team-share-owner",
-    (w) => ({ name: w.made.name, isSharedWithTeam: true }),
-    () => [coded(400, "TEAM_REQUIRED")],
+  // Owners in no team, one of them on a team plan: sharing with a team is TEAM_REQUIRED.
+  ...(
+    [
+      ["solo", "soloAudience", "an owner in no team shares with a team"],
+      ["publisher", "public", "an owner in no team (on a team plan) shares with a team"],
+    ] as const
+  ).map(([role, handle, what]) =>
+    put(
+      role,
+      handle,
+      what,
+      "audience/team-share-owner",
+      (w) => ({ name: w.made.name, isSharedWithTeam: true }),
+      () => [coded(400, "TEAM_REQUIRED")],
+    ),
   ),
   {
     ...put(
@@ -254,9 +262,7 @@ const PUTS: Case[] = [
       },
     ],
   },
-  put(
-    "owner",
-    "private",
+  ownerPut(
     "flags sent as strings change nothing",
     "audience/update-rules",
     (w) => ({ name: w.made.name, isPublic: "true", isSharedWithTeam: "true" }),
@@ -264,9 +270,7 @@ const PUTS: Case[] = [
       ok(200, { "data.isPublic": is(w.made.isPublic), "data.isSharedWithTeam": is(w.made.isSharedWithTeam) }),
     ],
   ),
-  put(
-    "owner",
-    "private",
+  ownerPut(
     "isLinkSharingEnabled cannot be changed here and is echoed",
     "audience/update-rules",
     (w) => ({ name: w.made.name, isLinkSharingEnabled: true }),
@@ -290,9 +294,7 @@ const PUTS: Case[] = [
       () => [refused(400, message)],
     ),
   ),
-  put(
-    "owner",
-    "private",
+  ownerPut(
     "a name is trimmed",
     "audience/update-rules",
     (w) => ({ name: `  ${w.made.name}  ` }),

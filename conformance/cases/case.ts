@@ -141,6 +141,25 @@ export const onMade =
   (param: string, made: string = param, rest: Rest = {}) =>
   (w: CaseWorld): Omit<CallSpec, "op" | "as"> => ({ params: { [param]: w.made[made] as string }, ...rest });
 
+/** A case of `op` as the owner on the Audience `handle`, named by `what`: `rest` holds its request, answers and the rest. */
+export const ownerOn = (
+  handle: string,
+  op: string,
+  rule: RuleId,
+  what: string,
+  rest: Omit<Case, "id" | "rule" | "op" | "as">,
+): Case => ({ id: `${op} owner on ${handle}: ${what}`, rule, op, as: "owner", ...rest });
+
+/** A case of `op` as `as` with the same request whatever the world: where only what it names matters. */
+export const fixedRequest = (
+  op: string,
+  as: Role,
+  rule: RuleId,
+  what: string,
+  request: Omit<CallSpec, "op" | "as">,
+  expect: Answer[],
+): Case => ({ id: `${op} ${as}: ${what}`, rule, op, as, request: () => request, expect });
+
 /** `op` as `as` with an Audience ID of the right form that names nothing, sending `rest` as well. */
 export const unknownAudienceId = (
   op: string,
@@ -149,14 +168,7 @@ export const unknownAudienceId = (
   expect: Answer[],
   what = "an ID that names nothing",
   rest: Rest = {},
-): Case => ({
-  id: `${op} ${as}: ${what}`,
-  rule,
-  op,
-  as,
-  request: () => ({ params: { audienceId: NOBODY }, ...rest }),
-  expect,
-});
+): Case => fixedRequest(op, as, rule, what, { params: { audienceId: NOBODY }, ...rest }, expect);
 
 /** `op` as the owner with an Audience ID that is no UUID: 400 `Invalid audience ID format`. */
 export const malformedAudienceId = (
@@ -164,14 +176,10 @@ export const malformedAudienceId = (
   rule: RuleId,
   what = "a malformed Audience ID",
   params: Record<string, string> = {},
-): Case => ({
-  id: `${op} owner: ${what}`,
-  rule,
-  op,
-  as: "owner",
-  request: () => ({ params: { audienceId: "not-a-uuid", ...params } }),
-  expect: [refused(400, "Invalid audience ID format")],
-});
+): Case =>
+  fixedRequest(op, "owner", rule, what, { params: { audienceId: "not-a-uuid", ...params } }, [
+    refused(400, "Invalid audience ID format"),
+  ]);
 
 /** A refusal by `data.code`. */
 export const coded = (status: number, code: NamedErrorCode, fields?: Answer["fields"]): Answer =>

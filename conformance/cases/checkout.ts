@@ -6,7 +6,17 @@
  */
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
-import { type Answer, type Case, type CaseWorld, is, type Later, ok, PRESENT, refused } from "./case.ts";
+import {
+  type Answer,
+  type Case,
+  type CaseWorld,
+  fixedRequest,
+  is,
+  type Later,
+  ok,
+  PRESENT,
+  refused,
+} from "./case.ts";
 import { EVERYONE } from "./cast.ts";
 import { refusedStep } from "./given.ts";
 
@@ -198,14 +208,16 @@ const SESSIONS: Case[] = [
     { line_items: [] },
     ": a body that is not empty",
   ),
-  {
-    id: "getCheckoutSession owner: an ID that names no session",
-    rule: "checkout/own-sessions",
-    op: "getCheckoutSession",
-    as: "owner",
-    request: () => ({ params: { id: "cs_case_nobody" } }),
-    expect: [refused(404)],
-  },
+  fixedRequest(
+    "getCheckoutSession",
+    "owner",
+    "checkout/own-sessions",
+    "an ID that names no session",
+    {
+      params: { id: "cs_case_nobody" },
+    },
+    [refused(404)],
+  ),
   {
     id: "createCheckoutSession without a key",
     rule: "auth/401",

@@ -6,7 +6,7 @@
  */
 import type { Role } from "../lib/http/target.ts";
 import type { Answer, Case, CaseWorld, Later } from "./case.ts";
-import { is, ok, onAud, onMade, PRESENT, refused, unknownAudienceId } from "./case.ts";
+import { is, ok, onAud, onMade, ownerOn, PRESENT, refused, unknownAudienceId } from "./case.ts";
 import { canView, EVERYONE, isCollaborator, ownerOf, relation } from "./cast.ts";
 import { copyOf, keepAudience, refusedStep } from "./given.ts";
 
@@ -191,12 +191,8 @@ const DUPLICATES: Case[] = [
     ["an empty name", ""],
     ["a name of 201 characters", "d".repeat(201)],
     ["a name that is not a string", 5],
-  ].map(
-    ([what, name]): Case => ({
-      id: `duplicateAudience owner on private: ${what}`,
-      rule: "duplicate/replay",
-      op: "duplicateAudience",
-      as: "owner",
+  ].map(([what, name]) =>
+    ownerOn("private", "duplicateAudience", "duplicate/replay", what as string, {
       request: onAud("private", { json: { name } }),
       expect: [refused(400)],
     }),

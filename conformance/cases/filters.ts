@@ -6,7 +6,18 @@
  */
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
-import { type Answer, both, type Case, type CaseWorld, is, NOBODY, ok, onAud, refused } from "./case.ts";
+import {
+  type Answer,
+  both,
+  type Case,
+  type CaseWorld,
+  is,
+  NOBODY,
+  ok,
+  onAud,
+  ownerOn,
+  refused,
+} from "./case.ts";
 import { EVERYONE } from "./cast.ts";
 import { refusedStep } from "./given.ts";
 import { viewerRead } from "./viewers.ts";
@@ -138,18 +149,14 @@ function selecting(
   values: null | ((w: CaseWorld) => unknown[]),
   expect: (w: CaseWorld) => Answer[],
 ): Case {
-  return {
-    id: `getFilterAttributes owner on main: ${what}`,
-    rule: "filters/selection",
-    op: "getFilterAttributes",
-    as: "owner",
+  return ownerOn("main", "getFilterAttributes", "filters/selection", what, {
     given: facetsFirst,
     mutates: false,
     request: onAud("main", (w) => ({
       query: { filters: JSON.stringify({ [w.made.key as string]: values === null ? null : values(w) }) },
     })),
     expect,
-  };
+  });
 }
 
 /** The unfiltered facets of main: the first attribute with a value, its first value and counts. */

@@ -12,7 +12,7 @@ import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
 import { hypothesis } from "../lib/running/helpers.ts";
 import type { Answer, Case, CaseWorld } from "./case.ts";
-import { coded, is, NOBODY, ok, onAud, oneOf, PRESENT, refused } from "./case.ts";
+import { coded, is, NOBODY, ok, onAud, oneOf, ownerOn, PRESENT, refused } from "./case.ts";
 import { canView, EVERYONE, isCollaborator, relation } from "./cast.ts";
 import { formationBy, refusedStep } from "./given.ts";
 import { viewerRead } from "./viewers.ts";
@@ -42,14 +42,10 @@ function page(
   query: Record<string, string | number>,
   expect: Answer[] | ((w: CaseWorld) => Answer[]),
 ): Case {
-  return {
-    id: `listFormations owner on main: ${what}`,
-    rule: "formations/pagination",
-    op: "listFormations",
-    as: "owner",
+  return ownerOn("main", "listFormations", "formations/pagination", what, {
     request: onAud("main", { query }),
     expect,
-  };
+  });
 }
 
 const pageAgrees = {

@@ -5,18 +5,8 @@
  * own key, of another account's, of one already deleted, and of the key the request itself uses.
  */
 import type { Role } from "../lib/http/target.ts";
-import {
-  type Answer,
-  both,
-  type Case,
-  type CaseWorld,
-  is,
-  NOBODY,
-  ok,
-  onMade,
-  PRESENT,
-  refused,
-} from "./case.ts";
+import type { Answer, Case, CaseWorld, Effect } from "./case.ts";
+import { both, is, NOBODY, ok, onMade, PRESENT, refused } from "./case.ts";
 import { account, EVERYONE } from "./cast.ts";
 import { ownKey } from "./given.ts";
 
@@ -26,6 +16,15 @@ const NOT_FOUND = "API key not found";
 const TOO_LONG = "name must be 100 characters or fewer";
 const NOT_A_STRING = "name must be a string";
 const UNAUTHORIZED = "Unauthorized";
+
+/** After the case: whether a key it made or deleted still authenticates (`GET /auth/me` with it). */
+const getMeWith = (what: string, as: Effect["as"], expect: Effect["expect"]): Effect => ({
+  what,
+  op: "getMe",
+  as,
+  request: () => ({}),
+  expect,
+});
 
 /** A key ID of the right form that names no key. */
 const UNKNOWN_KEY = `c${"0".repeat(20)}c0de`;
@@ -136,13 +135,9 @@ const DELETIONS: Case[] = [
     request: onMade("keyId"),
     expect: [ok(204, { "": is(undefined) })],
     after: [
-      {
-        what: "the deleted key authenticates",
-        op: "getMe",
-        as: (w) => ({ key: w.made.key as string, label: "owner_new" }),
-        request: () => ({}),
-        expect: [refused(401, UNAUTHORIZED)],
-      },
+      getMeWith("the deleted key authenticates", (w) => ({ key: w.made.key as string, label: "owner_new" }), [
+        refused(401, UNAUTHORIZED),
+      ]),
       {
         what: "deleting it again",
         op: "deleteApiKey",
@@ -172,15 +167,7 @@ const DELETIONS: Case[] = [
     },
     request: onMade("keyId"),
     expect: [ok(204)],
-    after: [
-      {
-        what: "the key that deleted itself authenticates",
-        op: "getMe",
-        as: "case",
-        request: () => ({}),
-        expect: [refused(401, UNAUTHORIZED)],
-      },
-    ],
+    after: [getMeWith("the key that deleted itself authenticates", "case", [refused(401, UNAUTHORIZED)])],
   },
   {
     id: "deleteApiKey owner: another account's key is 404 and keeps working",
@@ -191,13 +178,11 @@ const DELETIONS: Case[] = [
     request: onMade("keyId"),
     expect: [refused(404, NOT_FOUND)],
     after: [
-      {
-        what: "the other account's key authenticates",
-        op: "getMe",
-        as: (w) => ({ key: w.made.key as string, label: "teammate_new" }),
-        request: () => ({}),
-        expect: (w) => [ok(200, w.info.users.teammate ? { id: is(w.info.users.teammate) } : {})],
-      },
+      getMeWith(
+        "the other account's key authenticates",
+        (w) => ({ key: w.made.key as string, label: "teammate_new" }),
+        (w) => [ok(200, w.info.users.teammate ? { id: is(w.info.users.teammate) } : {})],
+      ),
       {
         what: "the other account lists its key",
         op: "listApiKeys",

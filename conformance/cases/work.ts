@@ -10,7 +10,19 @@ import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
 import { padded } from "../lib/running/helpers.ts";
 import type { Answer, Case, CaseWorld, Later } from "./case.ts";
-import { coded, is, malformedAudienceId, NOBODY, ok, onAud, oneOf, PRESENT, refused } from "./case.ts";
+import {
+  coded,
+  fixedRequest,
+  is,
+  malformedAudienceId,
+  NOBODY,
+  ok,
+  onAud,
+  oneOf,
+  ownerOn,
+  PRESENT,
+  refused,
+} from "./case.ts";
 import { canView, EVERYONE, isCollaborator, relation } from "./cast.ts";
 import { copyOf, REBALANCE, recalibrateCopy, refusedStep } from "./given.ts";
 import { viewerRead } from "./viewers.ts";
@@ -43,14 +55,16 @@ const progress = (role: Role, handle: string): Case =>
 
 export const PROGRESS_CASES: Case[] = [
   ...EVERYONE.flatMap((r) => ["main", "private", "public"].map((h) => progress(r, h))),
-  {
-    id: "getAudienceProgress owner: an ID that is no UUID names nothing (404)",
-    rule: "ids/unknown-404",
-    op: "getAudienceProgress",
-    as: "owner",
-    request: () => ({ params: { audienceId: "not-an-audience" } }),
-    expect: [refused(404)],
-  },
+  fixedRequest(
+    "getAudienceProgress",
+    "owner",
+    "ids/unknown-404",
+    "an ID that is no UUID names nothing (404)",
+    {
+      params: { audienceId: "not-an-audience" },
+    },
+    [refused(404)],
+  ),
 ];
 
 // ---- exports ----
@@ -164,12 +178,8 @@ export const EXPORT_CASES: Case[] = [
   ...[
     ["a kind that does not exist", { kind: "summary" }],
     ["a format that does not exist", { format: "gif" }],
-  ].map(
-    ([what, query]): Case => ({
-      id: `getExportStatus owner on main: ${what}`,
-      rule: "input/invalid-400",
-      op: "getExportStatus",
-      as: "owner",
+  ].map(([what, query]) =>
+    ownerOn("main", "getExportStatus", "input/invalid-400", what as string, {
       request: onAud("main", { query: query as Record<string, string> }),
       expect: [refused(400)],
     }),
