@@ -322,12 +322,18 @@ describe("node:http host plumbing (stub handler)", () => {
     server = await startServer(handler, { port: 0, host: "127.0.0.1", onError: (e) => hostErrors.push(e) });
     base = server.url;
   });
+  // Its own connections, closed first: a keep-alive socket of the shared client would hold close() for its
+  // whole grace, and other files in this worker use that client too.
+  const agent = new Agent();
+  const get = (url: string, options: Omit<Parameters<typeof request>[1], "dispatcher"> = {}) =>
+    request(url, { ...options, dispatcher: agent });
   afterAll(async () => {
+    await agent.close();
     await server?.close();
   });
 
   it("builds the URL from the Host header, ignores a Host that would change the path, joins duplicate headers", async () => {
-    const r = await request(`${base}/echo?q=1`, {
+    const r = await get(`${base}/echo?q=1`, {
       method: "PUT",
       headers: { "x-dup": ["a", "b"], "content-type": "text/plain" },
       body: "hello",
@@ -353,7 +359,7 @@ describe("node:http host plumbing (stub handler)", () => {
   });
 
   it("keeps every Set-Cookie apart", async () => {
-    const r = await request(`${base}/cookies`);
+    const r = await get(`${base}/cookies`);
     expect(r.headers["set-cookie"]).toEqual(["a=1; Path=/", "b=2; Path=/, c=3"]);
     expect(r.headers["x-multi"]).toBe("one, two");
     expect(await r.body.text()).toBe("ok");
@@ -361,7 +367,7 @@ describe("node:http host plumbing (stub handler)", () => {
 
   it("streams a response line by line", async () => {
     gate = deferred();
-    const r = await request(`${base}/gated`);
+    const r = await get(`${base}/gated`);
     expect(r.headers["transfer-encoding"]).toBe("chunked");
     const lines: string[] = [];
     for await (const chunk of r.body) {
@@ -374,7 +380,7 @@ describe("node:http host plumbing (stub handler)", () => {
 
   it("honours backpressure and cancels the stream and aborts the signal when the client goes away", async () => {
     const ac = new AbortController();
-    const r = await request(`${base}/endless`, { signal: ac.signal });
+    const r = await get(`${base}/endless`, { signal: ac.signal });
     expect(r.statusCode).toBe(200);
     const signal = lastSignal!;
     // Not reading: the server must wait for 'drain' rather than buffer without bound.
@@ -387,7 +393,7 @@ describe("node:http host plumbing (stub handler)", () => {
   });
 
   it("answers a handler that throws with a 500 envelope and reports it", async () => {
-    const r = await request(`${base}/throws?x=1`);
+    const r = await get(`${base}/throws?x=1`);
     expect(r.statusCode).toBe(500);
     expect(await r.body.json()).toMatchObject({ statusCode: 500, error: true, url: "/throws" });
     expect(hostErrors).toHaveLength(1);
@@ -412,7 +418,7 @@ describe("node:http host plumbing (stub handler)", () => {
 
   it("close() ends even while a response is still streaming, once its grace is over", async () => {
     const other = await startServer(handler, { port: 0, host: "127.0.0.1", closeGraceMs: 200 });
-    const r = await request(`${other.url}/endless`);
+    const r = await get(`${other.url}/endless`);
     const started = Date.now();
     await other.close();
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);
