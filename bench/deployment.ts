@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { accountOf } from "../conformance/lib/http/http.ts";
 import { configOf } from "../conformance/lib/planning/config-of.ts";
-import { SEQUENCE_FAULTS } from "../conformance/selftest/faults-sequences.ts";
+import { FAULTS } from "../conformance/selftest/faults.ts";
 import { brokenServer, deploymentServer, type Fault } from "../conformance/selftest/harness.ts";
 import { buildsNeverFinish, stopsAfter } from "../conformance/selftest/misbehaving.ts";
 import type { Manifest } from "../src/core/world/manifest.ts";
@@ -162,7 +162,7 @@ export async function benchDeployment(log: (line: string) => void): Promise<Depl
 
 /** The fault of the faulty runs: a rule only the rate-limit check judges, late in a simulator run. */
 const ONE_FAULT = (() => {
-  const found = SEQUENCE_FAULTS.find((f) => f.name.startsWith("Retry-After: 0 on a 429"));
+  const found = FAULTS.find((f) => f.name.startsWith("Retry-After: 0 on a 429"));
   if (!found) throw new Error("bench: the self-test has no Retry-After: 0 fault");
   return found;
 })();

@@ -1,5 +1,5 @@
 /**
- * Every case is proven able to fail: each fault made from it (faults-cases.ts) runs behind one simulator,
+ * Every case is proven able to fail: each fault made from it (case-faults.ts) runs behind one simulator,
  * switched per test (the cases put back what they change, and a fault only rewrites answers), and the
  * case's check must report it, naming the case. A deterministic sample runs in `npm test`; all of them
  * run with CONFORMANCE_ALL_CASE_FAULTS=1, and CONFORMANCE_CASE_FAULTS_REPORT=FILE writes what was caught.
@@ -10,7 +10,7 @@ import { createSimulator } from "../../src/simulator.ts";
 import { CASE_GROUPS } from "../cases/index.ts";
 import { caseCheck } from "../cases/run.ts";
 import type { TargetInfo } from "../lib/http/target.ts";
-import { type CaseFault, faultsOf, worldOfSim } from "./faults-cases.ts";
+import { type CaseFault, faultsOf, worldOfSim } from "./case-faults.ts";
 import { brokenServer, deploymentServer, type Fault, runAll } from "./harness.ts";
 
 const ALL = process.env.CONFORMANCE_ALL_CASE_FAULTS === "1";

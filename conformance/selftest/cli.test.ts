@@ -11,7 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openapi as contract } from "../../src/contract/document.ts";
-import { WORLD_FAULTS } from "./faults-world.ts";
+import { FAULTS } from "./faults.ts";
 import { type BrokenServer, brokenServer, deploymentServer } from "./harness.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -48,7 +48,7 @@ let clean: BrokenServer;
 let broken: BrokenServer;
 beforeAll(async () => {
   clean = await brokenServer(null, 21);
-  const fault = WORLD_FAULTS.find((f) => f.name === "a deleted key keeps working under /v1");
+  const fault = FAULTS.find((f) => f.name === "a deleted key keeps working under /v1");
   broken = await brokenServer(fault?.fault ?? null, 21);
 });
 afterAll(async () => {

@@ -15,7 +15,7 @@ import { launchChromium } from "../../testing/chromium.ts";
 import { allChecks } from "../checks/index.ts";
 import { sentenceIndexWith } from "../index/index.ts";
 import { runChecks } from "../lib/running/runner.ts";
-import { WORLD_FAULTS } from "./faults-world.ts";
+import { FAULTS } from "./faults.ts";
 import { type BrokenServer, brokenServer } from "./harness.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "conformance-html-"));
@@ -25,7 +25,7 @@ let server: BrokenServer;
 let browser: Browser | null = null;
 
 beforeAll(async () => {
-  const fault = WORLD_FAULTS.find((f) => f.name === "a deleted key keeps working under /v1");
+  const fault = FAULTS.find((f) => f.name === "a deleted key keeps working under /v1");
   server = await brokenServer(fault?.fault ?? null, 21);
   browser = await launchChromium();
 });

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { world } from "../checks/world.ts";
 import { runCheck } from "../lib/running/context.ts";
-import { WORLD_FAULTS } from "./faults-world.ts";
+import { FAULTS } from "./faults.ts";
 import { brokenServer } from "./harness.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "conformance-replay-"));
@@ -22,7 +22,7 @@ afterAll(() => {
 });
 
 it("shrinks a failure to the steps that show it, saves it, and replays it anywhere", async () => {
-  const fault = WORLD_FAULTS.find((f) => f.name === "a deleted key keeps working under /v1");
+  const fault = FAULTS.find((f) => f.name === "a deleted key keeps working under /v1");
   const broken = await brokenServer(fault?.fault ?? null, 5);
   const clean = await brokenServer(null, 5);
   try {

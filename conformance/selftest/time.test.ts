@@ -8,10 +8,10 @@ import { expect, it } from "vitest";
 import { exportJob } from "../checks/timelines.ts";
 import { deadlinesOf } from "../lib/description/deadlines.ts";
 import { runCheck } from "../lib/running/context.ts";
-import { SEQUENCE_FAULTS } from "./faults-sequences.ts";
+import { FAULTS } from "./faults.ts";
 import { brokenServer } from "./harness.ts";
 
-const never = SEQUENCE_FAULTS.find((f) => f.name === "an export job never becomes downloadable");
+const never = FAULTS.find((f) => f.name === "an export job never becomes downloadable");
 
 it("a deployment whose export never finishes breaks the deadline its config states", async () => {
   const server = await brokenServer(never?.fault ?? null);

@@ -1,89 +1,22 @@
-/**
- * Faults that only show across requests: each answer alone is valid, and only a second call (another
- * prefix, another role, a re-read, a replay) shows that the server forgot or leaked something. One or
- * more per rule of the world model.
- */
-import { world } from "../checks/world.ts";
-import { asCaller, bodyOf, casesOf, type FaultCase, is, withBody } from "./fault-kit.ts";
-import { answer, callerOf, editJson, envelope, type Fault, type FaultEnv, keyOf, pathOf } from "./harness.ts";
+/** The deliberate faults that the checks of checks/world.ts must each report. */
 
-/** Per-server memory of a fault, created on first use. */
-export function remember<T>(env: FaultEnv, name: string, make: () => T): T {
-  if (!env.memory.has(name)) env.memory.set(name, make());
-  return env.memory.get(name) as T;
-}
-
-export function keyFor(env: FaultEnv, role: string): string {
-  return env.sim.manifest().users[role]?.apiKey as string;
-}
-
-export function as(req: Request, key: string): Request {
-  const headers = new Headers(req.headers);
-  headers.set("authorization", `Bearer ${key}`);
-  return new Request(req.url, { method: req.method, headers, body: req.body, duplex: "half" } as RequestInit);
-}
-
-const removedMembers = (env: FaultEnv) => remember(env, "removed", () => new Set<string>());
-
-/** Notes every member the owner removed (the simulator still does the removal). */
-async function noteRemoval(req: Request, next: (r: Request) => Promise<Response>, env: FaultEnv) {
-  const res = await next(req);
-  const m = /\/members\/([0-9a-f-]{36})$/.exec(pathOf(req));
-  if (req.method === "DELETE" && m && res.status === 204) removedMembers(env).add(m[1] as string);
-  return res;
-}
-
-/**
- * A deleted key keeps working under one prefix: requests there are served as the account that deleted it
- * (whose key still works), as a server with a per-prefix key cache would.
- */
-function deletedKeyAlive(prefix: string): Fault {
-  return async (req, next, env) => {
-    const secrets = remember(env, "secrets", () => new Map<string, string>());
-    const deleted = remember(env, "deleted", () => new Map<string, string>());
-    const key = keyOf(req) ?? "";
-    const stand = deleted.get(key);
-    if (stand && pathOf(req).startsWith(prefix)) return next(as(req, stand));
-    const res = await next(req);
-    if (is(req, "POST", /\/api-keys$/) && res.status === 201) {
-      const body = (await res.clone().json()) as { id: string; key: string };
-      secrets.set(body.id, body.key);
-    }
-    const m = /\/api-keys\/(c[a-z0-9]{24})$/.exec(pathOf(req));
-    const gone = m && secrets.get(m[1] as string);
-    if (req.method === "DELETE" && res.status === 204 && gone && gone !== key) deleted.set(gone, key);
-    return res;
-  };
-}
-
-/** One role's requests of one kind are served with the owner's rights: an access rule skipped. */
-export function servedAsOwner(role: string, method: string, path: RegExp): Fault {
-  return async (req, next, env) =>
-    is(req, method, path) && callerOf(req, env) === role ? next(as(req, keyFor(env, "owner"))) : next(req);
-}
-
-/** Posts to `path` with the idempotency header changed when the body contains `marker`: replays break. */
-export function keyPerBody(path: RegExp, header: string, marker: string): Fault {
-  return async (req, next) => {
-    if (!is(req, "POST", path)) return next(req);
-    const text = await req.text();
-    const headers = new Headers(req.headers);
-    const key = headers.get(header);
-    if (key && text.includes(marker)) headers.set(header, `${key}-${marker}`);
-    return next(new Request(req.url, { method: "POST", headers, body: text }));
-  };
-}
-
-/** Rewrites every Formation detail with `edit`. */
-export function editFormation(edit: (data: Record<string, unknown>) => void): Fault {
-  return async (req, next) => {
-    const res = await next(req);
-    if (!is(req, "GET", /\/formations\/[0-9a-f-]{36}$/)) return res;
-    return editJson(res, (b) => {
-      if (b?.data) edit(b.data);
-    });
-  };
-}
+import { world } from "../../checks/world.ts";
+import type { FaultCase } from "../fault-kit.ts";
+import { asCaller, bodyOf, casesOf, editWhen, is, on, withBody } from "../fault-kit.ts";
+import { answer, callerOf, editJson, envelope, keyOf, pathOf } from "../harness.ts";
+import {
+  as,
+  deletedKeyAlive,
+  editFormation,
+  hiddenFrom,
+  keyFor,
+  keyPerBody,
+  noteRemoval,
+  remember,
+  removedMembers,
+  resentAs,
+  servedAsOwner,
+} from "./helpers.ts";
 
 export const WORLD_FAULTS: FaultCase[] = [
   ...casesOf(world, {
@@ -382,5 +315,61 @@ export const WORLD_FAULTS: FaultCase[] = [
       "POST",
       /\/export$/,
     ),
+  }),
+  ...casesOf(world, {
+    "a ready Formation keeps its build progress": editFormation((d) => {
+      if (d.status === "ready") d.progress = { percent: 100 };
+    }),
+    "Formation builds never finish": editFormation((d) =>
+      Object.assign(d, { status: "building", progress: { percent: 50 } }),
+    ),
+  }),
+  ...casesOf(world, {
+    // A collaborator's Formation is shared: made as the owner, a viewer's Formation is seen by everyone.
+    "a public viewer's Formation is shared": async (req, next, env) => {
+      const viewer = ["outsider", "studyViewer"].includes(callerOf(req, env) ?? "");
+      return is(req, "POST", /\/formations$/) && viewer ? next(as(req, keyFor(env, "owner"))) : next(req);
+    },
+    "a viewer may delete a shared Formation": resentAs(
+      "DELETE",
+      /\/formations\/[^/]+$/,
+      404,
+      (h) => h !== "owner",
+    ),
+    "a public viewer's preview refused as hidden": hiddenFrom(
+      "POST",
+      /\/formations\/preview$/,
+      (h) => h === "outsider" || h === "studyViewer",
+    ),
+    "complete answers `completed` at once": editWhen(on("POST", /\/complete$/, 200), (b) => {
+      if (b?.status === "requires_escalation") b.status = "completed";
+    }),
+  }),
+  ...casesOf(world, {
+    "an Audience admin may remove members": resentAs(
+      "DELETE",
+      /\/members\/[^/]+$/,
+      404,
+      (h) => h !== "owner",
+    ),
+    "an added Mind is never sorted into the Audience's ready Formations": async (req, next, env) => {
+      const late = (env.memory.get("late") ?? new Set()) as Set<string>;
+      env.memory.set("late", late);
+      if (is(req, "POST", /\/members$/)) {
+        const { req: again, json } = await bodyOf(req);
+        const j = (json ?? {}) as { mindId?: string; mindIds?: string[] };
+        for (const id of j.mindId ? [j.mindId] : (j.mindIds ?? [])) late.add(id);
+        return next(again);
+      }
+      const res = await next(req);
+      if (!is(req, "GET", /\/formations\/[^/]+$/) || res.status !== 200) return res;
+      return editJson(res, (b) => {
+        const text = JSON.stringify(b?.data?.subgroups ?? []);
+        if ([...late].some((id) => text.includes(id)))
+          b.data.subgroups = JSON.parse(
+            [...late].reduce((t, id) => t.replaceAll(id, "00000000-0000-4000-8000-000000000000"), text),
+          );
+      });
+    },
   }),
 ];

@@ -1,8 +1,5 @@
-/**
- * Faults against the generic, response, rate-limit and wire checks: what every operation of the contract
- * owes, from the HTTP layer up.
- */
-import { keySecrets } from "../checks/api-keys.ts";
+/** The deliberate faults that the checks of checks/generic.ts must each report. */
+
 import {
   authCheck,
   hiddenReads,
@@ -16,31 +13,13 @@ import {
   unknownReads,
   unknownWrites,
   validReads,
-} from "../checks/generic.ts";
-import { planLimit } from "../checks/members.ts";
-import { rateLimit } from "../checks/ratelimit.ts";
-import { httpLayer, requestSize } from "../checks/wire.ts";
-import { behind, bodyOf, casesOf, editWhen, type FaultCase, is, isV1, on, withBody } from "./fault-kit.ts";
-import type { Fault } from "./harness.ts";
-import { callerOf, editJson, envelope, keyOf, pathOf, withHeaders, withStatus } from "./harness.ts";
+} from "../../checks/generic.ts";
+import type { FaultCase } from "../fault-kit.ts";
+import { AUD, bodyOf, casesOf, editWhen, is, isV1, on, withBody } from "../fault-kit.ts";
+import { editJson, envelope, keyOf, pathOf, withHeaders, withStatus } from "../harness.ts";
+import { as, deniedNotHidden, editProgress, keyFor } from "./helpers.ts";
 
-/** The outsider's 404 for the private Audience turned into a 403 that says it exists, for `methods`. */
-const deniedNotHidden =
-  (methods: (method: string) => boolean): Fault =>
-  async (req, next, env) => {
-    const res = await next(req);
-    const privateId = env.sim.manifest().audiences.private?.id ?? "?";
-    if (
-      methods(req.method) &&
-      res.status === 404 &&
-      callerOf(req, env) === "outsider" &&
-      pathOf(req).includes(privateId)
-    )
-      return envelope(403, "Access denied", pathOf(req));
-    return res;
-  };
-
-export const CONTRACT_FAULTS: FaultCase[] = [
+export const GENERIC_FAULTS: FaultCase[] = [
   ...casesOf(validReads, "response/rate-limit-headers", {
     "RateLimit headers dropped on v1 responses": async (req, next) => {
       const res = await next(req);
@@ -98,26 +77,6 @@ export const CONTRACT_FAULTS: FaultCase[] = [
         : res;
     },
   }),
-  ...casesOf(keySecrets, "response/schema", {
-    "the creation response of an API key has no secret": editWhen(on("POST", /\/api-keys$/, 201), (b) => ({
-      ...b,
-      key: undefined,
-    })),
-  }),
-  ...casesOf(rateLimit, {
-    "Retry-After missing on 429": async (req, next) => {
-      const res = await next(req);
-      return res.status === 429 ? withHeaders(res, (h) => h.delete("retry-after")) : res;
-    },
-    "no 429 at all (the limiter never refuses)": async (req, next) => {
-      const res = await next(req);
-      if (res.status !== 429) return res;
-      return new Response(JSON.stringify({ id: "someone" }), {
-        status: 200,
-        headers: { "content-type": "application/json", "ratelimit-limit": "5", "ratelimit-remaining": "0" },
-      });
-    },
-  }),
   ...casesOf(authCheck, {
     "403 instead of 401 for a missing key": async (req, next) => {
       const res = await next(req);
@@ -169,16 +128,6 @@ export const CONTRACT_FAULTS: FaultCase[] = [
         await next(withBody(copy, {}));
       }
       return res;
-    },
-  }),
-  ...casesOf(planLimit, "response/schema", {
-    "PlanLimitError without `current`": async (req, next) => {
-      const res = await next(req);
-      return res.status === 403
-        ? editJson(res, (b) => {
-            if (b?.data) delete b.data.current;
-          })
-        : res;
     },
   }),
   ...casesOf(validReads, "response/non-cacheable", {
@@ -233,18 +182,48 @@ export const CONTRACT_FAULTS: FaultCase[] = [
       return next(new Request(req.url, { method: req.method, headers, body: await req.text() }));
     },
   }),
-  // The same correct core behind node:http's own defaults: what the HTTP layer adds must be caught too.
-  ...behind("node-defaults", [
-    ...casesOf(httpLayer, {
-      "node:http defaults in front: bare 400 for no Host, bare 417 for an unknown Expect": (req, next) =>
-        next(req),
+  ...casesOf(malformedReads, "generic/malformed-ids", {
+    "a malformed path ID answered with another message than x-error-messages names": editWhen(
+      (req, res) => res.status === 400 && /\/(audiences|api-keys)\//.test(pathOf(req)),
+      (b) => {
+        if (/ID (is required|format)$/.test(b?.statusMessage ?? "")) b.statusMessage = b.message = "Bad ID";
+      },
+    ),
+  }),
+  ...casesOf(unknownReads, "response/error-envelope", {
+    "an error's message differs from its statusMessage": editWhen(on("GET", /./, 404), (b) => {
+      if (b) b.message = `${b.message} (details)`;
     }),
-    ...casesOf(requestSize, {
-      "node:http defaults in front: a 16 KiB head refuses valid long filters": (req, next) => next(req),
+    "error: false in the error envelope": editWhen(on("GET", /./, 404), (b) => {
+      if (b) b.error = false;
     }),
-  ]),
-  ...casesOf(requestSize, {
-    "a valid long filters refused as too long": async (req, next) =>
-      req.url.length > 16_384 ? envelope(414, "URI Too Long", "") : next(req),
+  }),
+  ...casesOf(authCheck, {
+    "a 401 whose statusMessage is not `Unauthorized`": editWhen(
+      (_req, res) => res.status === 401,
+      (b) => {
+        if (b) b.statusMessage = b.message = "Invalid or missing API key";
+      },
+    ),
+  }),
+  ...casesOf(validReads, {
+    "/_openapi.json is not served": async (req, next) =>
+      pathOf(req) === "/_openapi.json" ? envelope(404, "Not Found", pathOf(req)) : next(req),
+  }),
+  ...casesOf(unknownWrites, {
+    "removing a Mind that is not a member answers 404": async (req, next, env) => {
+      const m = new RegExp(`/audiences/(${AUD})/members/([^/]+)$`).exec(pathOf(req));
+      if (req.method !== "DELETE" || !m) return next(req);
+      const read = await next(
+        as(new Request(new URL(`/api/v1/audiences/${m[1]}`, req.url)), keyFor(env, "owner")),
+      );
+      const members = read.ok ? ((await read.json()).data?.minds ?? []).map((x: { id: string }) => x.id) : [];
+      return members.includes(m[2]) ? next(req) : envelope(404, "Mind not found", pathOf(req));
+    },
+  }),
+  ...casesOf(validReads, "response/schema", {
+    "reconciledAt given as an ISO date-time, not epoch milliseconds": editProgress((d) => {
+      if (typeof d.reconciledAt === "number") d.reconciledAt = new Date(d.reconciledAt).toISOString();
+    }),
   }),
 ];
