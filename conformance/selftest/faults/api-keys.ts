@@ -1,19 +1,19 @@
 /** The deliberate faults that the checks of checks/api-keys.ts must each report. */
 
-import { identity, keyAccess, keySecrets, selfDelete } from "../../checks/api-keys.ts";
+import * as checks from "../../checks/api-keys.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { casesOf, editWhen, is, on } from "../fault-kit.ts";
 import { answer, callerOf, editJson, envelope, keyOf, pathOf } from "../harness.ts";
 import { remember } from "./helpers.ts";
 
 export const API_KEYS_FAULTS: FaultCase[] = [
-  ...casesOf(keySecrets, "response/schema", {
+  ...casesOf(checks.keySecrets, "response/schema", {
     "the creation response of an API key has no secret": editWhen(on("POST", /\/api-keys$/, 201), (b) => ({
       ...b,
       key: undefined,
     })),
   }),
-  ...casesOf(keySecrets, {
+  ...casesOf(checks.keySecrets, {
     "the secret `key` leaked in API key listings": async (req, next, env) => {
       const res = await next(req);
       if (is(req, "GET", /\/api-keys$/))
@@ -29,7 +29,7 @@ export const API_KEYS_FAULTS: FaultCase[] = [
       Array.isArray(b) ? [...b].reverse() : b,
     ),
   }),
-  ...casesOf(keyAccess, {
+  ...casesOf(checks.keyAccess, {
     "a non-owner can delete an API key of another account (404 replaced by 204)": async (req, next) => {
       const res = await next(req);
       return is(req, "DELETE", /\/api-keys\//) && res.status === 404
@@ -37,11 +37,11 @@ export const API_KEYS_FAULTS: FaultCase[] = [
         : res;
     },
   }),
-  ...casesOf(selfDelete, {
+  ...casesOf(checks.selfDelete, {
     "self-deleted key keeps working": async (req, next) =>
       is(req, "DELETE", /\/api-keys\//) ? answer(204) : next(req),
   }),
-  ...casesOf(identity, {
+  ...casesOf(checks.identity, {
     "GET /auth/me names another user": async (req, next, env) => {
       const res = await next(req);
       const other = Object.entries(env.sim.manifest().users).find(([h]) => h !== callerOf(req, env))?.[1];
@@ -50,7 +50,7 @@ export const API_KEYS_FAULTS: FaultCase[] = [
         : res;
     },
   }),
-  ...casesOf(selfDelete, {
+  ...casesOf(checks.selfDelete, {
     "deleting another key also retires the key that asked (a rotation locks the account out)": async (
       req,
       next,
@@ -70,7 +70,7 @@ export const API_KEYS_FAULTS: FaultCase[] = [
       return res;
     },
   }),
-  ...casesOf(keySecrets, {
+  ...casesOf(checks.keySecrets, {
     "a key's use never shows in the listing (lastUsedAt stays null)": async (req, next) => {
       const res = await next(req);
       if (!is(req, "GET", /\/api-keys$/) || res.status !== 200) return res;
@@ -79,7 +79,7 @@ export const API_KEYS_FAULTS: FaultCase[] = [
       });
     },
   }),
-  ...casesOf(keyAccess, {
+  ...casesOf(checks.keyAccess, {
     "API keys listed for an account without an active subscription": async (req, next, env) =>
       is(req, "GET", /\/api-keys$/) && callerOf(req, env) === "outsider" ? answer(200, []) : next(req),
     "an SSO-linked account can create an API key": async (req, next, env) =>
@@ -92,7 +92,7 @@ export const API_KEYS_FAULTS: FaultCase[] = [
           })
         : next(req),
   }),
-  ...casesOf(keySecrets, "response/schema", {
+  ...casesOf(checks.keySecrets, "response/schema", {
     "an API key ID that is not a cuid": editWhen(on("GET", /\/api-keys$/, 200), (b) => {
       if (Array.isArray(b)) for (const k of b) k.id = `key_${k.id}`;
     }),

@@ -1,20 +1,13 @@
 /** The deliberate faults that the checks of checks/audiences.ts must each report. */
 
-import {
-  audienceDelete,
-  fileRedaction,
-  followRules,
-  membersPreview,
-  updateRules,
-  visibility,
-} from "../../checks/audiences.ts";
+import * as checks from "../../checks/audiences.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { AUD, bodyOf, casesOf, editWhen, is, on, withBody } from "../fault-kit.ts";
 import { answer, callerOf, editJson, keyOf, pathOf, withStatus } from "../harness.ts";
 import { hiddenFrom, remember, resentAs } from "./helpers.ts";
 
 export const AUDIENCES_FAULTS: FaultCase[] = [
-  ...casesOf(audienceDelete, {
+  ...casesOf(checks.audienceDelete, {
     "a collaborator (not the owner) can delete the Audience": async (req, next, env) => {
       if (
         req.method === "DELETE" &&
@@ -25,7 +18,7 @@ export const AUDIENCES_FAULTS: FaultCase[] = [
       return next(req);
     },
   }),
-  ...casesOf(visibility, {
+  ...casesOf(checks.visibility, {
     "sharing fields shown to public viewers": editWhen(on("GET", new RegExp(`/audiences/${AUD}$`)), (b) => {
       if (b?.data && b.data.currentMemberRole === "public_viewer")
         Object.assign(b.data, {
@@ -35,7 +28,7 @@ export const AUDIENCES_FAULTS: FaultCase[] = [
         });
     }),
   }),
-  ...casesOf(fileRedaction, {
+  ...casesOf(checks.fileRedaction, {
     "uploaded-file URLs not redacted for Study viewers": async (req, next, env) => {
       if (!is(req, "GET", new RegExp(`/audiences/${AUD}$`)) || callerOf(req, env) !== "studyViewer")
         return next(req);
@@ -48,7 +41,7 @@ export const AUDIENCES_FAULTS: FaultCase[] = [
       });
     },
   }),
-  ...casesOf(updateRules, {
+  ...casesOf(checks.updateRules, {
     "PUT does not trim the name": async (req, next) => {
       const res = await next(req);
       return req.method === "PUT" && res.status === 200
@@ -58,7 +51,7 @@ export const AUDIENCES_FAULTS: FaultCase[] = [
         : res;
     },
   }),
-  ...casesOf(followRules, {
+  ...casesOf(checks.followRules, {
     "following a private Audience answered 200 instead of 404": async (req, next) => {
       const res = await next(req);
       return is(req, "POST", /\/follow$/) && res.status === 404
@@ -66,7 +59,7 @@ export const AUDIENCES_FAULTS: FaultCase[] = [
         : res;
     },
   }),
-  ...casesOf(membersPreview, {
+  ...casesOf(checks.membersPreview, {
     "members=preview ignored (the complete detail)": async (req, next) => {
       const url = new URL(req.url);
       if (!url.searchParams.has("members")) return next(req);
@@ -74,7 +67,7 @@ export const AUDIENCES_FAULTS: FaultCase[] = [
       return next(new Request(url, { method: req.method, headers: req.headers }));
     },
   }),
-  ...casesOf(followRules, {
+  ...casesOf(checks.followRules, {
     "a second follow undoes the first (following is a toggle)": async (req, next, env) => {
       const following = remember(env, "following", () => new Set<string>());
       const at = `${keyOf(req)} ${pathOf(req)}`;
@@ -89,7 +82,7 @@ export const AUDIENCES_FAULTS: FaultCase[] = [
       return next(new Request(req.url, { method: "DELETE", headers: req.headers }));
     },
   }),
-  ...casesOf(visibility, {
+  ...casesOf(checks.visibility, {
     "a team member cannot read a team-shared Audience": hiddenFrom(
       "GET",
       new RegExp(`/audiences/${AUD}$`),
@@ -107,7 +100,7 @@ export const AUDIENCES_FAULTS: FaultCase[] = [
       },
     ),
   }),
-  ...casesOf(updateRules, {
+  ...casesOf(checks.updateRules, {
     "a direct member's update refused as hidden": hiddenFrom(
       "PUT",
       new RegExp(`/audiences/${AUD}$`),

@@ -1,13 +1,13 @@
 /** The deliberate faults that the checks of checks/checkout.ts must each report. */
 
-import { checkout } from "../../checks/checkout.ts";
+import * as checks from "../../checks/checkout.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { bodyOf, casesOf, editWhen, is, on, withBody } from "../fault-kit.ts";
 import { keyOf } from "../harness.ts";
 import { type Json, remember, retried, withConsent, withHeader } from "./helpers.ts";
 
 export const CHECKOUT_FAULTS: FaultCase[] = [
-  ...casesOf(checkout, {
+  ...casesOf(checks.checkout, {
     "ACP create accepts extra top-level properties": async (req, next) => {
       if (!is(req, "POST", /\/checkout_sessions$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
@@ -25,7 +25,7 @@ export const CHECKOUT_FAULTS: FaultCase[] = [
       return next(new Request(req.url, { method: req.method, headers, body: await req.text() }));
     },
   }),
-  ...casesOf(checkout, {
+  ...casesOf(checks.checkout, {
     "the same Idempotency-Key with another body replays the first session": async (req, next, env) => {
       if (!is(req, "POST", /\/checkout_sessions$/)) return next(req);
       const firsts = remember(env, "acp-bodies", () => new Map<string, string>());
@@ -36,7 +36,7 @@ export const CHECKOUT_FAULTS: FaultCase[] = [
       return next(new Request(req.url, { method: "POST", headers: req.headers, body: first ?? text }));
     },
   }),
-  ...casesOf(checkout, {
+  ...casesOf(checks.checkout, {
     "a replay with the same Idempotency-Key makes a second session": async (req, next) => {
       if (!is(req, "POST", /\/checkout_sessions$/)) return next(req);
       const headers = new Headers(req.headers);
@@ -52,7 +52,7 @@ export const CHECKOUT_FAULTS: FaultCase[] = [
       if (b) delete b.continue_url;
     }),
   }),
-  ...casesOf(checkout, {
+  ...casesOf(checks.checkout, {
     "a session with two line items accepted": retried(
       "POST",
       /\/checkout_sessions$/,

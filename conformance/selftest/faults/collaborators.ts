@@ -1,12 +1,12 @@
 /** The deliberate faults that the checks of checks/collaborators.ts must each report. */
 
-import { collaboratorRemoval, collaborators } from "../../checks/collaborators.ts";
+import * as checks from "../../checks/collaborators.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { casesOf, editWhen, is, on } from "../fault-kit.ts";
 import { answer, callerOf, editJson, pathOf } from "../harness.ts";
 
 export const COLLABORATORS_FAULTS: FaultCase[] = [
-  ...casesOf(collaborators, {
+  ...casesOf(checks.collaborators, {
     "a direct member can remove collaborators": async (req, next, env) => {
       if (req.method === "DELETE" && /\/collaborators\//.test(pathOf(req)) && callerOf(req, env) === "member")
         return answer(200, { data: { success: true } });
@@ -17,7 +17,7 @@ export const COLLABORATORS_FAULTS: FaultCase[] = [
       if (b?.data?.[0]) b.data[0].joinedAt = "2030-01-01T00:00:00.000Z";
     }),
   }),
-  ...casesOf(collaboratorRemoval, {
+  ...casesOf(checks.collaboratorRemoval, {
     // The owner's removal of a listed collaborator is acknowledged and dropped; anything else goes through.
     "a removed collaborator keeps access": async (req, next, env) => {
       const m = /^(.*\/collaborators)\/([^/]+)$/.exec(pathOf(req));
@@ -28,7 +28,7 @@ export const COLLABORATORS_FAULTS: FaultCase[] = [
       return answer(200, { data: { success: true } });
     },
   }),
-  ...casesOf(collaborators, {
+  ...casesOf(checks.collaborators, {
     "the owner listed among the collaborators": async (req, next, env) => {
       const res = await next(req);
       if (!is(req, "GET", /\/collaborators$/) || res.status !== 200) return res;
@@ -43,7 +43,7 @@ export const COLLABORATORS_FAULTS: FaultCase[] = [
       () => ({ data: { success: true } }),
     ),
   }),
-  ...casesOf(collaboratorRemoval, {
+  ...casesOf(checks.collaboratorRemoval, {
     "removing a collaborator twice answers 200 again": async (req, next) => {
       const res = await next(req);
       return req.method === "DELETE" && /\/collaborators\//.test(pathOf(req)) && res.status === 404

@@ -1,13 +1,13 @@
 /** The deliberate faults that the checks of checks/delete-cascade.ts must each report. */
 
-import { deleteCascade } from "../../checks/delete-cascade.ts";
+import * as checks from "../../checks/delete-cascade.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { AUD, asCaller, bodyOf, casesOf, is } from "../fault-kit.ts";
 import { answer, pathOf } from "../harness.ts";
 import type { Json } from "./helpers.ts";
 
 export const DELETE_CASCADE_FAULTS: FaultCase[] = [
-  ...casesOf(deleteCascade, {
+  ...casesOf(checks.deleteCascade, {
     "deleting an Audience keeps the Minds it alone held": async (req, next, env) => {
       const m = new RegExp(`/audiences/(${AUD})$`).exec(pathOf(req));
       const gone = (env.memory.get("gone") ?? new Set()) as Set<string>;

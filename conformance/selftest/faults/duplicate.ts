@@ -1,13 +1,13 @@
 /** The deliberate faults that the checks of checks/duplicate.ts must each report. */
 
-import { duplicateContents, duplicatePlanLimit, duplicateReplay } from "../../checks/duplicate.ts";
+import * as checks from "../../checks/duplicate.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { bodyOf, casesOf, is, withBody } from "../fault-kit.ts";
 import { answer, editJson, pathOf } from "../harness.ts";
 import { keyPerBody, remember, resentAs, UUID } from "./helpers.ts";
 
 export const DUPLICATE_FAULTS: FaultCase[] = [
-  ...casesOf(duplicateReplay, {
+  ...casesOf(checks.duplicateReplay, {
     "duplicate replay makes a new copy": async (req, next) => {
       if (!is(req, "POST", /\/duplicate$/)) return next(req);
       const headers = new Headers(req.headers);
@@ -15,7 +15,7 @@ export const DUPLICATE_FAULTS: FaultCase[] = [
       return next(new Request(req.url, { method: req.method, headers, body: await req.text() }));
     },
   }),
-  ...casesOf(duplicateReplay, {
+  ...casesOf(checks.duplicateReplay, {
     "duplicate with the same key and another name makes a second copy": keyPerBody(
       /\/duplicate$/,
       "x-service-idempotency-key",
@@ -31,7 +31,7 @@ export const DUPLICATE_FAULTS: FaultCase[] = [
       return next(name === undefined ? copy : withBody(copy, { ...body, name }));
     },
   }),
-  ...casesOf(duplicateContents, {
+  ...casesOf(checks.duplicateContents, {
     "a copy made while a recalibration runs is calibrating too (the running job copied)": async (
       req,
       next,
@@ -92,14 +92,14 @@ export const DUPLICATE_FAULTS: FaultCase[] = [
       return res;
     },
   }),
-  ...casesOf(duplicatePlanLimit, {
+  ...casesOf(checks.duplicatePlanLimit, {
     "a duplicate past the owner's Mind allowance is made": async (req, next) => {
       const res = await next(req);
       if (!is(req, "POST", /\/duplicate$/) || res.status !== 403) return res;
       return answer(201, { data: { id: "7d0c1f60-3b5e-4f8a-9a51-0c6f4a2e9b11", name: "Copy" } });
     },
   }),
-  ...casesOf(duplicateReplay, {
+  ...casesOf(checks.duplicateReplay, {
     "a public viewer may duplicate the Audience": resentAs(
       "POST",
       /\/duplicate$/,

@@ -1,13 +1,13 @@
 /** The deliberate faults that the checks of checks/exports.ts must each report. */
 
-import { exportsRules } from "../../checks/exports.ts";
+import * as checks from "../../checks/exports.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { bodyOf, casesOf, is, withBody } from "../fault-kit.ts";
 import { editJson, envelope, pathOf, withStatus } from "../harness.ts";
 import { servedAsOwner } from "./helpers.ts";
 
 export const EXPORTS_FAULTS: FaultCase[] = [
-  ...casesOf(exportsRules, {
+  ...casesOf(checks.exportsRules, {
     "validation report export without a scored validation answered 200": async (req, next) => {
       const res = await next(req);
       return res.status === 409
@@ -26,14 +26,14 @@ export const EXPORTS_FAULTS: FaultCase[] = [
         : next(copy);
     },
   }),
-  ...casesOf(exportsRules, {
+  ...casesOf(checks.exportsRules, {
     "a validation report exported for a viewer without edit access": servedAsOwner(
       "studyViewer",
       "POST",
       /\/export$/,
     ),
   }),
-  ...casesOf(exportsRules, {
+  ...casesOf(checks.exportsRules, {
     "a brief offered as xlsx": async (req, next) => {
       if (!is(req, "POST", /\/export$/)) return next(req);
       const { req: again, json } = await bodyOf(req);
@@ -44,7 +44,7 @@ export const EXPORTS_FAULTS: FaultCase[] = [
       return res;
     },
   }),
-  ...casesOf(exportsRules, {
+  ...casesOf(checks.exportsRules, {
     "`markdown` refused as an export format": async (req, next) => {
       if (!is(req, "POST", /\/export$/)) return next(req);
       const { req: again, json } = await bodyOf(req);

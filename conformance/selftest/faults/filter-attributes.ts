@@ -1,14 +1,14 @@
 /** The deliberate faults that the checks of checks/filter-attributes.ts must each report. */
 
 import { LIMITS } from "../../../src/contract/limits.ts";
-import { facets, largeAudience } from "../../checks/filter-attributes.ts";
+import * as checks from "../../checks/filter-attributes.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { casesOf, editWhen, is, on } from "../fault-kit.ts";
 import { editJson, keyOf } from "../harness.ts";
 import { as, regions } from "./helpers.ts";
 
 export const FILTER_ATTRIBUTES_FAULTS: FaultCase[] = [
-  ...casesOf(facets, {
+  ...casesOf(checks.facets, {
     "facet counts off by one": async (req, next) => {
       const res = await next(req);
       if (!is(req, "GET", /\/filter-attributes$/) || !new URL(req.url).searchParams.has("filters"))
@@ -21,7 +21,7 @@ export const FILTER_ATTRIBUTES_FAULTS: FaultCase[] = [
       b?.data?.mindIds?.reverse();
     }),
   }),
-  ...casesOf(largeAudience, {
+  ...casesOf(checks.largeAudience, {
     "filter attributes of an Audience over the Minds read per request not marked truncated": editWhen(
       on("GET", /\/filter-attributes$/),
       (b) => {
@@ -29,7 +29,7 @@ export const FILTER_ATTRIBUTES_FAULTS: FaultCase[] = [
       },
     ),
   }),
-  ...casesOf(facets, {
+  ...casesOf(checks.facets, {
     "facets ignore the selection: every facet counts the whole Audience": async (req, next) => {
       const url = new URL(req.url);
       if (!is(req, "GET", /\/filter-attributes$/) || !url.searchParams.has("filters")) return next(req);
@@ -103,7 +103,7 @@ export const FILTER_ATTRIBUTES_FAULTS: FaultCase[] = [
       return next(as(new Request(url, { method: req.method, headers: req.headers }), keyOf(req) ?? ""));
     },
   }),
-  ...casesOf(facets, {
+  ...casesOf(checks.facets, {
     "country facet values given as country names, not ISO codes": editWhen(
       on("GET", /\/filter-attributes$/, 200),
       (b) => {

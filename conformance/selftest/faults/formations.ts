@@ -1,19 +1,13 @@
 /** The deliberate faults that the checks of checks/formations.ts must each report. */
 
-import {
-  formationPages,
-  formationRefusals,
-  formationVisibility,
-  largePreview,
-  previewStream,
-} from "../../checks/formations.ts";
+import * as checks from "../../checks/formations.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { casesOf, editWhen, is, on } from "../fault-kit.ts";
 import { answer, editJson, pathOf } from "../harness.ts";
 import { resentAs, withHeader } from "./helpers.ts";
 
 export const FORMATIONS_FAULTS: FaultCase[] = [
-  ...casesOf(previewStream, {
+  ...casesOf(checks.previewStream, {
     "NDJSON stream without `done`": async (req, next) => {
       const res = await next(req);
       if (!res.headers.get("content-type")?.includes("ndjson")) return res;
@@ -42,12 +36,12 @@ export const FORMATIONS_FAULTS: FaultCase[] = [
       return next(req);
     },
   }),
-  ...casesOf(formationPages, {
+  ...casesOf(checks.formationPages, {
     "wrong pagination hasMore": editWhen(on("GET", /\/formations$/), (b) => {
       if (b.pagination) b.pagination.hasMore = !b.pagination.hasMore;
     }),
   }),
-  ...casesOf(formationVisibility, {
+  ...casesOf(checks.formationVisibility, {
     "a private Formation visible to another collaborator": async (req, next, env) => {
       const f = env.sim.manifest().formations.teammatePrivate;
       if (f && req.method === "GET" && pathOf(req).endsWith(f.id)) {
@@ -58,7 +52,7 @@ export const FORMATIONS_FAULTS: FaultCase[] = [
       return next(req);
     },
   }),
-  ...casesOf(largePreview, {
+  ...casesOf(checks.largePreview, {
     "preview of an Audience past the hard cap without hardCapExceeded": async (req, next) => {
       const res = await next(req);
       return is(req, "POST", /\/formations\/preview$/) &&
@@ -69,7 +63,7 @@ export const FORMATIONS_FAULTS: FaultCase[] = [
         : res;
     },
   }),
-  ...casesOf(formationRefusals, {
+  ...casesOf(checks.formationRefusals, {
     "a Formation of an Audience past the member cap is made (no FORMATION_CAP)": async (req, next, env) => {
       const large = env.sim.manifest().audiences.large?.id;
       if (!is(req, "POST", /\/formations$/) || !pathOf(req).includes(String(large))) return next(req);
@@ -80,18 +74,18 @@ export const FORMATIONS_FAULTS: FaultCase[] = [
       );
     },
   }),
-  ...casesOf(formationPages, {
+  ...casesOf(checks.formationPages, {
     "Formations listed oldest first": editWhen(on("GET", /\/formations$/, 200), (b) => {
       b?.data?.reverse();
     }),
   }),
-  ...casesOf(previewStream, {
+  ...casesOf(checks.previewStream, {
     "a preview proposes a reserved subgroup id": editWhen(on("POST", /\/formations\/preview$/, 200), (b) => {
       const s = b?.data?.hypothesis?.subgroups ?? b?.data?.subgroups;
       if (Array.isArray(s) && s[0]) s[0].id = "__other";
     }),
   }),
-  ...casesOf(formationVisibility, {
+  ...casesOf(checks.formationVisibility, {
     // The private Formation is the teammate's own: the owner's refused recompute is made as its creator.
     "another collaborator may recompute a private Formation": resentAs(
       "POST",
@@ -101,7 +95,7 @@ export const FORMATIONS_FAULTS: FaultCase[] = [
       "teammate",
     ),
   }),
-  ...casesOf(formationRefusals, {
+  ...casesOf(checks.formationRefusals, {
     "a Formation of an Audience with no members is made": async (req, next) => {
       const res = await next(req);
       if (!is(req, "POST", /\/formations$/) || res.status !== 400) return res;
@@ -120,7 +114,7 @@ export const FORMATIONS_FAULTS: FaultCase[] = [
         : res;
     },
   }),
-  ...casesOf(previewStream, {
+  ...casesOf(checks.previewStream, {
     "Accept quality weights ignored (the first type listed wins)": async (req, next) => {
       const accept = req.headers.get("accept");
       if (!is(req, "POST", /\/formations\/preview$/) || !accept) return next(req);

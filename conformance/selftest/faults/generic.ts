@@ -1,26 +1,13 @@
 /** The deliberate faults that the checks of checks/generic.ts must each report. */
 
-import {
-  authCheck,
-  hiddenReads,
-  hiddenWrites,
-  invalidBodies,
-  invalidQuery,
-  malformedReads,
-  malformedWrites,
-  mediaTypes,
-  prefixes,
-  unknownReads,
-  unknownWrites,
-  validReads,
-} from "../../checks/generic.ts";
+import * as checks from "../../checks/generic.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { AUD, bodyOf, casesOf, editWhen, is, isV1, on, withBody } from "../fault-kit.ts";
 import { editJson, envelope, keyOf, pathOf, withHeaders, withStatus } from "../harness.ts";
 import { as, deniedNotHidden, editProgress, keyFor } from "./helpers.ts";
 
 export const GENERIC_FAULTS: FaultCase[] = [
-  ...casesOf(validReads, "response/rate-limit-headers", {
+  ...casesOf(checks.validReads, "response/rate-limit-headers", {
     "RateLimit headers dropped on v1 responses": async (req, next) => {
       const res = await next(req);
       return isV1(req)
@@ -31,7 +18,7 @@ export const GENERIC_FAULTS: FaultCase[] = [
         : res;
     },
   }),
-  ...casesOf(hiddenReads, "generic/hidden-existence", {
+  ...casesOf(checks.hiddenReads, "generic/hidden-existence", {
     "403 instead of 404 for an Audience the caller cannot view": deniedNotHidden(() => true),
     "a different message for a hidden Audience than for a missing one": async (req, next, env) => {
       const res = await next(req);
@@ -40,7 +27,7 @@ export const GENERIC_FAULTS: FaultCase[] = [
       return res;
     },
   }),
-  ...casesOf(invalidBodies, "response/no-5xx", {
+  ...casesOf(checks.invalidBodies, "response/no-5xx", {
     "500 for a malformed JSON body": async (req, next) => {
       if (req.method !== "POST" && req.method !== "PUT") return next(req);
       const { req: copy, json } = await bodyOf(req);
@@ -51,25 +38,25 @@ export const GENERIC_FAULTS: FaultCase[] = [
       return next(copy);
     },
   }),
-  ...casesOf(unknownWrites, "response/error-envelope", {
+  ...casesOf(checks.unknownWrites, "response/error-envelope", {
     "envelope url is not the request path": async (req, next) => {
       const res = await next(req);
       return res.status >= 400 ? editJson(res, (b) => ({ ...b, url: "/" })) : res;
     },
   }),
-  ...casesOf(malformedReads, "response/error-envelope", {
+  ...casesOf(checks.malformedReads, "response/error-envelope", {
     "envelope statusCode differs from the HTTP status": async (req, next) => {
       const res = await next(req);
       return res.status === 400 ? editJson(res, (b) => ({ ...b, statusCode: 422 })) : res;
     },
   }),
-  ...casesOf(validReads, "response/documented-status", {
+  ...casesOf(checks.validReads, "response/documented-status", {
     "undocumented status 418 for a read": async (req, next) => {
       const res = await next(req);
       return is(req, "GET", /\/progress$/) ? withStatus(res, 418) : res;
     },
   }),
-  ...casesOf(validReads, "response/content-type", {
+  ...casesOf(checks.validReads, "response/content-type", {
     "text/plain Content-Type on JSON answers": async (req, next) => {
       const res = await next(req);
       return is(req, "GET", /\/collaborators$/)
@@ -77,7 +64,7 @@ export const GENERIC_FAULTS: FaultCase[] = [
         : res;
     },
   }),
-  ...casesOf(authCheck, {
+  ...casesOf(checks.authCheck, {
     "403 instead of 401 for a missing key": async (req, next) => {
       const res = await next(req);
       return res.status === 401 && !req.headers.has("authorization")
@@ -104,7 +91,7 @@ export const GENERIC_FAULTS: FaultCase[] = [
       return next(req);
     },
   }),
-  ...casesOf(malformedReads, "generic/malformed-ids", {
+  ...casesOf(checks.malformedReads, "generic/malformed-ids", {
     "malformed audience ID answered 404 instead of 400": async (req, next) => {
       const res = await next(req);
       return res.status === 400 && req.method === "GET"
@@ -112,7 +99,7 @@ export const GENERIC_FAULTS: FaultCase[] = [
         : res;
     },
   }),
-  ...casesOf(invalidBodies, {
+  ...casesOf(checks.invalidBodies, {
     "a rejected body still creates the API key": async (req, next, env) => {
       if (!is(req, "POST", /\/api-keys$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
@@ -130,27 +117,27 @@ export const GENERIC_FAULTS: FaultCase[] = [
       return res;
     },
   }),
-  ...casesOf(validReads, "response/non-cacheable", {
+  ...casesOf(checks.validReads, "response/non-cacheable", {
     "Cache-Control missing on private Audience answers": async (req, next) =>
       withHeaders(await next(req), (h) => h.delete("cache-control")),
   }),
-  ...casesOf(prefixes, {
+  ...casesOf(checks.prefixes, {
     "/v1 prefix not served": async (req, next) =>
       pathOf(req).startsWith("/v1/") ? envelope(404, "Not Found", pathOf(req)) : next(req),
   }),
-  ...casesOf(hiddenWrites, "generic/hidden-existence-writes", {
+  ...casesOf(checks.hiddenWrites, "generic/hidden-existence-writes", {
     "403 instead of 404 for a write to an Audience the caller cannot view": deniedNotHidden(
       (method) => method !== "GET",
     ),
   }),
-  ...casesOf(invalidQuery, {
+  ...casesOf(checks.invalidQuery, {
     "a query value outside its enum is ignored (200 instead of 400)": async (req, next) => {
       const url = new URL(req.url);
       for (const [k, v] of [...url.searchParams]) if (v === "not-in-the-enum") url.searchParams.delete(k);
       return next(new Request(url, { method: req.method, headers: req.headers }));
     },
   }),
-  ...casesOf(malformedWrites, "generic/malformed-ids-writes", {
+  ...casesOf(checks.malformedWrites, "generic/malformed-ids-writes", {
     "malformed ID on a write answered 404 instead of 400": async (req, next) => {
       const res = await next(req);
       return res.status === 400 && req.method !== "GET"
@@ -158,7 +145,7 @@ export const GENERIC_FAULTS: FaultCase[] = [
         : res;
     },
   }),
-  ...casesOf(unknownReads, "generic/unknown-ids-reads", {
+  ...casesOf(checks.unknownReads, "generic/unknown-ids-reads", {
     "a blank ID the contract allows answered 400 as if it were missing": async (req, next) =>
       /\/recalibrate\/operations\/%20$/.test(pathOf(req))
         ? envelope(400, "Operation ID is required", pathOf(req))
@@ -170,7 +157,7 @@ export const GENERIC_FAULTS: FaultCase[] = [
         : res;
     },
   }),
-  ...casesOf(mediaTypes, {
+  ...casesOf(checks.mediaTypes, {
     "application/json with a charset parameter refused as 415": async (req, next) =>
       req.method !== "GET" && /;\s*charset/i.test(req.headers.get("content-type") ?? "")
         ? envelope(415, "Content-Type must be application/json", pathOf(req))
@@ -182,7 +169,7 @@ export const GENERIC_FAULTS: FaultCase[] = [
       return next(new Request(req.url, { method: req.method, headers, body: await req.text() }));
     },
   }),
-  ...casesOf(malformedReads, "generic/malformed-ids", {
+  ...casesOf(checks.malformedReads, "generic/malformed-ids", {
     "a malformed path ID answered with another message than x-error-messages names": editWhen(
       (req, res) => res.status === 400 && /\/(audiences|api-keys)\//.test(pathOf(req)),
       (b) => {
@@ -190,7 +177,7 @@ export const GENERIC_FAULTS: FaultCase[] = [
       },
     ),
   }),
-  ...casesOf(unknownReads, "response/error-envelope", {
+  ...casesOf(checks.unknownReads, "response/error-envelope", {
     "an error's message differs from its statusMessage": editWhen(on("GET", /./, 404), (b) => {
       if (b) b.message = `${b.message} (details)`;
     }),
@@ -198,7 +185,7 @@ export const GENERIC_FAULTS: FaultCase[] = [
       if (b) b.error = false;
     }),
   }),
-  ...casesOf(authCheck, {
+  ...casesOf(checks.authCheck, {
     "a 401 whose statusMessage is not `Unauthorized`": editWhen(
       (_req, res) => res.status === 401,
       (b) => {
@@ -206,11 +193,11 @@ export const GENERIC_FAULTS: FaultCase[] = [
       },
     ),
   }),
-  ...casesOf(validReads, {
+  ...casesOf(checks.validReads, {
     "/_openapi.json is not served": async (req, next) =>
       pathOf(req) === "/_openapi.json" ? envelope(404, "Not Found", pathOf(req)) : next(req),
   }),
-  ...casesOf(unknownWrites, {
+  ...casesOf(checks.unknownWrites, {
     "removing a Mind that is not a member answers 404": async (req, next, env) => {
       const m = new RegExp(`/audiences/(${AUD})/members/([^/]+)$`).exec(pathOf(req));
       if (req.method !== "DELETE" || !m) return next(req);
@@ -221,7 +208,7 @@ export const GENERIC_FAULTS: FaultCase[] = [
       return members.includes(m[2]) ? next(req) : envelope(404, "Mind not found", pathOf(req));
     },
   }),
-  ...casesOf(validReads, "response/schema", {
+  ...casesOf(checks.validReads, "response/schema", {
     "reconciledAt given as an ISO date-time, not epoch milliseconds": editProgress((d) => {
       if (typeof d.reconciledAt === "number") d.reconciledAt = new Date(d.reconciledAt).toISOString();
     }),

@@ -1,16 +1,7 @@
 /** The deliberate faults that the checks of checks/limits.ts must each report. */
 
 import { LIMITS } from "../../../src/contract/limits.ts";
-import {
-  bodySizes,
-  duplicateLimits,
-  filterLimits,
-  keyName,
-  memberIdCount,
-  pagination,
-  subgroupCounts,
-  userInput,
-} from "../../checks/limits.ts";
+import * as checks from "../../checks/limits.ts";
 import { schemaAt } from "../../lib/description/contract.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { bodyOf, casesOf, editWhen, is, on, withBody } from "../fault-kit.ts";
@@ -18,7 +9,7 @@ import { editJson, envelope, pathOf } from "../harness.ts";
 import { type Json, retried } from "./helpers.ts";
 
 export const LIMITS_FAULTS: FaultCase[] = [
-  ...casesOf(memberIdCount, {
+  ...casesOf(checks.memberIdCount, {
     "one member ID past the limit accepted": async (req, next) => {
       if (!is(req, "POST", /\/members$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
@@ -28,7 +19,7 @@ export const LIMITS_FAULTS: FaultCase[] = [
       return next(copy);
     },
   }),
-  ...casesOf(subgroupCounts, {
+  ...casesOf(checks.subgroupCounts, {
     "reserved subgroup id accepted": async (req, next) => {
       if (!is(req, "POST", /\/formations$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
@@ -40,7 +31,7 @@ export const LIMITS_FAULTS: FaultCase[] = [
       return next(copy);
     },
   }),
-  ...casesOf(userInput, {
+  ...casesOf(checks.userInput, {
     "userInput of 2001 characters accepted": async (req, next) => {
       if (!is(req, "POST", /\/preview$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
@@ -50,7 +41,7 @@ export const LIMITS_FAULTS: FaultCase[] = [
       return next(copy);
     },
   }),
-  ...casesOf(keyName, {
+  ...casesOf(checks.keyName, {
     "API key name of 101 characters accepted": async (req, next) => {
       if (!is(req, "POST", /\/api-keys$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
@@ -60,21 +51,21 @@ export const LIMITS_FAULTS: FaultCase[] = [
       return next(copy);
     },
   }),
-  ...casesOf(bodySizes, {
+  ...casesOf(checks.bodySizes, {
     "a body of exactly x-max-body-bytes refused with 413": async (req, next) => {
       if (Number(req.headers.get("content-length")) === LIMITS.previewBody)
         return envelope(413, "Payload Too Large", pathOf(req));
       return next(req);
     },
   }),
-  ...casesOf(pagination, {
+  ...casesOf(checks.pagination, {
     "pagination limit 0 accepted": async (req, next) => {
       const url = new URL(req.url);
       if (url.searchParams.get("limit") === "0") url.searchParams.set("limit", "1");
       return next(new Request(url, { method: req.method, headers: req.headers }));
     },
   }),
-  ...casesOf(filterLimits, {
+  ...casesOf(checks.filterLimits, {
     "filters of 51 values accepted": async (req, next) => {
       const url = new URL(req.url);
       const f = url.searchParams.get("filters");
@@ -82,7 +73,7 @@ export const LIMITS_FAULTS: FaultCase[] = [
       return next(new Request(url, { method: req.method, headers: req.headers }));
     },
   }),
-  ...casesOf(duplicateLimits, {
+  ...casesOf(checks.duplicateLimits, {
     "129-character idempotency key honoured (not ignored)": async (req, next) => {
       const key = req.headers.get("x-service-idempotency-key");
       if (!key || key.length <= LIMITS.idempotencyKey) return next(req);
@@ -91,7 +82,7 @@ export const LIMITS_FAULTS: FaultCase[] = [
       return next(new Request(req.url, { method: req.method, headers, body: await req.text() }));
     },
   }),
-  ...casesOf(keyName, {
+  ...casesOf(checks.keyName, {
     "an API key listing shows another name than the creation answered": async (req, next) => {
       const res = await next(req);
       if (!is(req, "GET", /\/api-keys$/)) return res;
@@ -100,7 +91,7 @@ export const LIMITS_FAULTS: FaultCase[] = [
       });
     },
   }),
-  ...casesOf(duplicateLimits, {
+  ...casesOf(checks.duplicateLimits, {
     "a copy's name of 201 characters is cut to 200 instead of refused": async (req, next) => {
       if (!is(req, "POST", /\/duplicate$/)) return next(req);
       const { req: again, json } = await bodyOf(req);
@@ -110,13 +101,13 @@ export const LIMITS_FAULTS: FaultCase[] = [
         : next(again);
     },
   }),
-  ...casesOf(bodySizes, {
+  ...casesOf(checks.bodySizes, {
     "a body over x-max-body-bytes answered 400, not 413": async (req, next) => {
       const res = await next(req);
       return res.status === 413 ? envelope(400, "Invalid input", pathOf(req)) : res;
     },
   }),
-  ...casesOf(subgroupCounts, {
+  ...casesOf(checks.subgroupCounts, {
     "a blank intent accepted": async (req, next) => {
       if (!is(req, "POST", /\/formations$/)) return next(req);
       const { req: again, json } = await bodyOf(req);
@@ -125,7 +116,7 @@ export const LIMITS_FAULTS: FaultCase[] = [
       return next(withBody(again, { ...(json as object), hypothesis: { ...h, intent: "Split" } }));
     },
   }),
-  ...casesOf(keyName, {
+  ...casesOf(checks.keyName, {
     "a blank API key name stored as an empty string, not null": editWhen(
       on("POST", /\/api-keys$/, 201),
       (b) => {
@@ -133,7 +124,7 @@ export const LIMITS_FAULTS: FaultCase[] = [
       },
     ),
   }),
-  ...casesOf(filterLimits, {
+  ...casesOf(checks.filterLimits, {
     "filters naming an attribute the contract does not list accepted": async (req, next) => {
       const url = new URL(req.url);
       const filters = url.searchParams.get("filters");
@@ -152,7 +143,7 @@ export const LIMITS_FAULTS: FaultCase[] = [
       }
     },
   }),
-  ...casesOf(subgroupCounts, {
+  ...casesOf(checks.subgroupCounts, {
     "two subgroups with the same id accepted": retried(
       "POST",
       /\/formations$/,

@@ -1,12 +1,12 @@
 /** The deliberate faults that the checks of checks/list-calls.ts must each report. */
 
-import { listCalls } from "../../checks/list-calls.ts";
+import * as checks from "../../checks/list-calls.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { asCaller, casesOf, is } from "../fault-kit.ts";
 import { editJson } from "../harness.ts";
 
 export const LIST_CALLS_FAULTS: FaultCase[] = [
-  ...casesOf(listCalls, {
+  ...casesOf(checks.listCalls, {
     // A listing that touches every key of the account, as if each had made the request.
     "listing the keys marks every key used": async (req, next) => {
       const res = await next(req);

@@ -1,13 +1,13 @@
 /** The deliberate faults that the checks of checks/members.ts must each report. */
 
-import { membersRules, planLimit } from "../../checks/members.ts";
+import * as checks from "../../checks/members.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { asCaller, bodyOf, casesOf, editWhen, is, on, withBody } from "../fault-kit.ts";
 import { answer, editJson, envelope, pathOf } from "../harness.ts";
 import { resentAs } from "./helpers.ts";
 
 export const MEMBERS_FAULTS: FaultCase[] = [
-  ...casesOf(planLimit, "response/schema", {
+  ...casesOf(checks.planLimit, "response/schema", {
     "PlanLimitError without `current`": async (req, next) => {
       const res = await next(req);
       return res.status === 403
@@ -17,7 +17,7 @@ export const MEMBERS_FAULTS: FaultCase[] = [
         : res;
     },
   }),
-  ...casesOf(membersRules, {
+  ...casesOf(checks.membersRules, {
     "mindIds used although mindId is present": async (req, next) => {
       if (!is(req, "POST", /\/members$/)) return next(req);
       const { req: copy, json } = await bodyOf(req);
@@ -29,7 +29,7 @@ export const MEMBERS_FAULTS: FaultCase[] = [
       b.data.added = Math.max(1, b.data.added - 1);
     }),
   }),
-  ...casesOf(membersRules, {
+  ...casesOf(checks.membersRules, {
     "an Audience admin may add members": resentAs(
       "POST",
       /\/members$/,
@@ -43,7 +43,7 @@ export const MEMBERS_FAULTS: FaultCase[] = [
       return /Minds/.test(body?.statusMessage ?? "") ? answer(200, { data: { added: 1 } }) : res;
     },
   }),
-  ...casesOf(planLimit, "response/schema", {
+  ...casesOf(checks.planLimit, "response/schema", {
     "a PlanLimitError names a limitType the contract does not list": editWhen(
       (_req, res) => res.status === 403,
       (b) => {
@@ -57,7 +57,7 @@ export const MEMBERS_FAULTS: FaultCase[] = [
       },
     ),
   }),
-  ...casesOf(membersRules, {
+  ...casesOf(checks.membersRules, {
     "adding a Mind that is already a member is refused": async (req, next) => {
       if (!is(req, "POST", /\/members$/)) return next(req);
       const { req: again, json } = await bodyOf(req);

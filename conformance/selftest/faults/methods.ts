@@ -1,12 +1,12 @@
 /** The deliberate faults that the checks of checks/methods.ts must each report. */
 
-import { wrongMethod } from "../../checks/methods.ts";
+import * as checks from "../../checks/methods.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { casesOf } from "../fault-kit.ts";
 import { withHeaders } from "../harness.ts";
 
 export const METHODS_FAULTS: FaultCase[] = [
-  ...casesOf(wrongMethod, {
+  ...casesOf(checks.wrongMethod, {
     "a wrong method falls through to another handler (PATCH taken as PUT)": async (req, next) =>
       req.method === "PATCH"
         ? next(new Request(req.url, { method: "PUT", headers: req.headers, body: await req.text() }))

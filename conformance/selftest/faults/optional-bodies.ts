@@ -1,12 +1,12 @@
 /** The deliberate faults that the checks of checks/optional-bodies.ts must each report. */
 
-import { optionalBodies } from "../../checks/optional-bodies.ts";
+import * as checks from "../../checks/optional-bodies.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { casesOf } from "../fault-kit.ts";
 import { envelope, pathOf } from "../harness.ts";
 
 export const OPTIONAL_BODIES_FAULTS: FaultCase[] = [
-  ...casesOf(optionalBodies, {
+  ...casesOf(checks.optionalBodies, {
     "a request without its optional body refused": async (req, next) => {
       const optional = /\/(api-keys|duplicate|formations\/preview|export)$/.test(pathOf(req));
       if (req.method !== "POST" || !optional) return next(req);

@@ -1,12 +1,12 @@
 /** The deliberate faults that the checks of checks/progress.ts must each report. */
 
-import { progressRules } from "../../checks/progress.ts";
+import * as checks from "../../checks/progress.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { casesOf, editWhen, on } from "../fault-kit.ts";
 import { editProgress } from "./helpers.ts";
 
 export const PROGRESS_FAULTS: FaultCase[] = [
-  ...casesOf(progressRules, {
+  ...casesOf(checks.progressRules, {
     "progress reports failed members": editWhen(on("GET", /\/progress$/), (b) => {
       if (b?.data?.readiness) b.data.readiness.failed = 1;
     }),
@@ -25,7 +25,7 @@ export const PROGRESS_FAULTS: FaultCase[] = [
       },
     ),
   }),
-  ...casesOf(progressRules, {
+  ...casesOf(checks.progressRules, {
     "a member being repaired shows trainingStatus running": editProgress((d) => {
       const m = d.members.find((x) => x.update.trainingStatus === "running");
       if (m) m.update.beingRepaired = true;

@@ -1,13 +1,13 @@
 /** The deliberate faults that the checks of checks/ratelimit.ts must each report. */
 
-import { rateLimit } from "../../checks/ratelimit.ts";
+import * as checks from "../../checks/ratelimit.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { casesOf } from "../fault-kit.ts";
 import { callerOf, keyOf, withHeaders } from "../harness.ts";
 import { remember } from "./helpers.ts";
 
 export const RATELIMIT_FAULTS: FaultCase[] = [
-  ...casesOf(rateLimit, {
+  ...casesOf(checks.rateLimit, {
     "Retry-After missing on 429": async (req, next) => {
       const res = await next(req);
       return res.status === 429 ? withHeaders(res, (h) => h.delete("retry-after")) : res;
@@ -21,7 +21,7 @@ export const RATELIMIT_FAULTS: FaultCase[] = [
       });
     },
   }),
-  ...casesOf(rateLimit, {
+  ...casesOf(checks.rateLimit, {
     "RateLimit-Remaining counts every account's requests": async (req, next, env) => {
       const used = remember(env, "used", () => new Map<string, number>());
       const res = await next(req);

@@ -1,13 +1,13 @@
 /** The deliberate faults that the checks of checks/recalibrate.ts must each report. */
 
-import { pendingRecalibrations, recalibrateOwnerOnly, recalibrateReplay } from "../../checks/recalibrate.ts";
+import * as checks from "../../checks/recalibrate.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { casesOf, is } from "../fault-kit.ts";
 import { editJson, withStatus } from "../harness.ts";
 import { servedAsOwner } from "./helpers.ts";
 
 export const RECALIBRATE_FAULTS: FaultCase[] = [
-  ...casesOf(pendingRecalibrations, {
+  ...casesOf(checks.pendingRecalibrations, {
     "an eleventh pending recalibration accepted": async (req, next) => {
       const res = await next(req);
       if (res.status !== 409 || !is(req, "POST", /\/recalibrate$/)) return res;
@@ -26,13 +26,13 @@ export const RECALIBRATE_FAULTS: FaultCase[] = [
       }));
     },
   }),
-  ...casesOf(recalibrateReplay, {
+  ...casesOf(checks.recalibrateReplay, {
     "recalibrate replay repeats the work (202 again)": async (req, next) => {
       const res = await next(req);
       return is(req, "POST", /\/recalibrate$/) && res.status === 200 ? withStatus(res, 202) : res;
     },
   }),
-  ...casesOf(recalibrateOwnerOnly, {
+  ...casesOf(checks.recalibrateOwnerOnly, {
     "a direct member may recalibrate the Audience": servedAsOwner("member", "POST", /\/recalibrate$/),
   }),
 ];

@@ -1,12 +1,12 @@
 /** The deliberate faults that the checks of checks/recalibration.ts must each report. */
 
-import { recalibrationStatus } from "../../checks/recalibration.ts";
+import * as checks from "../../checks/recalibration.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { AUD, casesOf, editWhen, on, servedLongAgo } from "../fault-kit.ts";
 import { callerOf, editJson, envelope, pathOf } from "../harness.ts";
 
 export const RECALIBRATION_FAULTS: FaultCase[] = [
-  ...casesOf(recalibrationStatus, {
+  ...casesOf(checks.recalibrationStatus, {
     "the recalibration statusUrl is not served": async (req, next) =>
       req.method === "GET" && /\/recalibrate\/operations\//.test(pathOf(req))
         ? envelope(404, "Not Found", pathOf(req))
@@ -43,7 +43,7 @@ export const RECALIBRATION_FAULTS: FaultCase[] = [
       return next(req);
     },
   }),
-  ...casesOf(recalibrationStatus, {
+  ...casesOf(checks.recalibrationStatus, {
     "calibration.active false while a recalibration runs": editWhen(
       on("GET", new RegExp(`/audiences/${AUD}$`), 200),
       (b) => {

@@ -1,14 +1,14 @@
 /** The deliberate faults that the checks of checks/thresholds.ts must each report. */
 
 import { LIMITS } from "../../../src/contract/limits.ts";
-import { memberCapBoundary, previewSoftWarn } from "../../checks/thresholds.ts";
+import * as checks from "../../checks/thresholds.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { casesOf, is } from "../fault-kit.ts";
 import { editJson, envelope, pathOf } from "../harness.ts";
 import { remember, UUID } from "./helpers.ts";
 
 export const THRESHOLDS_FAULTS: FaultCase[] = [
-  ...casesOf(memberCapBoundary, {
+  ...casesOf(checks.memberCapBoundary, {
     "the member that reaches the cap is refused": async (req, next, env) => {
       const shrunk = remember(env, "shrunk", () => new Set<string>());
       const m = new RegExp(`/audiences/(${UUID})/members`).exec(pathOf(req));
@@ -26,7 +26,7 @@ export const THRESHOLDS_FAULTS: FaultCase[] = [
       return next(req);
     },
   }),
-  ...casesOf(previewSoftWarn, {
+  ...casesOf(checks.previewSoftWarn, {
     "softWarn only above its threshold, not from it": async (req, next) => {
       const res = await next(req);
       if (!is(req, "POST", /\/formations\/preview$/)) return res;

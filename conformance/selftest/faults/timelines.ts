@@ -1,13 +1,13 @@
 /** The deliberate faults that the checks of checks/timelines.ts must each report. */
 
-import { exportJob, researchStages } from "../../checks/timelines.ts";
+import * as checks from "../../checks/timelines.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { casesOf, editWhen, is, on, servedLongAgo } from "../fault-kit.ts";
 import { callerOf, editJson, envelope, pathOf } from "../harness.ts";
 import { editProgress, type Json, remember } from "./helpers.ts";
 
 export const TIMELINES_FAULTS: FaultCase[] = [
-  ...casesOf(exportJob, {
+  ...casesOf(checks.exportJob, {
     "an export read before it is ready answers 200 with an empty artifact": async (req, next) => {
       if (!is(req, "GET", /\/export-download$/)) return next(req);
       const res = await next(req);
@@ -32,7 +32,7 @@ export const TIMELINES_FAULTS: FaultCase[] = [
       return next(new Request(url, { method: "GET", headers: req.headers }));
     },
   }),
-  ...casesOf(researchStages, {
+  ...casesOf(checks.researchStages, {
     "a deepen asked while research runs does not say it is queued behind it": editWhen(
       on("POST", /\/recalibrate$/, 202),
       (b) => {
@@ -63,7 +63,7 @@ export const TIMELINES_FAULTS: FaultCase[] = [
       });
     },
   }),
-  ...casesOf(researchStages, {
+  ...casesOf(checks.researchStages, {
     "research reports phase researched while it runs": editProgress((d) => {
       const r = d.research as Json | undefined;
       if (r && r.stage !== "done" && r.status !== "failed") r.phase = "researched";

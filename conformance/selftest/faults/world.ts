@@ -1,6 +1,6 @@
 /** The deliberate faults that the checks of checks/world.ts must each report. */
 
-import { world } from "../../checks/world.ts";
+import * as checks from "../../checks/world.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { asCaller, bodyOf, casesOf, editWhen, is, on, withBody } from "../fault-kit.ts";
 import { answer, callerOf, editJson, envelope, keyOf, pathOf } from "../harness.ts";
@@ -19,7 +19,7 @@ import {
 } from "./helpers.ts";
 
 export const WORLD_FAULTS: FaultCase[] = [
-  ...casesOf(world, {
+  ...casesOf(checks.world, {
     "the preview stream keeps counting the members it first saw": async (req, next, env) => {
       const res = await next(req);
       if (!is(req, "POST", /\/formations\/preview$/) || res.status !== 200) return res;
@@ -316,7 +316,7 @@ export const WORLD_FAULTS: FaultCase[] = [
       /\/export$/,
     ),
   }),
-  ...casesOf(world, {
+  ...casesOf(checks.world, {
     "a ready Formation keeps its build progress": editFormation((d) => {
       if (d.status === "ready") d.progress = { percent: 100 };
     }),
@@ -324,7 +324,7 @@ export const WORLD_FAULTS: FaultCase[] = [
       Object.assign(d, { status: "building", progress: { percent: 50 } }),
     ),
   }),
-  ...casesOf(world, {
+  ...casesOf(checks.world, {
     // A collaborator's Formation is shared: made as the owner, a viewer's Formation is seen by everyone.
     "a public viewer's Formation is shared": async (req, next, env) => {
       const viewer = ["outsider", "studyViewer"].includes(callerOf(req, env) ?? "");
@@ -345,7 +345,7 @@ export const WORLD_FAULTS: FaultCase[] = [
       if (b?.status === "requires_escalation") b.status = "completed";
     }),
   }),
-  ...casesOf(world, {
+  ...casesOf(checks.world, {
     "an Audience admin may remove members": resentAs(
       "DELETE",
       /\/members\/[^/]+$/,
