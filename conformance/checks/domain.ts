@@ -1,10 +1,13 @@
 /**
- * Domain rules from the API description that no schema states, one file per resource beside this one
+ * Domain rules from the API description that no schema states, one file per resource in `domain/`
  * (api-keys, audiences, collaborators, members, filter-attributes, formations, progress, exports,
- * checkout, recalibrate, recalibration). This is the list the suite runs.
+ * checkout, recalibrate, recalibration, and the cascade, copies, listings and timelines across them). This
+ * is the list the suite runs. Each family of checks is a file here (`generic`, `limits`, `domain`,
+ * `ratelimit`, `wire`, `stateful`), its parts in the folder of its name; the self-test's faults follow the
+ * same files (`selftest/faults/`).
  */
 import type { CheckDef } from "../lib/running/context.ts";
-import { identity, keyAccess, keySecrets, selfDelete } from "./api-keys.ts";
+import { identity, keyAccess, keySecrets, selfDelete } from "./domain/api-keys.ts";
 import {
   audienceDelete,
   fileRedaction,
@@ -12,26 +15,26 @@ import {
   membersPreview,
   updateRules,
   visibility,
-} from "./audiences.ts";
-import { checkout } from "./checkout.ts";
-import { collaboratorRemoval, collaborators } from "./collaborators.ts";
-import { deleteCascade } from "./delete-cascade.ts";
-import { duplicateContents, duplicatePlanLimit, duplicateReplay } from "./duplicate.ts";
-import { exportsRules } from "./exports.ts";
-import { facets, largeAudience } from "./filter-attributes.ts";
+} from "./domain/audiences.ts";
+import { checkout } from "./domain/checkout.ts";
+import { collaboratorRemoval, collaborators } from "./domain/collaborators.ts";
+import { deleteCascade } from "./domain/delete-cascade.ts";
+import { duplicateContents, duplicatePlanLimit, duplicateReplay } from "./domain/duplicate.ts";
+import { exportsRules } from "./domain/exports.ts";
+import { facets, largeAudience } from "./domain/filter-attributes.ts";
 import {
   formationPages,
   formationRefusals,
   formationVisibility,
   largePreview,
   previewStream,
-} from "./formations.ts";
-import { listCalls } from "./list-calls.ts";
-import { membersRules, planLimit } from "./members.ts";
-import { progressRules } from "./progress.ts";
-import { pendingRecalibrations, recalibrateOwnerOnly, recalibrateReplay } from "./recalibrate.ts";
-import { recalibrationStatus } from "./recalibration.ts";
-import { exportJob, researchStages } from "./timelines.ts";
+} from "./domain/formations.ts";
+import { listCalls } from "./domain/list-calls.ts";
+import { membersRules, planLimit } from "./domain/members.ts";
+import { progressRules } from "./domain/progress.ts";
+import { pendingRecalibrations, recalibrateOwnerOnly, recalibrateReplay } from "./domain/recalibrate.ts";
+import { recalibrationStatus } from "./domain/recalibration.ts";
+import { exportJob, researchStages } from "./domain/timelines.ts";
 
 export const domainChecks: CheckDef[] = [
   audienceDelete,

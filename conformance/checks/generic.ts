@@ -13,8 +13,8 @@ import type { PathParams } from "../lib/properties/resources.ts";
 import { hasShape, malformedArb, realParams, unknownArb } from "../lib/properties/resources.ts";
 import { fingerprint } from "../lib/properties/state.ts";
 import { type CheckContext, type CheckDef, check } from "../lib/running/context.ts";
-import { wrongMethod } from "./methods.ts";
-import { optionalBodies } from "./optional-bodies.ts";
+import { wrongMethod } from "./generic/methods.ts";
+import { optionalBodies } from "./generic/optional-bodies.ts";
 
 const authenticated = (): Operation[] => operations().filter((o) => o.authenticated);
 const isRead = (o: Operation) => o.method === "GET";

@@ -20,7 +20,7 @@ import {
   padded,
   removeMemberLater,
 } from "../lib/running/helpers.ts";
-import { memberCapBoundary, previewSoftWarn } from "./thresholds.ts";
+import { memberCapBoundary, previewSoftWarn } from "./limits/thresholds.ts";
 
 // Every number below is the contract's (src/contract/limits.ts): change the contract and the checks follow.
 const NAME = (): number => limits().apiKeyName;

@@ -5,7 +5,7 @@
  * within `pollTimeoutMs`, and against a deployment a wait that runs out skips the check, never passes it.
  */
 import { expect, it } from "vitest";
-import { exportJob } from "../checks/timelines.ts";
+import { exportJob } from "../checks/domain/timelines.ts";
 import { deadlinesOf } from "../lib/description/deadlines.ts";
 import { runCheck } from "../lib/running/context.ts";
 import { FAULTS } from "./faults.ts";
