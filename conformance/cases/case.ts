@@ -141,7 +141,10 @@ export const onMade =
   (param: string, made: string = param, rest: Rest = {}) =>
   (w: CaseWorld): Omit<CallSpec, "op" | "as"> => ({ params: { [param]: w.made[made] as string }, ...rest });
 
-/** A case of `op` as the owner on the Audience `handle`, named by `what`: `rest` holds its request, answers and the rest. */
+/**
+ * A case of `op` as the owner on the Audience `handle`, named by `what`: `rest` holds its request, its answers
+ * and the rest.
+ */
 export const ownerOn = (
   handle: string,
   op: string,
@@ -150,7 +153,7 @@ export const ownerOn = (
   rest: Omit<Case, "id" | "rule" | "op" | "as">,
 ): Case => ({ id: `${op} owner on ${handle}: ${what}`, rule, op, as: "owner", ...rest });
 
-/** A case of `op` as `as` with the same request whatever the world: where only what it names matters. */
+/** A case of `op` as `as` with the same request whatever the world (a copy each time it is sent). */
 export const fixedRequest = (
   op: string,
   as: Role,
@@ -158,7 +161,7 @@ export const fixedRequest = (
   what: string,
   request: Omit<CallSpec, "op" | "as">,
   expect: Answer[],
-): Case => ({ id: `${op} ${as}: ${what}`, rule, op, as, request: () => request, expect });
+): Case => ({ id: `${op} ${as}: ${what}`, rule, op, as, request: () => structuredClone(request), expect });
 
 /** `op` as `as` with an Audience ID of the right form that names nothing, sending `rest` as well. */
 export const unknownAudienceId = (

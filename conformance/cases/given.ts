@@ -63,29 +63,6 @@ export async function ownKey(ctx: CheckContext, role: Role, later: Later): Promi
 /** What a precondition makes as `role` on the Audience `handle`, undone by `later`. */
 type MadeOn = (ctx: CheckContext, w: CaseWorld, handle: string, role: Role, later: Later) => Promise<Made>;
 
-/**
- * A case of `op` by `role` sending `json` to the Audience `handle`, which is kept as it was (`keepAudience`):
- * all but what it must answer and what is read after.
- */
-export function keptWrite(
-  op: string,
-  role: Role,
-  handle: string,
-  what: string,
-  rule: RuleId,
-  json: (w: CaseWorld) => unknown,
-): Omit<Case, "expect"> {
-  return {
-    id: `${op} ${role} on ${handle}: ${what}`,
-    rule,
-    op,
-    as: role,
-    changes: handle,
-    given: (ctx, w, later) => keepAudience(ctx, w, handle, later),
-    request: onAud(handle, (w) => ({ json: json(w) })),
-  };
-}
-
 /** `role`'s private copy of the Audience `handle`, deleted after the case. */
 export const copyOf: MadeOn = async (ctx, w, handle, role, later) => {
   const ex = await ctx.call({
@@ -128,6 +105,29 @@ export const formationBy: MadeOn = async (ctx, w, handle, role, later) => {
   });
   return { made: { formationId, audienceId, creator: role } };
 };
+
+/**
+ * A case of `op` by `role` sending `json` to the Audience `handle`, which is kept as it was (`keepAudience`):
+ * all but what it must answer and what is read after.
+ */
+export function keptWrite(
+  op: string,
+  role: Role,
+  handle: string,
+  what: string,
+  rule: RuleId,
+  json: (w: CaseWorld) => unknown,
+): Omit<Case, "expect"> {
+  return {
+    id: `${op} ${role} on ${handle}: ${what}`,
+    rule,
+    op,
+    as: role,
+    changes: handle,
+    given: (ctx, w, later) => keepAudience(ctx, w, handle, later),
+    request: onAud(handle, (w) => ({ json: json(w) })),
+  };
+}
 
 /** The owner's view of each Audience as a check last knew it: read once, read again only after a change. */
 const views = new WeakMap<CheckContext, Map<string, Record<string, unknown>>>();

@@ -3,8 +3,25 @@
 import * as checks from "../../checks/generic.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { AUD, bodyOf, casesOf, editWhen, is, isV1, on, withBody } from "../fault-kit.ts";
-import { editJson, envelope, keyOf, pathOf, withHeaders, withStatus } from "../harness.ts";
-import { as, deniedNotHidden, editProgress, keyFor } from "./helpers.ts";
+import type { Fault } from "../harness.ts";
+import { callerOf, editJson, envelope, keyOf, pathOf, withHeaders, withStatus } from "../harness.ts";
+import { as, editProgress, keyFor } from "./helpers.ts";
+
+/** The outsider's 404 for the private Audience turned into a 403 that says it exists, for `methods`. */
+const deniedNotHidden =
+  (methods: (method: string) => boolean): Fault =>
+  async (req, next, env) => {
+    const res = await next(req);
+    const privateId = env.sim.manifest().audiences.private?.id ?? "?";
+    if (
+      methods(req.method) &&
+      res.status === 404 &&
+      callerOf(req, env) === "outsider" &&
+      pathOf(req).includes(privateId)
+    )
+      return envelope(403, "Access denied", pathOf(req));
+    return res;
+  };
 
 export const GENERIC_FAULTS: FaultCase[] = [
   ...casesOf(checks.validReads, "response/rate-limit-headers", {

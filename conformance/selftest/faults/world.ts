@@ -3,20 +3,53 @@
 import * as checks from "../../checks/world.ts";
 import type { FaultCase } from "../fault-kit.ts";
 import { asCaller, bodyOf, casesOf, editWhen, is, on, withBody } from "../fault-kit.ts";
+import type { Fault, FaultEnv } from "../harness.ts";
 import { answer, callerOf, editJson, envelope, keyOf, pathOf } from "../harness.ts";
-import {
-  as,
-  deletedKeyAlive,
-  editFormation,
-  hiddenFrom,
-  keyFor,
-  keyPerBody,
-  noteRemoval,
-  remember,
-  removedMembers,
-  resentAs,
-  servedAsOwner,
-} from "./helpers.ts";
+import { as, hiddenFrom, keyFor, keyPerBody, remember, resentAs, servedAsOwner } from "./helpers.ts";
+
+const removedMembers = (env: FaultEnv) => remember(env, "removed", () => new Set<string>());
+
+/** Notes every member the owner removed (the simulator still does the removal). */
+async function noteRemoval(req: Request, next: (r: Request) => Promise<Response>, env: FaultEnv) {
+  const res = await next(req);
+  const m = /\/members\/([0-9a-f-]{36})$/.exec(pathOf(req));
+  if (req.method === "DELETE" && m && res.status === 204) removedMembers(env).add(m[1] as string);
+  return res;
+}
+
+/**
+ * A deleted key keeps working under one prefix: requests there are served as the account that deleted it
+ * (whose key still works), as a server with a per-prefix key cache would.
+ */
+function deletedKeyAlive(prefix: string): Fault {
+  return async (req, next, env) => {
+    const secrets = remember(env, "secrets", () => new Map<string, string>());
+    const deleted = remember(env, "deleted", () => new Map<string, string>());
+    const key = keyOf(req) ?? "";
+    const stand = deleted.get(key);
+    if (stand && pathOf(req).startsWith(prefix)) return next(as(req, stand));
+    const res = await next(req);
+    if (is(req, "POST", /\/api-keys$/) && res.status === 201) {
+      const body = (await res.clone().json()) as { id: string; key: string };
+      secrets.set(body.id, body.key);
+    }
+    const m = /\/api-keys\/(c[a-z0-9]{24})$/.exec(pathOf(req));
+    const gone = m && secrets.get(m[1] as string);
+    if (req.method === "DELETE" && res.status === 204 && gone && gone !== key) deleted.set(gone, key);
+    return res;
+  };
+}
+
+/** Rewrites every Formation detail with `edit`. */
+function editFormation(edit: (data: Record<string, unknown>) => void): Fault {
+  return async (req, next) => {
+    const res = await next(req);
+    if (!is(req, "GET", /\/formations\/[0-9a-f-]{36}$/)) return res;
+    return editJson(res, (b) => {
+      if (b?.data) edit(b.data);
+    });
+  };
+}
 
 export const WORLD_FAULTS: FaultCase[] = [
   ...casesOf(checks.world, {

@@ -4,7 +4,13 @@ import * as checks from "../../../checks/domain/checkout.ts";
 import type { FaultCase } from "../../fault-kit.ts";
 import { bodyOf, casesOf, editWhen, is, on, withBody } from "../../fault-kit.ts";
 import { keyOf } from "../../harness.ts";
-import { type Json, remember, retried, withConsent, withHeader } from "../helpers.ts";
+import { type Json, remember, retried, withHeader } from "../helpers.ts";
+
+/** A checkout body with both consents given: what a fault sends again in place of a refused one. */
+const withConsent = (j: Json): Json => ({
+  ...j,
+  metadata: { ...(j.metadata as Json), legalAcceptance: { termsAccepted: true, withdrawalConsent: true } },
+});
 
 export const CHECKOUT_FAULTS: FaultCase[] = [
   ...casesOf(checks.checkout, {

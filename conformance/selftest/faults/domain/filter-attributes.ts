@@ -5,7 +5,9 @@ import * as checks from "../../../checks/domain/filter-attributes.ts";
 import type { FaultCase } from "../../fault-kit.ts";
 import { casesOf, editWhen, is, on } from "../../fault-kit.ts";
 import { editJson, keyOf } from "../../harness.ts";
-import { as, regions } from "../helpers.ts";
+import { as } from "../helpers.ts";
+
+const regions = new Intl.DisplayNames(["en"], { type: "region" });
 
 export const FILTER_ATTRIBUTES_FAULTS: FaultCase[] = [
   ...casesOf(checks.facets, {
