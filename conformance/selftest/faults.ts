@@ -1,7 +1,9 @@
 /**
  * One deliberate fault per case, each paired with the check that must report it. The faults are written
  * against the simulator's behaviour (a wrapper around its fetch), never inside it, and grouped as the checks
- * are: the faults of `checks/<path>.ts` are in `faults/<path>.ts`.
+ * are: the faults of `checks/<path>.ts` are in `faults/<path>.ts`. Many only show across two calls (a removal
+ * and the access after it, a duplicate and what it holds, a boundary approached from below); the sentence
+ * index (conformance/index) names, for each sentence of openapi.json, the faults that break it.
  */
 
 import type { FaultCase } from "./fault-kit.ts";

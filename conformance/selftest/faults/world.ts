@@ -1,4 +1,8 @@
-/** The deliberate faults that the checks of checks/world.ts must each report. */
+/**
+ * The deliberate faults that the world model's check (checks/world.ts) must report: faults that only show
+ * across requests, where each answer alone is valid and only a second call (another prefix, another role, a
+ * re-read, a replay) shows that the server forgot or leaked something. One or more per rule of the model.
+ */
 
 import * as checks from "../../checks/world.ts";
 import type { FaultCase } from "../fault-kit.ts";
