@@ -5,7 +5,7 @@
 import { AUDIENCE_MEMBER_CAP, MIND_CAP } from "../core/world/plans.ts";
 import { type CodeScenario, codeScenario, type ScenarioBuilder } from "./builder.ts";
 import { addPriceCatalogue } from "./catalogue.ts";
-import { addPublicPharmacists } from "./marketplace.ts";
+import { addMarketplace } from "./marketplace.ts";
 
 /** The premium owner's Minds: exactly the premium sparks cap. */
 export const AT_LIMITS_OWNER_MINDS = MIND_CAP.premium;
@@ -52,8 +52,7 @@ function build(b: ScenarioBuilder): void {
   b.mind("freebieLoose", freebie);
 
   // Public Minds anyone may try to add to a full Audience.
-  addPublicPharmacists(b, publisher, 6);
-  b.mind("publicMind", publisher, { isPublic: true });
+  addMarketplace(b, publisher, 6);
 
   addPriceCatalogue(b);
 }

@@ -4,7 +4,7 @@
  */
 import { type CodeScenario, codeScenario, type ScenarioBuilder } from "./builder.ts";
 import { addPriceCatalogue } from "./catalogue.ts";
-import { addPublicPharmacists } from "./marketplace.ts";
+import { addMarketplace } from "./marketplace.ts";
 
 export const NEW_FREE_PUBLIC_MEMBERS = 8;
 
@@ -12,8 +12,7 @@ function build(b: ScenarioBuilder): void {
   b.user("newbie", { name: "Grace Adeyemi", plan: "free", subscriptionActive: false, keyName: "First key" });
   const publisher = b.user("publisher", { name: "Aisha Bello", plan: "team", subscriptionActive: true });
 
-  addPublicPharmacists(b, publisher, NEW_FREE_PUBLIC_MEMBERS);
-  b.mind("publicMind", publisher, { isPublic: true });
+  addMarketplace(b, publisher, NEW_FREE_PUBLIC_MEMBERS);
 
   addPriceCatalogue(b);
 }
