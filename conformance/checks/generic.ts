@@ -81,7 +81,7 @@ export const authCheck = check("generic/auth-401", ["auth/401", "errors/envelope
       const prefixes = isV1(o) ? ctx.target.v1Prefixes() : [ctx.target.prefixFor(o.prefixes)];
       for (const [pi, prefix] of prefixes.entries()) {
         const variants = pi === 0 ? badAuthorizations(ctx) : badAuthorizations(ctx).slice(0, 2);
-        for (const v of variants) await expect401(ctx, o, prefix, v.value, v.label);
+        for (const v of variants) await ctx.part(() => expect401(ctx, o, prefix, v.value, v.label));
       }
     }
     // Arbitrary junk in the header, against random operations.
@@ -99,7 +99,7 @@ export const authCheck = check("generic/auth-401", ["auth/401", "errors/envelope
       "junk Authorization",
       junk,
       async ([o, value]) => {
-        await expect401(ctx, o, ctx.target.prefixFor(o.prefixes), value, "junk");
+        await ctx.part(() => expect401(ctx, o, ctx.target.prefixFor(o.prefixes), value, "junk"));
       },
       { numRuns: 25 },
     );
@@ -123,7 +123,7 @@ async function expect401(
     as: null,
     ...(auth !== null ? { authorization: auth } : {}),
   });
-  if (!ctx.expectStatus(ex, 401, "auth/401", `${label}:`)) return;
+  ctx.requireStatus(ex, 401, "auth/401", `${label}:`);
   if (isV1(o)) {
     const msg = ex.body?.statusMessage;
     ctx.expect(msg === "Unauthorized", "auth/401", `${label}: statusMessage is ${JSON.stringify(msg)}`, ex);
@@ -270,22 +270,19 @@ function hiddenCheck(reads: boolean): CheckDef {
         const missing = await call(
           fc.sample(fc.uuid({ version: 4 }), { numRuns: 1, seed: ctx.info.seed })[0] as string,
         );
-        compareHidden(ctx, o, hidden, missing);
+        await ctx.part(() => compareHidden(ctx, o, hidden, missing));
       }
     },
   };
 }
 
 function compareHidden(ctx: CheckContext, o: Operation, hidden: Exchange, missing: Exchange): void {
-  if (
-    !ctx.expect(
-      hidden.status === 404,
-      "access/hidden-as-404",
-      `${o.operationId}: a private Audience answered ${hidden.status} to an outsider, not 404`,
-      hidden,
-    )
-  )
-    return;
+  ctx.require(
+    hidden.status === 404,
+    "access/hidden-as-404",
+    `${o.operationId}: a private Audience answered ${hidden.status} to an outsider, not 404`,
+    hidden,
+  );
   const a = hidden.body ?? {};
   const b = missing.body ?? {};
   ctx.expect(

@@ -240,23 +240,31 @@ function checkCounting(
       );
     expected = r - 1;
   });
-  // A window that served everything: the check reports it beside this count.
-  if (!refusedAtLast) return;
-  if (first === null) {
-    // The very first request was refused: wrong in a window the check started anew, unknowable in one the
-    // run may have spent already.
-    if (fresh)
-      ctx.expect(false, "limits/rate-limit", "the first request of a fresh window was answered 429", null);
-    else ctx.inconclusive("the account's window was spent before the count began: nothing was counted");
-    return;
-  }
-  const served = seen.length - windowStart;
-  ctx.expect(
-    served === first + 1,
-    "limits/rate-limit",
-    `${served} requests were served in the window before the first 429; its first answer said ${first} more were left`,
-    seen.at(-1),
-  );
+  // A window that served everything is reported by the check beside this count (no 429 at all).
+  if (refusedAtLast) servedBeforeRefusal(ctx, seen.length - windowStart, first, fresh, seen.at(-1));
+}
+
+/**
+ * A window's first 429 came after as many requests as its first answer said were left. Where the very first
+ * request was refused: wrong in a window the check started anew, unknowable in one the run may have spent.
+ */
+function servedBeforeRefusal(
+  ctx: CheckContext,
+  served: number,
+  first: number | null,
+  fresh: boolean,
+  last: Exchange | undefined,
+): void {
+  if (first !== null)
+    ctx.expect(
+      served === first + 1,
+      "limits/rate-limit",
+      `${served} requests were served in the window before the first 429; its first answer said ${first} more were left`,
+      last,
+    );
+  else if (fresh)
+    ctx.expect(false, "limits/rate-limit", "the first request of a fresh window was answered 429", null);
+  else ctx.inconclusive("the account's window was spent before the count began: nothing was counted");
 }
 
 /** Whether `ex` is the first answer of a new window: Remaining back up at the ceiling less one. */

@@ -29,18 +29,15 @@ export const keySecrets = check(
     mutates: true,
     async run(ctx) {
       const created = await newKey(ctx, "owner", "secret-check");
-      if (!ctx.expectStatus(created, 201, "keys/secret-once", "create")) return;
+      ctx.requireStatus(created, 201, "keys/secret-once", "create");
       const { id, key } = created.body ?? {};
       if (typeof id === "string") deleteKeyLater(ctx, id);
-      if (
-        !ctx.expect(
-          typeof key === "string" && key.startsWith("service_"),
-          "keys/secret-once",
-          "the creation response has no service_ key",
-          created,
-        )
-      )
-        return;
+      ctx.require(
+        typeof key === "string" && key.startsWith("service_"),
+        "keys/secret-once",
+        "the creation response has no service_ key",
+        created,
+      );
       const me = await ctx.call({ op: "getMe", as: { key, label: "owner_new" } });
       ctx.expectStatus(me, 200, "keys/secret-once", "the new key");
       for (const role of ["owner", "teammate"] as Role[]) {
@@ -105,7 +102,7 @@ export const keyAccess = check("domain/api-key-access", ["keys/subscription-sso"
     if (ok(sso) && sso.body?.id) deleteKeyLater(ctx, sso.body.id, "sso");
     ctx.expectStatus(sso, 403, "keys/subscription-sso", "createApiKey on an SSO-linked account");
     const theirs = await newKey(ctx, "teammate", "not-yours");
-    if (!ctx.expectStatus(theirs, 201, "keys/subscription-sso", "a Team subscription creating a key")) return;
+    ctx.requireStatus(theirs, 201, "keys/subscription-sso", "a Team subscription creating a key");
     deleteKeyLater(ctx, theirs.body.id, "teammate");
     const del = await ctx.call({
       op: "deleteApiKey",
@@ -128,7 +125,7 @@ export const selfDelete = check("domain/api-key-self-delete", ["keys/delete-imme
   mutates: true,
   async run(ctx) {
     const created = await newKey(ctx, "owner", "self-delete");
-    if (!ctx.expectStatus(created, 201, "keys/delete-immediate", "creating the key to delete")) return;
+    ctx.requireStatus(created, 201, "keys/delete-immediate", "creating the key to delete");
     const self = { key: created.body.key as string, label: "owner_new" };
     const del = await ctx.call({ op: "deleteApiKey", params: { keyId: created.body.id }, as: self });
     if (!ok(del)) deleteKeyLater(ctx, created.body.id);
@@ -149,7 +146,7 @@ export const selfDelete = check("domain/api-key-self-delete", ["keys/delete-imme
 
     // Key rotation, as the description tells it: create a new key, switch over, delete the old one.
     const old = await newKey(ctx, "owner", "rotate-old");
-    if (!ctx.expectStatus(old, 201, "keys/delete-immediate", "creating the key to rotate")) return;
+    ctx.requireStatus(old, 201, "keys/delete-immediate", "creating the key to rotate");
     const oldKey = { key: old.body.key as string, label: "owner_old" };
     const next = await ctx.call({ op: "createApiKey", as: oldKey, json: { name: fresh("rotate-new") } });
     if (!ctx.expectStatus(next, 201, "keys/delete-immediate", "creating the new key with the old one")) {

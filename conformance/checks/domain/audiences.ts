@@ -102,7 +102,7 @@ export const updateRules = check(
     async run(ctx) {
       const audienceId = ctx.target.audience("main");
       const read = await readAudience(ctx, audienceId, "owner");
-      if (!ctx.expectStatus(read, 200, "audience/update-rules", "the owner reading main")) return;
+      ctx.requireStatus(read, 200, "audience/update-rules", "the owner reading main");
       const before = read.body.data;
       const restore = {
         name: before.name,
@@ -248,15 +248,7 @@ export const audienceDelete = check("domain/audience-delete", ["audience/delete-
       as: ctx.as(who.role),
       json: {},
     });
-    if (
-      !ctx.expectStatus(
-        copy,
-        201,
-        "audience/delete-owner-only",
-        `${who.role} copying an Audience it may edit`,
-      )
-    )
-      return;
+    ctx.requireStatus(copy, 201, "audience/delete-owner-only", `${who.role} copying an Audience it may edit`);
     const audienceId = copy.body.data.id as string;
     const del = await ctx.call({ op: "deleteAudience", params: { audienceId }, as: ctx.as(who.role) });
     if (!ctx.expectStatus(del, 204, "audience/delete-owner-only", "the owner deleting an Audience")) {

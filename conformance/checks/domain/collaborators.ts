@@ -107,29 +107,23 @@ export const collaboratorRemoval = check("domain/collaborator-removal", ["collab
     const userId = ctx.target.user(removable.role);
     if (ctx.target.isSimulator) ctx.defer(() => ctx.target.rebuild());
     const before = await ctx.call({ op: "getAudience", params: { audienceId }, as: member });
-    if (
-      !ctx.expect(
-        before.status === 200,
-        "collaborators/removal-revokes",
-        `${removable.role} could not read ${removable.audience} before (${before.status})`,
-        before,
-      )
-    )
-      return;
+    ctx.require(
+      before.status === 200,
+      "collaborators/removal-revokes",
+      `${removable.role} could not read ${removable.audience} before (${before.status})`,
+      before,
+    );
     const gone = await ctx.call({
       op: "removeCollaborator",
       params: { audienceId, userId },
       as: ctx.as("owner"),
     });
-    if (
-      !ctx.expect(
-        gone.status === 200 && gone.body?.data?.success === true,
-        "collaborators/removal-revokes",
-        `removal answered ${gone.status}`,
-        gone,
-      )
-    )
-      return;
+    ctx.require(
+      gone.status === 200 && gone.body?.data?.success === true,
+      "collaborators/removal-revokes",
+      `removal answered ${gone.status}`,
+      gone,
+    );
     if (!ctx.target.isSimulator)
       ctx.consume(
         `${removable.role} is no longer a collaborator of ${removable.audience} (${audienceId}): invite them again before the next run`,

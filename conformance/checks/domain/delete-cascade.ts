@@ -26,8 +26,8 @@ export const deleteCascade = check("domain/audience-delete-cascade", ["audience/
       await duplicateAs(ctx, who.audienceId, who.role, {}, fresh("cascade-a")),
       await duplicateAs(ctx, who.audienceId, who.role, {}, fresh("cascade-b")),
     ];
-    if (!ctx.expectStatus(a, 201, "audience/delete-cascade", "the first copy")) return;
-    if (!ctx.expectStatus(b, 201, "audience/delete-cascade", "the second copy")) return;
+    ctx.requireStatus(a, 201, "audience/delete-cascade", "the first copy");
+    ctx.requireStatus(b, 201, "audience/delete-cascade", "the second copy");
     const [aId, bId] = [a.body.data.id as string, b.body.data.id as string];
     const minds = await memberIds(ctx, aId, who.role);
     const [shared, alone] = minds;
@@ -37,12 +37,9 @@ export const deleteCascade = check("domain/audience-delete-cascade", ["audience/
       );
     const add = (mindId: string) =>
       ctx.call({ op: "addMembers", params: { audienceId: bId }, as, json: { mindId } });
-    if (
-      !ctx.expectStatus(await add(shared), 200, "audience/delete-cascade", "adding a Mind of the first copy")
-    )
-      return;
+    ctx.requireStatus(await add(shared), 200, "audience/delete-cascade", "adding a Mind of the first copy");
     const del = await ctx.call({ op: "deleteAudience", params: { audienceId: aId }, as });
-    if (!ctx.expectStatus(del, 204, "audience/delete-cascade", "deleting the first copy")) return;
+    ctx.requireStatus(del, 204, "audience/delete-cascade", "deleting the first copy");
     const kept = await memberIds(ctx, bId, who.role);
     ctx.expect(
       kept.includes(shared),

@@ -114,7 +114,7 @@ export const duplicateContents = check("domain/duplicate-contents", ["duplicate/
       json: {},
       headers: { "x-service-idempotency-key": key },
     });
-    if (!ctx.expectStatus(made, 201, "duplicate/contents", `duplicating main as ${role}`)) return;
+    ctx.requireStatus(made, 201, "duplicate/contents", `duplicating main as ${role}`);
     const copyId = made.body.data.id as string;
     deleteAudienceLater(ctx, copyId, role);
     if (ctx.target.has("admin")) {
@@ -215,10 +215,9 @@ export const duplicateContents = check("domain/duplicate-contents", ["duplicate/
       );
     // Running jobs are not copied: a copy made while a recalibration runs on its original is not calibrating.
     const working = await recalibrate(ctx, copyId, as, { instruction: "Focus on buyers at mid-sized firms" });
-    if (!ctx.expectStatus(working, 202, "duplicate/contents", "a recalibration of the copy")) return;
+    ctx.requireStatus(working, 202, "duplicate/contents", "a recalibration of the copy");
     const again = await duplicateAs(ctx, copyId, role, {}, fresh("busy"));
-    if (!ctx.expectStatus(again, 201, "duplicate/contents", "copying an Audience while it recalibrates"))
-      return;
+    ctx.requireStatus(again, 201, "duplicate/contents", "copying an Audience while it recalibrates");
     const [busy, idle] = [(await read(copyId)).body?.data, (await read(again.body.data.id)).body?.data];
     if (busy?.calibration?.active === true)
       ctx.expect(
@@ -247,8 +246,7 @@ export const duplicatePlanLimit = check("domain/duplicate-plan-limit", ["duplica
     if (ok(ex) && ex.body?.data?.id) deleteAudienceLater(ctx, ex.body.data.id, "owner");
     const d = ex.body?.data ?? {};
     // A premium plan allows 100 Minds, and the owner owns some already: a copy of as many is past it.
-    if (!ctx.expectStatus(ex, 403, "duplicate/plan-limit", `a premium owner copying ${members} Minds`))
-      return;
+    ctx.requireStatus(ex, 403, "duplicate/plan-limit", `a premium owner copying ${members} Minds`);
     ctx.expect(
       d.code === "PLAN_LIMIT" && d.limitType === "sparks" && d.current + members > d.limit,
       "duplicate/plan-limit",

@@ -21,8 +21,7 @@ export const facets = check("domain/filter-facets", ["filters/selection", "filte
         query: filters === undefined ? {} : { filters: JSON.stringify(filters) },
       });
     const base = await get();
-    if (!ctx.expectStatus(base, 200, "filters/selection", "the owner reading main's filter attributes"))
-      return;
+    ctx.requireStatus(base, 200, "filters/selection", "the owner reading main's filter attributes");
     const data = base.body.data;
     if (data?.truncated) return ctx.inconclusive("main is truncated: its facets do not count every Mind");
     checkShape(ctx, base, "filters/selection");
@@ -82,7 +81,7 @@ export const facets = check("domain/filter-facets", ["filters/selection", "filte
           ]),
         );
         const ex = await get(filters);
-        if (!ctx.expectStatus(ex, 200, "filters/selection", "a selection of existing values")) return;
+        ctx.requireStatus(ex, 200, "filters/selection", "a selection of existing values");
         checkShape(ctx, ex, "filters/selection");
         const d = ex.body.data;
         // An attribute outside the selection is counted over the selection's matches: for one with a single
@@ -118,7 +117,7 @@ export const facets = check("domain/filter-facets", ["filters/selection", "filte
             );
             continue;
           }
-          await sameAsWithout(ctx, get, filters, facet, ex);
+          await ctx.part(() => sameAsWithout(ctx, get, filters, facet, ex));
           const counted =
             sel === null
               ? facet.unknownCount
@@ -150,8 +149,7 @@ async function sameAsWithout(
 ): Promise<void> {
   const others = Object.fromEntries(Object.entries(filters).filter(([k]) => k !== facet.key));
   const without = await get(Object.keys(others).length > 0 ? others : undefined);
-  if (!ctx.expectStatus(without, 200, "filters/selection", "the same selection without the attribute"))
-    return;
+  ctx.requireStatus(without, 200, "filters/selection", "the same selection without the attribute");
   const expected = (without.body?.data?.facets as Facet[] | undefined)?.find((x) => x.key === facet.key);
   if (without.body?.data?.truncated || !expected)
     return ctx.inconclusive(

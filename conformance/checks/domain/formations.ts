@@ -23,7 +23,7 @@ export const formationPages = check("domain/formation-pagination", ["formations/
         query: { limit, offset },
       });
     const first = await list(100, 0);
-    if (!ctx.expectStatus(first, 200, "formations/pagination", "the first page")) return;
+    ctx.requireStatus(first, 200, "formations/pagination", "the first page");
     const total = first.body?.pagination?.total;
     if (typeof total !== "number") return ctx.inconclusive("the first page has no pagination.total");
     const rows = (first.body.data ?? []) as { createdAt?: string; id: string }[];
@@ -43,7 +43,7 @@ export const formationPages = check("domain/formation-pagination", ["formations/
       async ([limit, offset]) => {
         const ex = await list(limit, offset);
         // Every limit from 1 to 100 and every offset >= 0 is valid: past the end too (an empty page).
-        if (!ctx.expectStatus(ex, 200, "formations/pagination", `limit ${limit}, offset ${offset}`)) return;
+        ctx.requireStatus(ex, 200, "formations/pagination", `limit ${limit}, offset ${offset}`);
         const p = ex.body?.pagination;
         const n = (ex.body?.data ?? []).length;
         if (!p) return ctx.inconclusive(`limit ${limit}, offset ${offset}: no pagination to judge`);
@@ -139,7 +139,7 @@ export const previewStream = check(
         "application/json;q=0.1, application/x-ndjson",
       ]) {
         const ex = await preview(accept);
-        checkStream(ctx, ex, size, `Accept ${accept ?? "(none)"}`);
+        await ctx.part(() => checkStream(ctx, ex, size, `Accept ${accept ?? "(none)"}`));
       }
       for (const accept of ["application/json", "application/x-ndjson;q=0.2, application/json"]) {
         const ex = await preview(accept);
@@ -200,15 +200,12 @@ export function checkMeta(ctx: CheckContext, ex: Exchange, d: Record<string, unk
 
 export function checkStream(ctx: CheckContext, ex: Exchange, size: number, label: string): void {
   const media = (ex.header("content-type") ?? "").split(";")[0];
-  if (
-    !ctx.expect(
-      ex.status === 200 && media === "application/x-ndjson",
-      "preview/stream",
-      `${label}: ${ex.status} ${media}, not a 200 stream`,
-      ex,
-    )
-  )
-    return;
+  ctx.require(
+    ex.status === 200 && media === "application/x-ndjson",
+    "preview/stream",
+    `${label}: ${ex.status} ${media}, not a 200 stream`,
+    ex,
+  );
   const { problems, events } = streamProblems(ex.text);
   for (const p of problems) ctx.expect(false, "preview/stream", `${label}: ${p}`, ex);
   const meta = events.find((e) => e.type === "meta")?.data;
@@ -221,10 +218,7 @@ export const largePreview = check("domain/preview-hard-cap", ["preview/threshold
   async run(ctx) {
     const audienceId = ctx.target.audience("large");
     const det = await ctx.call({ op: "getFilterAttributes", params: { audienceId }, as: ctx.as("outsider") });
-    if (
-      !ctx.expectStatus(det, 200, "preview/thresholds", "a public viewer reading large's filter attributes")
-    )
-      return;
+    ctx.requireStatus(det, 200, "preview/thresholds", "a public viewer reading large's filter attributes");
     const size = det.body?.data?.totalMinds;
     if (typeof size !== "number") return ctx.inconclusive("large's filter attributes give no totalMinds");
     const ex = await ctx.call({
@@ -235,7 +229,7 @@ export const largePreview = check("domain/preview-hard-cap", ["preview/threshold
       json: {},
       timeoutMs: 30_000,
     });
-    if (!ctx.expectStatus(ex, 200, "preview/thresholds", "a public viewer previewing large")) return;
+    ctx.requireStatus(ex, 200, "preview/thresholds", "a public viewer previewing large");
     checkMeta(ctx, ex, ex.body?.data ?? {}, size);
   },
 });

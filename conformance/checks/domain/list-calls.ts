@@ -23,7 +23,7 @@ export const listCalls = check("domain/list-calls", ["reads/safe"], {
   async run(ctx) {
     const owner = ctx.as("owner");
     const made = await newKey(ctx, "owner", "never-used");
-    if (!ctx.expectStatus(made, 201, "reads/safe", "creating a key to leave unused")) return;
+    ctx.requireStatus(made, 201, "reads/safe", "creating a key to leave unused");
     deleteKeyLater(ctx, made.body.id);
     const first = await ctx.call({ op: "listApiKeys", as: owner });
     const second = await ctx.call({ op: "listApiKeys", as: owner });

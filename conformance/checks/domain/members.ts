@@ -95,7 +95,7 @@ export const planLimit = check("domain/plan-limit", ["members/plan-cap"], {
       json: { mindId: mind },
     });
     if (ok(ex)) removeMemberLater(ctx, audienceId, mind);
-    if (!ctx.expectStatus(ex, 403, "members/plan-cap", "adding past the member cap")) return;
+    ctx.requireStatus(ex, 403, "members/plan-cap", "adding past the member cap");
     const d = ex.body?.data ?? {};
     ctx.expect(
       d.code === "PLAN_LIMIT" && d.limitType === "groupMembers",

@@ -15,7 +15,7 @@ export const progressRules = check("domain/progress", ["progress/readiness"], {
   async run(ctx) {
     const audienceId = ctx.target.audience("main");
     const ex = await ctx.call({ op: "getAudienceProgress", params: { audienceId }, as: ctx.as("owner") });
-    if (!ctx.expectStatus(ex, 200, "progress/readiness", "the owner reading main's progress")) return;
+    ctx.requireStatus(ex, 200, "progress/readiness", "the owner reading main's progress");
     const d = ex.body.data;
     ctx.expect(d.audienceId === audienceId, "progress/readiness", `audienceId ${d.audienceId}`, ex);
     for (const m of readinessDisagreements(d)) ctx.expect(false, "progress/readiness", m, ex);
@@ -23,13 +23,13 @@ export const progressRules = check("domain/progress", ["progress/readiness"], {
     // Members a recalibration adds train while they can already chat: the summary must say so as they go.
     const as = ctx.as("teammate");
     const copy = await teammateCopy(ctx, "readiness");
-    if (!ctx.expectStatus(copy, 201, "progress/readiness", "duplicating the sandbox")) return;
+    ctx.requireStatus(copy, 201, "progress/readiness", "duplicating the sandbox");
     const copyId = copy.body.data.id as string;
     // The copy's own count: main may change while this check waits beside others.
     const start = await ctx.call({ op: "getAudienceProgress", params: { audienceId: copyId }, as });
     const before = Number(start.body?.data?.readiness?.total ?? 0);
     const grow = await recalibrate(ctx, copyId, as, { instruction: "Add 5 more hospital procurement leads" });
-    if (!ctx.expectStatus(grow, 202, "progress/readiness", "an additive recalibration")) return;
+    ctx.requireStatus(grow, 202, "progress/readiness", "an additive recalibration");
     let last: Exchange = grow;
     let trained = false;
     const settled = await ctx.waitUntil(async () => {

@@ -56,7 +56,7 @@ export const recalibrateReplay = sandboxCheck(
   ["recalibrate/replay"],
   async (ctx, { audienceId, send }) => {
     const first = await send();
-    if (!ctx.expectStatus(first, 202, "recalibrate/replay", "a recalibration")) return;
+    ctx.requireStatus(first, 202, "recalibrate/replay", "a recalibration");
     const opId = first.body?.data?.operation?.id;
     let last: Exchange = first;
     let finished: string | null = null;

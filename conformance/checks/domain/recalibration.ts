@@ -15,7 +15,7 @@ export const recalibrationStatus = sandboxCheck(
   ["recalibrate/status-url", "recalibrate/calibration-active"],
   async (ctx, { audienceId, send }) => {
     const accepted = await send();
-    if (!ctx.expectStatus(accepted, 202, "recalibrate/status-url", "recalibrate")) return;
+    ctx.requireStatus(accepted, 202, "recalibrate/status-url", "recalibrate");
     const receipt = accepted.body?.data?.operation ?? {};
     const statusUrl = String(receipt.statusUrl ?? "");
     const operationId = String(receipt.id ?? "");
@@ -40,7 +40,7 @@ export const recalibrationStatus = sandboxCheck(
         ?.calibration?.active;
     const activeBefore = await calibrating();
     const first = await read(prefix);
-    if (!ctx.expectStatus(first, 200, "recalibrate/status-url", "GET statusUrl")) return;
+    ctx.requireStatus(first, 200, "recalibrate/status-url", "GET statusUrl");
     const unfinished = ["queued", "running"].includes(String(first.body?.data?.operation?.status));
     if (unfinished)
       ctx.expect(
@@ -82,8 +82,10 @@ export const recalibrationStatus = sandboxCheck(
         last,
         "recalibration",
       );
-    // The two views disagreed on whether it has finished (reported above): nothing after is judged on it.
-    if (disagreed) return;
+    if (disagreed)
+      ctx.endAfterReport(
+        "the operation and the Audience disagreed on whether it has finished (reported above)",
+      );
     const final = last.body?.data?.operation ?? {};
     const activeAfter = await calibrating();
     ctx.expect(

@@ -17,7 +17,7 @@ export const exportJob = check("domain/export-job", ["exports/job"], {
     const query = { kind: "brief", format: "md" };
     const as = ctx.as("owner");
     const started = await ctx.call({ op: "exportAudience", params, as, json: { ...query, force: true } });
-    if (!ctx.expectStatus(started, 200, "exports/job", "a forced export")) return;
+    ctx.requireStatus(started, 200, "exports/job", "a forced export");
     const queued = started.body?.data?.status === "queued";
     ctx.coverage.transition("export", "∅", queued ? "queued" : "cached");
     if (queued) {
@@ -83,11 +83,11 @@ export const researchStages = check("domain/research-stages", ["research/stages"
     // A private copy owned by a team-plan caller is the sandbox: research changes grounding and members.
     const as = ctx.as("teammate");
     const copy = await teammateCopy(ctx, "research");
-    if (!ctx.expectStatus(copy, 201, "research/stages", "duplicating the sandbox")) return;
+    ctx.requireStatus(copy, 201, "research/stages", "duplicating the sandbox");
     const audienceId = copy.body.data.id as string;
     const accepted = await recalibrate(ctx, audienceId, as, { deepen: { topics: ["pricing sensitivity"] } });
     const r = accepted.body?.data?.research ?? {};
-    if (!ctx.expectStatus(accepted, 202, "research/stages", "deepen")) return;
+    ctx.requireStatus(accepted, 202, "research/stages", "deepen");
     ctx.expect(
       r.phase === "researching" && r.status === "queued" && r.stage === "researching",
       "research/stages",

@@ -23,7 +23,7 @@ export const memberCapBoundary = check("limits/member-cap-boundary", ["members/p
     const add = (mindId: string) =>
       ctx.call({ op: "addMembers", params: { audienceId }, as: owner, json: { mindId } });
     const removed = await ctx.call({ op: "removeMember", params: { audienceId, mindId: out }, as: owner });
-    if (!ctx.expectStatus(removed, 204, "members/plan-cap", "taking a member out")) return;
+    ctx.requireStatus(removed, 204, "members/plan-cap", "taking a member out");
     ctx.defer(async () => {
       await ctx.call({ op: "removeMember", params: { audienceId, mindId: loose }, as: owner });
       await add(out);
@@ -36,7 +36,7 @@ export const memberCapBoundary = check("limits/member-cap-boundary", ["members/p
       "one below the cap, adding the member that reaches it",
     );
     const past = await add(out);
-    if (!ctx.expectStatus(past, 403, "members/plan-cap", "at the cap again, one more")) return;
+    ctx.requireStatus(past, 403, "members/plan-cap", "at the cap again, one more");
     const d = past.body?.data ?? {};
     ctx.expect(
       d.code === "PLAN_LIMIT" && d.current >= d.limit && d.limit === members.length,
@@ -66,15 +66,12 @@ export const previewSoftWarn = check("limits/preview-soft-warn", ["preview/thres
     const audienceId = ctx.target.audience("empty");
     const from = limits().previewSoftWarnFrom;
     const minds = await ownerMinds(ctx);
-    if (
-      !ctx.expect(
-        (await memberIds(ctx, audienceId)).length === 0,
-        "preview/thresholds",
-        "`empty` has members",
-        null,
-      )
-    )
-      return;
+    ctx.require(
+      (await memberIds(ctx, audienceId)).length === 0,
+      "preview/thresholds",
+      "`empty` has members",
+      null,
+    );
     if (minds.length < from) {
       ctx.report({
         rule: "preview/thresholds",
@@ -97,7 +94,7 @@ export const previewSoftWarn = check("limits/preview-soft-warn", ["preview/thres
         as: owner,
         json: { mindIds: minds.slice(have, count) },
       });
-      if (!ctx.expectStatus(added, 200, "preview/thresholds", `adding Minds to reach ${count}`)) return;
+      ctx.requireStatus(added, 200, "preview/thresholds", `adding Minds to reach ${count}`);
       const ex = await ctx.call({
         op: "previewFormation",
         params: { audienceId },
@@ -105,7 +102,7 @@ export const previewSoftWarn = check("limits/preview-soft-warn", ["preview/thres
         headers: { accept: "application/json" },
         json: {},
       });
-      if (!ctx.expectStatus(ex, 200, "preview/thresholds", `preview at ${count} members`)) return;
+      ctx.requireStatus(ex, 200, "preview/thresholds", `preview at ${count} members`);
       const d = ex.body?.data ?? {};
       ctx.expect(
         d.memberCount === count && d.softWarn === warn && d.hardCapExceeded === false,

@@ -211,6 +211,11 @@ export interface PropertyOptions {
 const KEEP_FOR_UNDO = 12;
 
 /** What a check runs with; `R`, the rules it may report, narrows its assertions to the rules it declares. */
+/** What `require` throws: the violation is reported, and the part being judged ends (the runner's to catch). */
+export class Unmet extends Error {
+  override readonly name = "Unmet";
+}
+
 export class CheckContext<R extends RuleId = RuleId> {
   readonly target: Target;
   readonly client: HttpClient;
@@ -341,6 +346,38 @@ export class CheckContext<R extends RuleId = RuleId> {
     );
   }
 
+  /**
+   * Reports `message` under `rule` unless `ok`, and then ends the part being judged (the check, one example of
+   * a property, or a `part`): what follows needed it. The report is made before the part ends, so an answer
+   * the check did not expect is never passed over in silence.
+   */
+  require(ok: boolean, rule: R, message: string, exchange?: Exchange | null): void {
+    if (!this.expect(ok, rule, message, exchange)) throw new Unmet(message);
+  }
+
+  /** `expectStatus`, and then the part being judged ends unless it held (as `require`). */
+  requireStatus(exchange: Exchange, status: number, rule: R, what: string): void {
+    if (!this.expectStatus(exchange, status, rule, what))
+      throw new Unmet(`${what} answered ${exchange.status}`);
+  }
+
+  /**
+   * Ends the part being judged after a violation already reported (two views that disagree) left nothing
+   * further to judge on it; `why` says which.
+   */
+  endAfterReport(why: string): never {
+    throw new Unmet(why);
+  }
+
+  /** Judges one part of a check (an operation, a variant, a request): a requirement it does not meet ends that part only. */
+  async part(body: () => void | Promise<void>): Promise<void> {
+    try {
+      await body();
+    } catch (e) {
+      if (!(e instanceof Unmet)) throw e;
+    }
+  }
+
   /** Reports under `rule` unless `exchange` answered `status` with `data.code` `code` (the API's error codes). */
   expectCode(exchange: Exchange, status: number, code: string, rule: R, what: string): boolean {
     const got = `${exchange.status} ${exchange.body?.data?.code ?? "(no code)"}`;
@@ -410,6 +447,9 @@ export class CheckContext<R extends RuleId = RuleId> {
         this.sinks.push(sink);
         try {
           await body(value);
+        } catch (e) {
+          // A requirement the example did not meet ends the example; its report makes the example fail.
+          if (!(e instanceof Unmet)) throw e;
         } finally {
           this.sinks.pop();
         }
@@ -537,8 +577,11 @@ export async function runCheck(
   try {
     await def.run(ctx);
   } catch (e) {
+    if (e instanceof Unmet) {
+      // A requirement unmet ended the check: the violation that says so is already among what it found.
+    }
     // The run's time budget ran out under the check: it ends here with what it found, neither passed nor failed.
-    if (e instanceof BudgetSpent) cut = e.message;
+    else if (e instanceof BudgetSpent) cut = e.message;
     // A quick run's window ran out under it: judged in part, and --deep judges the rest.
     else if (e instanceof WindowSpent)
       if (ctx.answered === 0)
