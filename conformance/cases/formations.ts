@@ -9,8 +9,7 @@
  * its bound, and every `Accept` the description names.
  */
 import type { Role } from "../lib/http/target.ts";
-import type { CheckContext } from "../lib/running/context.ts";
-import { hypothesis } from "../lib/running/helpers.ts";
+import { hypothesis, ownerOnMain } from "../lib/running/helpers.ts";
 import type { Answer, Case, CaseWorld } from "./case.ts";
 import { coded, is, NOBODY, ok, onAud, oneOf, ownerOn, PRESENT, refused } from "./case.ts";
 import { canView, EVERYONE, isCollaborator, relation } from "./cast.ts";
@@ -31,10 +30,6 @@ const list = (role: Role, handle: string): Case =>
     answer: [ok(200, { "pagination.offset": is(0), "pagination.limit": is(100) })],
     hidden: refused(404, NOT_FOUND),
   });
-
-/** The owner's page of `main`'s Formations, read first by a case's precondition. */
-const listMain = (ctx: CheckContext, w: CaseWorld, query: Record<string, number> = {}) =>
-  ctx.call({ op: "listFormations", params: { audienceId: w.aud("main") }, as: ctx.as("owner"), query });
 
 /** A page of `main` as the owner, `query` as given. */
 function page(
@@ -94,8 +89,8 @@ const PAGES: Case[] = [
     op: "listFormations",
     as: "owner",
     mutates: false,
-    given: async (ctx, w) => {
-      const ex = await listMain(ctx, w);
+    given: async (ctx) => {
+      const ex = await ownerOnMain(ctx, "listFormations");
       const total = ex.body?.pagination?.total;
       return typeof total === "number"
         ? { made: { total } }
@@ -118,8 +113,8 @@ const PAGES: Case[] = [
     as: "owner",
     mutates: false,
     // The first read asks for the same rows in other words (limit stated), so that it is a request of its own.
-    given: async (ctx, w) => {
-      const ex = await listMain(ctx, w, { offset: 1, limit: 100 });
+    given: async (ctx) => {
+      const ex = await ownerOnMain(ctx, "listFormations", { query: { offset: 1, limit: 100 } });
       if (ex.status !== 200) return refusedStep(ex, 200, "the first read of the page");
       return {
         made: {

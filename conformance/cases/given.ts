@@ -8,7 +8,7 @@ import type { RuleId } from "../lib/description/rules.ts";
 import type { Credentials, Exchange } from "../lib/http/http.ts";
 import type { Role } from "../lib/http/target.ts";
 import type { CheckContext } from "../lib/running/context.ts";
-import { fresh, hypothesis } from "../lib/running/helpers.ts";
+import { fresh, hypothesis, recalibrate } from "../lib/running/helpers.ts";
 import { type Case, type CaseWorld, type Effect, is, type Later, type Made, ok, onAud } from "./case.ts";
 import { ownerOf } from "./cast.ts";
 
@@ -78,13 +78,11 @@ export const copyOf: MadeOn = async (ctx, w, handle, role, later) => {
 };
 
 /** The teammate asks for a recalibration of the copy `copyOf` made them. */
-export const recalibrateCopy = (ctx: CheckContext, copy: { made: Record<string, unknown> }, json: unknown) =>
-  ctx.call({
-    op: "recalibrateAudience",
-    params: { audienceId: copy.made.copy as string },
-    as: ctx.as("teammate"),
-    json,
-  });
+export const recalibrateCopy = (
+  ctx: CheckContext,
+  copy: { made: Record<string, unknown> },
+  json: Record<string, unknown>,
+) => recalibrate(ctx, copy.made.copy as string, ctx.as("teammate"), json);
 
 /** A Formation `role` makes on `handle` (shared for a collaborator, private otherwise), deleted after. */
 export const formationBy: MadeOn = async (ctx, w, handle, role, later) => {
