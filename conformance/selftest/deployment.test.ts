@@ -5,7 +5,7 @@
  * (README, "Against a deployment"). Each run keeps the time budget the CLI would give it.
  */
 import { describe, expect, it } from "vitest";
-import { skipReason } from "../lib/running/context.ts";
+import { skipReason } from "../lib/running/skips.ts";
 import { FAULTS } from "./faults.ts";
 import { deploymentServer, expectReported, runAll } from "./harness.ts";
 import { SIMULATOR_ONLY } from "./simulator-only.ts";

@@ -8,7 +8,7 @@ import { allChecks } from "../checks/index.ts";
 import { accountOf } from "../lib/http/http.ts";
 import type { TargetInfo } from "../lib/http/target.ts";
 import { costOf, isElastic, isMeasured, planRun, whatDeepTakes } from "../lib/planning/budget.ts";
-import { skipReason } from "../lib/running/context.ts";
+import { skipReason } from "../lib/running/skips.ts";
 import { type BrokenServer, brokenServer } from "./harness.ts";
 
 let server: BrokenServer;

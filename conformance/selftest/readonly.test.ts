@@ -6,7 +6,8 @@
 import { expect, it } from "vitest";
 import { allChecks } from "../checks/index.ts";
 import { formatViolations } from "../lib/reporting/report.ts";
-import { runCheck, skipReason } from "../lib/running/context.ts";
+import { runCheck } from "../lib/running/context.ts";
+import { skipReason } from "../lib/running/skips.ts";
 import { brokenServer } from "./harness.ts";
 
 type Tables = Record<string, unknown[]>;

@@ -15,7 +15,8 @@
 import { limits } from "../description/contract.ts";
 import type { RuleId } from "../description/rules.ts";
 import type { TargetInfo } from "../http/target.ts";
-import { type CheckDef, skipReason } from "../running/context.ts";
+import type { CheckDef } from "../running/context.ts";
+import { skipReason } from "../running/skips.ts";
 import COSTS from "./costs.json" with { type: "json" };
 import type { WindowsLeft } from "./windows.ts";
 

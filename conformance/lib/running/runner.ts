@@ -15,8 +15,9 @@ import { Coverage, type SentenceIndex } from "../reporting/coverage.ts";
 import { renderHtmlReport } from "../reporting/html-report.ts";
 import { escapeMarkup as xml } from "../reporting/markup.ts";
 import { dedupe, formatViolations, type Violation } from "../reporting/report.ts";
-import { type CheckDef, runCheck, type Skip, skipOf } from "./context.ts";
+import { type CheckDef, runCheck } from "./context.ts";
 import { finishRun, type RunResults } from "./finish.ts";
+import { type Skip, skipOf } from "./skips.ts";
 
 export interface Reporter {
   name: "default" | "verbose" | "dot" | "junit" | "json" | "html";

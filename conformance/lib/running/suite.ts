@@ -8,7 +8,8 @@ import type { TargetInfo } from "../http/target.ts";
 import { Coverage, writeFragment } from "../reporting/coverage.ts";
 import { fragmentsDir } from "../reporting/paths.ts";
 import { dedupe, formatViolations, type Violation } from "../reporting/report.ts";
-import { type CheckDef, runCheck, skipReason } from "./context.ts";
+import { type CheckDef, runCheck } from "./context.ts";
+import { skipReason } from "./skips.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
