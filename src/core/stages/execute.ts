@@ -25,12 +25,16 @@ export interface ExecuteDeps {
 
 export function execute(d: ExecuteDeps): Next<WithBody> {
   const { memo, verify } = d;
+  /** What a pure read's answer is kept under: the caller (roles differ), path and query. */
+  const keyOf = (ctx: RequestContext, op: Operation): string =>
+    `answer ${op.operationId} ${ctx.caller?.id ?? ""} ${ctx.path}${ctx.url.search}`;
+
   /**
    * A pure read's answer, rendered once per state and reused: an Answer whose body is already encoded.
-   * Keyed by the caller (roles differ), path and query; rate-limit headers are added per request.
+   * Rate-limit headers are added per request.
    */
   async function keptAnswer(ctx: RequestContext, op: Operation, spec: RouteSpec): Promise<Outcome> {
-    const key = `answer ${op.operationId} ${ctx.caller?.id ?? ""} ${ctx.path}${ctx.url.search}`;
+    const key = keyOf(ctx, op);
     const known = memo.peek<Answer>(key);
     if (known) {
       if (verify) verifyKept(known, renderReply(await spec.handler(keysOutOfReach(ctx)), {}), key);
@@ -44,17 +48,27 @@ export function execute(d: ExecuteDeps): Next<WithBody> {
     return answer;
   }
 
-  return async (call) => {
+  async function pureRead(call: WithBody, reused: boolean): Promise<Outcome> {
     const { ctx, spec, op, headers } = call;
-    // Asked last, with nothing awaited between it and a pure handler: the state it saw is the one served.
-    if (spec.pure === true || spec.pure?.(ctx)) {
-      call.who.pure = true;
-      const method = call.request.method;
-      const reused = !spec.volatile && (method === "GET" || method === "HEAD");
-      return renderReply(reused ? await keptAnswer(ctx, op, spec) : await spec.handler(ctx), headers);
-    }
+    return renderReply(reused ? await keptAnswer(ctx, op, spec) : await spec.handler(ctx), headers);
+  }
+
+  async function change(call: WithBody): Promise<Outcome> {
+    const { ctx, spec, headers } = call;
     call.who.keysOnly = spec.keysOnly === true;
     const reply = await d.changing(() => d.change(ctx, spec, call.raw, call.recorded, undefined));
     return renderReply(reply, headers);
+  }
+
+  return (call) => {
+    const { ctx, spec, op } = call;
+    // Asked last, with nothing awaited between it and a pure handler: the state it saw is the one served.
+    if (!(spec.pure === true || spec.pure?.(ctx))) return change(call);
+    call.who.pure = true;
+    const method = call.request.method;
+    const reused = !spec.volatile && (method === "GET" || method === "HEAD");
+    // A kept answer is served now, not a turn later: no promise from here to the host (most reads).
+    const known = reused && !verify ? memo.peek<Answer>(keyOf(ctx, op)) : undefined;
+    return known ? renderReply(known, call.headers) : pureRead(call, reused);
   };
 }
