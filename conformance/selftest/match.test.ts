@@ -16,7 +16,12 @@ const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 function both(method: string, path: string) {
   const kit = matchPath(method, path);
   const sim = router.match(method, path);
-  const shape = (m: { kind: string; op?: { operationId: string }; params?: object; allowed?: string[] }) => ({
+  const shape = (m: {
+    kind: string;
+    op?: { operationId: string };
+    params?: object;
+    allowed?: readonly string[];
+  }) => ({
     kind: m.kind,
     op: m.op?.operationId,
     params: m.params,

@@ -36,10 +36,31 @@ const PARTS = 4;
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
 
+/** A slot's bytes and a view of each of its parts, made once: a view per write was garbage per request. */
+interface Slot {
+  bytes: Uint8Array;
+  requestHead: Uint8Array;
+  requestBody: Uint8Array;
+  responseHead: Uint8Array;
+  responseBody: Uint8Array;
+}
+
+function newSlot(): Slot {
+  const bytes = new Uint8Array(SLOT);
+  const part = (at: number, size: number): Uint8Array => bytes.subarray(at, at + size);
+  return {
+    bytes,
+    requestHead: part(0, HEADER_LIMIT),
+    requestBody: part(HEADER_LIMIT, BODY_LIMIT),
+    responseHead: part(HEADER_LIMIT + BODY_LIMIT, HEADER_LIMIT),
+    responseBody: part(2 * HEADER_LIMIT + BODY_LIMIT, BODY_LIMIT),
+  };
+}
+
 export class DetailArena {
   /** Each slot's bytes, allocated when first written and written over after: a world that serves few
    * requests (a sandbox) holds only what it used. */
-  private readonly slots: (Uint8Array | undefined)[];
+  private readonly slots: (Slot | undefined)[];
   private readonly lengths: Int32Array;
   /** Whole body sizes (request, response); -1 for no body. */
   private readonly sizes: Float64Array;
@@ -59,23 +80,19 @@ export class DetailArena {
 
   /** Copies an exchange into `slot`, over whatever it held. */
   write(slot: number, headers: HeaderReader, body: string | null, response: Outcome): void {
-    let buf = this.slots[slot];
-    if (!buf) {
-      buf = new Uint8Array(SLOT);
-      this.slots[slot] = buf;
+    let parts = this.slots[slot];
+    if (!parts) {
+      parts = newSlot();
+      this.slots[slot] = parts;
     }
     const n = slot * PARTS;
-    this.lengths[n] = this.headerLines(buf, requestLines(headers), 0, HEADER_LIMIT);
-    this.sizes[slot * 2] = this.body(buf, body, HEADER_LIMIT, n + 1);
+    this.lengths[n] = utf8.encodeInto(requestLines(headers), parts.requestHead).written;
+    this.sizes[slot * 2] = this.body(parts.requestBody, body, n + 1);
     const out = response instanceof Answer || response instanceof LineStream ? response.headers : null;
-    this.lengths[n + 2] = this.headerLines(
-      buf,
-      out ? objectLines(out) : pairLines((response as Response).headers),
-      HEADER_LIMIT + BODY_LIMIT,
-      HEADER_LIMIT,
-    );
+    const lines = out ? objectLines(out) : pairLines((response as Response).headers);
+    this.lengths[n + 2] = utf8.encodeInto(lines, parts.responseHead).written;
     const kept = response instanceof Answer ? response.body : null;
-    this.sizes[slot * 2 + 1] = this.body(buf, kept, 2 * HEADER_LIMIT + BODY_LIMIT, n + 3);
+    this.sizes[slot * 2 + 1] = this.body(parts.responseBody, kept, n + 3);
     this.notes[slot] =
       response instanceof LineStream
         ? "a stream, not kept"
@@ -85,7 +102,7 @@ export class DetailArena {
   }
 
   read(slot: number): { request: SideView; response: SideView } {
-    const buf = this.slots[slot] ?? new Uint8Array(SLOT);
+    const buf = this.slots[slot]?.bytes ?? new Uint8Array(SLOT);
     const n = slot * PARTS;
     const side = (h: number, b: number, part: number, size: number, note?: string): SideView => {
       const headers = redactHeaders(text.decode(buf.subarray(h, h + (this.lengths[part] ?? 0))));
@@ -107,26 +124,24 @@ export class DetailArena {
     };
   }
 
-  /** One encoding of all of a side's lines: one a header cost the auth/me benchmark a fifth of its CPU. */
-  private headerLines(buf: Uint8Array, lines: string, at: number, limit: number): number {
-    return utf8.encodeInto(lines, buf.subarray(at, at + limit)).written;
-  }
-
-  /** Writes the head of a body; answers its whole size, or -1 without one. */
-  private body(buf: Uint8Array, body: string | Uint8Array | null, at: number, part: number): number {
+  /**
+   * Writes the head of a body into its part; answers its whole size, or -1 without one. (A side's headers
+   * are one text, encoded at once: one encoding a header cost the auth/me benchmark a fifth of its CPU.)
+   */
+  private body(into: Uint8Array, body: string | Uint8Array | null, part: number): number {
     if (body === null) {
       this.lengths[part] = 0;
       this.cut[part] = 0;
       return -1;
     }
     if (typeof body === "string") {
-      const r = utf8.encodeInto(body, buf.subarray(at, at + BODY_LIMIT));
+      const r = utf8.encodeInto(body, into);
       this.lengths[part] = r.written;
       this.cut[part] = r.read < body.length ? 1 : 0;
       return body.length;
     }
     const head = body.byteLength <= BODY_LIMIT ? body : body.subarray(0, BODY_LIMIT);
-    buf.set(head, at);
+    into.set(head);
     this.lengths[part] = head.byteLength;
     this.cut[part] = head.byteLength < body.byteLength ? 1 : 0;
     return body.byteLength;

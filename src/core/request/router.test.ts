@@ -26,7 +26,7 @@ describe("Router (built from openapi.json)", () => {
     expect(router.match("GET", "/api/v1/nope").kind).toBe("not-found");
     const m = router.match("PATCH", `/api/v1/audiences/${A}`);
     expect(m.kind).toBe("method-not-allowed");
-    expect(m.kind === "method-not-allowed" && m.allowed.sort()).toEqual(["DELETE", "GET", "PUT"]);
+    expect(m.kind === "method-not-allowed" && [...m.allowed].sort()).toEqual(["DELETE", "GET", "PUT"]);
   });
 
   it("serves ACP under /api/acp only and the document at the root", () => {
@@ -41,5 +41,20 @@ describe("Router (built from openapi.json)", () => {
     expect(m.kind === "found" && m.params.keyId).toBe("");
     const e = router.match("GET", "/api/v1/audiences/%E0%A4%A");
     expect(e.kind === "found" && e.params.audienceId).toBe("%E0%A4%A");
+  });
+
+  it("keeps a path's match for the next request, read-only, and stays right past what it keeps", () => {
+    const r = new Router(operations);
+    const first = r.match("GET", `/api/v1/audiences/${A}`);
+    expect(r.match("GET", `/api/v1/audiences/${A}`)).toBe(first);
+    expect(Object.isFrozen(first) && first.kind === "found" && Object.isFrozen(first.params)).toBe(true);
+    expect(r.match("DELETE", `/api/v1/audiences/${A}`)).toMatchObject({ kind: "found" });
+    for (let i = 0; i < 3000; i++) {
+      const id = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+      const m = r.match("GET", `/api/v1/audiences/${id}`);
+      expect(m.kind === "found" && m.params.audienceId).toBe(id);
+    }
+    const again = r.match("GET", `/api/v1/audiences/${A}`);
+    expect(again.kind === "found" && again.params).toEqual({ audienceId: A });
   });
 });

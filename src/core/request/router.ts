@@ -14,13 +14,22 @@ interface Node {
 
 const newNode = (): Node => ({ literal: new Map(), param: null, ops: new Map(), prefix: "" });
 
+/** Matches are shared by every request for the same method and path: read them, never change them. */
 export type RouteMatch =
-  | { kind: "found"; op: Operation; params: Record<string, string>; prefix: string }
-  | { kind: "method-not-allowed"; allowed: Method[]; prefix: string }
+  | { kind: "found"; op: Operation; params: Readonly<Record<string, string>>; prefix: string }
+  | { kind: "method-not-allowed"; allowed: readonly Method[]; prefix: string }
   | { kind: "not-found" };
+
+/** Paths whose matches are kept; past it the cache starts over, so that random paths cannot grow it. */
+const KEPT_PATHS = 1024;
 
 export class Router {
   private readonly root = newNode();
+  /**
+   * Path, then method, to its match. A client asks for the same few paths again and again; splitting and
+   * walking each was a twentieth of what an auth/me cost the core.
+   */
+  private readonly kept = new Map<string, Map<string, RouteMatch>>();
 
   constructor(ops: readonly Operation[]) {
     for (const op of ops) for (const prefix of op.prefixes) this.add(prefix, op);
@@ -47,6 +56,22 @@ export class Router {
   }
 
   match(method: string, pathname: string): RouteMatch {
+    let byMethod = this.kept.get(pathname);
+    const known = byMethod?.get(method);
+    if (known !== undefined) return known;
+    if (byMethod === undefined) {
+      if (this.kept.size >= KEPT_PATHS) this.kept.clear();
+      byMethod = new Map();
+      this.kept.set(pathname, byMethod);
+    }
+    const match = Object.freeze(this.matchNow(method, pathname));
+    if (match.kind === "found") Object.freeze(match.params);
+    if (match.kind === "method-not-allowed") Object.freeze(match.allowed);
+    byMethod.set(method, match);
+    return match;
+  }
+
+  private matchNow(method: string, pathname: string): RouteMatch {
     // A pathname starts with "/": its first piece is empty, and the walk starts after it.
     const segments = pathname.split("/");
     const params: Record<string, string> = {};

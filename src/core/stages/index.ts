@@ -16,6 +16,7 @@ import { ApiError } from "../errors.ts";
 import { authenticate as findCaller } from "../request/auth.ts";
 import { Answer, LineStream, type Outcome, type SimRequest } from "../request/exchange.ts";
 import type { Pages } from "../request/pages.ts";
+import { parsedUrl } from "../request/parsed-url.ts";
 import type { GenerateBody } from "../request/preferred-answers.ts";
 import { isResponse, renderError } from "../request/render.ts";
 import type { Router } from "../request/router.ts";
@@ -129,7 +130,7 @@ export function frontDoor(d: FrontDoorDeps): (request: SimRequest) => Promise<Ou
     .through(pages(d.pages, w.changing))
     .end(api);
   return async (request) => {
-    const url = URL.parse(request.url);
+    const url = parsedUrl(request.url);
     // Only a host that passes its own target can get here with one that is not a URL.
     if (url === null) return renderError(new ApiError(400, "Bad Request"), "", {});
     return front(arrived(request, url));
