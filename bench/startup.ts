@@ -195,8 +195,12 @@ export function printStartup(r: StartupResult): string {
     "",
     `Start-up, spawn to the first 200 of /_openapi.json (median of ${r.samples})`,
     `  plain: ${r.openapiMs.median.toFixed(0)} ms${vs(r.openapiMs.median)}; samples ${r.openapiMs.samples.map((s) => s.toFixed(0)).join(", ")}`,
-    `  --state-file with ${r.savedSandboxes} saved sandboxes: ${r.savedMs.median.toFixed(0)} ms${vs(r.savedMs.median)}; samples ${r.savedMs.samples.map((s) => s.toFixed(0)).join(", ")}`,
-    `  saved sandboxes answering with their own change after the restart: ${r.answeringAfter} of ${r.savedSandboxes}`,
+    ...(r.savedMs.samples.length === 0
+      ? ["  --state-file with saved sandboxes: not run (--saved-sandboxes 0)"]
+      : [
+          `  --state-file with ${r.savedSandboxes} saved sandboxes: ${r.savedMs.median.toFixed(0)} ms${vs(r.savedMs.median)}; samples ${r.savedMs.samples.map((s) => s.toFixed(0)).join(", ")}`,
+          `  saved sandboxes answering with their own change after the restart: ${r.answeringAfter} of ${r.savedSandboxes}`,
+        ]),
     `  as users start it (audience-research-sim serve, no flags) to the first 200 of auth/me: ${r.asUsersMs.median.toFixed(0)} ms, ${(r.asUsersMs.median / r.bareJsMs.median).toFixed(2)}x node:http in plain JavaScript (${r.bareJsMs.median.toFixed(0)} ms; bench/servers/bare.ts, whose types Node strips at start, takes ${bareMs.toFixed(0)} ms)`,
     `  the first start after an install or a build (no code cache yet): ${r.firstMs.toFixed(0)} ms`,
     "",
