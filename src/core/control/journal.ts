@@ -65,21 +65,24 @@ const INTERNED_MAX = 1024;
  * be moved to the old generation, where every entry written over is garbage only a full collection finds.
  * An object and its strings per request were most of what a busy simulator promoted (about 230 of 260
  * bytes an auth/me), and with the heap held tight (src/cli/memory.ts) a full collection every 30,000
- * requests. Numbers go into typed arrays; a path, query or instant the journal has seen is stored as the
- * copy it already holds, so the request's own string dies young.
+ * requests. Each column holds small integers or strings the journal already had (a path, query or instant
+ * it has seen is stored as the copy it holds), so the request's own objects die young. The columns grow as
+ * entries come, so that a world that serves few requests (a sandbox) holds little.
  */
 export class Journal {
   private next = 0;
   private size = 0;
   private seq = 0;
-  private readonly ats: string[];
-  private readonly methods: string[];
-  private readonly paths: string[];
-  private readonly queries: string[];
-  private readonly users: (string | null)[];
-  private readonly statuses: Uint16Array;
-  private readonly durations: Float64Array;
-  private readonly detailedAt: Uint8Array;
+  private readonly ats: string[] = [];
+  private readonly methods: string[] = [];
+  private readonly paths: string[] = [];
+  private readonly queries: string[] = [];
+  private readonly users: (string | null)[] = [];
+  private readonly statuses: number[] = [];
+  /** Hundredths of a millisecond, as `ms` is rounded: an integer, where a fraction would be a heap number. */
+  private readonly centis: number[] = [];
+  /** Its headers and bodies went into the arena (slot `(id - 1) % detailCapacity`, until written over). */
+  private readonly detailed: boolean[] = [];
   private readonly interned = new Map<string, string>();
   private lastAt = "";
 
@@ -90,14 +93,6 @@ export class Journal {
   constructor(capacity = JOURNAL_CAPACITY, detailCapacity = DETAIL_CAPACITY) {
     this.capacity = capacity;
     this.detailCapacity = detailCapacity;
-    this.ats = new Array<string>(capacity).fill("");
-    this.methods = new Array<string>(capacity).fill("");
-    this.paths = new Array<string>(capacity).fill("");
-    this.queries = new Array<string>(capacity).fill("");
-    this.users = new Array<string | null>(capacity).fill(null);
-    this.statuses = new Uint16Array(capacity);
-    this.durations = new Float64Array(capacity);
-    this.detailedAt = new Uint8Array(capacity);
     this.arena = new DetailArena(detailCapacity);
   }
 
@@ -111,6 +106,7 @@ export class Journal {
   ): void {
     const id = ++this.seq;
     const detailed = headers !== undefined && answer !== undefined;
+    // Written at `next`: the columns' end until they are `capacity` long, then over the oldest entry.
     const i = this.next;
     // The same instant as the entry before (many requests share one under load): the copy already held.
     if (entry.at !== this.lastAt) this.lastAt = entry.at;
@@ -120,8 +116,8 @@ export class Journal {
     this.queries[i] = this.intern(query);
     this.users[i] = entry.userId;
     this.statuses[i] = entry.status;
-    this.durations[i] = entry.ms;
-    this.detailedAt[i] = detailed ? 1 : 0;
+    this.centis[i] = Math.round(entry.ms * 100);
+    this.detailed[i] = detailed;
     if (detailed) this.arena.write((id - 1) % this.detailCapacity, headers, body ?? null, answer);
     this.next = (this.next + 1) % this.capacity;
     this.size = Math.min(this.size + 1, this.capacity);
@@ -144,11 +140,11 @@ export class Journal {
       method: this.methods[i] as string,
       path: this.paths[i] as string,
       status: this.statuses[i] as number,
-      ms: this.durations[i] as number,
+      ms: (this.centis[i] as number) / 100,
       userId: this.users[i] ?? null,
     };
     const id = this.seq - back + 1;
-    return { id, entry, query: this.queries[i] as string, detailed: this.detailedAt[i] === 1 };
+    return { id, entry, query: this.queries[i] as string, detailed: this.detailed[i] === true };
   }
 
   private viewOf(s: Stored): JournalView {
