@@ -24,12 +24,21 @@ export async function listenFirst(
   onError: NonNullable<ServerOptions["onError"]>,
 ): Promise<{ running: RunningServer; serve(handler: Handler): void }> {
   let serve: (handler: Handler) => void = () => {};
+  // Once the world stands, requests go straight to it: waiting on `ready` was two promises and two turns of
+  // the microtask queue for every request of the server's life.
+  let served: Handler | null = null;
   const ready = new Promise<Handler>((resolve) => {
-    serve = resolve;
+    serve = (handler) => {
+      served = handler;
+      resolve(handler);
+    };
   });
   try {
     const running = await startServer(
-      { handle: async (request) => (await ready).handle(request) },
+      {
+        handle: (request) =>
+          served !== null ? served.handle(request) : ready.then((handler) => handler.handle(request)),
+      },
       { port: options.port, host: options.host, onError },
     );
     return { running, serve };

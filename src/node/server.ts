@@ -11,7 +11,7 @@
  * stream gets a web stream, made on first use, that reads the socket only as fast as it is consumed. When
  * a response is finished before its request body was (a 413, or an answer that never needed the body), the
  * rest is drained for a bounded time and size, so the client reads the answer rather than a connection
- * reset; past that bound the connection is closed.
+ * reset; past that bound the connection is closed (./request-body.ts).
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -20,6 +20,7 @@ import { ApiError } from "../core/errors.ts";
 import type { HeaderReader, Outcome, SimRequest } from "../core/request/exchange.ts";
 import { Answer, LineStream } from "../core/request/exchange.ts";
 import { renderError } from "../core/request/render.ts";
+import { bodyStream, linger, readWhole } from "./request-body.ts";
 import { envelope, type InFlight, send, writeAnswer, writeEnvelope, writeLines } from "./respond.ts";
 
 /** The part of a simulator the host needs. */
@@ -51,12 +52,6 @@ export interface RunningServer {
   server: http.Server;
 }
 
-/** A request body still arriving after its response was sent is drained at most this long... */
-const LINGER_MS = 2_000;
-/** ...and at most this much of it, then the connection is closed. */
-const LINGER_MAX_BYTES = 1024 * 1024;
-/** The request body is read ahead of the simulator by at most this much. */
-const BODY_HIGH_WATER_MARK = 64 * 1024;
 /** How long `close()` waits for in-flight requests (say, an open NDJSON stream) before cutting them. */
 const CLOSE_GRACE_MS = 2_000;
 
@@ -70,10 +65,11 @@ export function startServer(served: Handler | FetchHandler, options: ServerOptio
   const onError = options.onError ?? defaultOnError;
   let fallbackOrigin = `http://${urlHost(options.host)}:${options.port}`;
   const serve = (req: IncomingMessage, res: ServerResponse, expectContinue: boolean): void => {
-    handle(handler, req, res, fallbackOrigin, onError, expectContinue).catch((error: unknown) => {
-      onError(error, { method: req.method ?? "", path: req.url ?? "" });
-      if (!res.destroyed) res.destroy();
-    });
+    try {
+      handle(handler, req, res, fallbackOrigin, onError, expectContinue);
+    } catch (error) {
+      hostFailed(error, req, res, onError);
+    }
   };
 
   const server = http.createServer(
@@ -276,14 +272,26 @@ function webRequest(request: SimRequest): Request {
   });
 }
 
-async function handle(
+/** The host itself failed (not the handler): said, and the connection cut. */
+function hostFailed(error: unknown, req: IncomingMessage, res: ServerResponse, onError: OnError): void {
+  onError(error, { method: req.method ?? "", path: req.url ?? "" });
+  if (!res.destroyed) res.destroy();
+}
+
+type OnError = NonNullable<ServerOptions["onError"]>;
+
+/**
+ * Not async, and the handler's promise met with one `then`: an async function, its `await` and the catch
+ * around it were three promises and three turns of the microtask queue per request.
+ */
+function handle(
   handler: Handler,
   req: IncomingMessage,
   res: ServerResponse,
   fallbackOrigin: string,
-  onError: NonNullable<ServerOptions["onError"]>,
+  onError: OnError,
   expectContinue: boolean,
-): Promise<void> {
+): void {
   const method = req.method ?? "GET";
   const url = req.url ?? "/";
   if (url.length > MAX_REQUEST_TARGET_BYTES) {
@@ -348,15 +356,41 @@ async function handle(
     });
   }
 
-  let outcome: Outcome;
-  try {
-    outcome = await handler.handle(request);
-  } catch (error) {
+  const failed = (error: unknown): void => {
     if (ex.closed) return;
-    onError(error, { method, path: target });
-    writeEnvelope(res, 500, "Internal Server Error", pathOf(target));
+    try {
+      onError(error, { method, path: target });
+      writeEnvelope(res, 500, "Internal Server Error", pathOf(target));
+    } catch (failure) {
+      hostFailed(failure, req, res, onError);
+    }
+  };
+  let pending: Promise<Outcome>;
+  try {
+    pending = handler.handle(request);
+  } catch (error) {
+    failed(error);
     return;
   }
+  pending.then((outcome) => {
+    try {
+      deliver(outcome, method, target, req, res, ex, onError);
+    } catch (error) {
+      hostFailed(error, req, res, onError);
+    }
+  }, failed);
+}
+
+/** The handler's outcome, written: a whole answer at the end of this turn, lines and streams as they come. */
+function deliver(
+  outcome: Outcome,
+  method: string,
+  target: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ex: InFlight,
+  onError: OnError,
+): void {
   if (outcome instanceof Answer) {
     answerThisTurn(() => {
       try {
@@ -368,7 +402,7 @@ async function handle(
       }
     });
   } else if (outcome instanceof LineStream) writeLines(method, res, outcome, ex, onError, target);
-  else await send(method, res, outcome, ex, onError, target);
+  else send(method, res, outcome, ex, onError, target).catch((error) => hostFailed(error, req, res, onError));
 }
 
 /**
@@ -414,133 +448,6 @@ function requestTarget(url: string): string | null {
   } catch {
     return null;
   }
-}
-
-/**
- * The request body as a web stream. Nothing is read from the socket until the simulator first reads (so a
- * request refused by its headers alone, say a declared Content-Length over the cap, never has its body
- * sent when the client asked `Expect: 100-continue`); after that the socket is read as fast as the
- * simulator consumes, at most BODY_HIGH_WATER_MARK ahead.
- */
-function bodyStream(req: IncomingMessage, res: ServerResponse, ex: InFlight): ReadableStream<Uint8Array> {
-  let flowing = false;
-  return new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        if (flowing) {
-          req.resume();
-          return;
-        }
-        flowing = true;
-        startBody(res, ex);
-        let ended = false;
-        req.on("data", (chunk: Buffer) => {
-          if (ex.bodyAbandoned) return;
-          controller.enqueue(chunk);
-          if ((controller.desiredSize ?? 0) < -BODY_HIGH_WATER_MARK) req.pause();
-        });
-        req.once("end", () => {
-          ended = true;
-          if (!ex.bodyAbandoned) controller.close();
-        });
-        const aborted = (): void => {
-          if (ended || ex.bodyAbandoned) return;
-          ex.bodyAbandoned = true;
-          controller.error(clientAborted());
-        };
-        req.once("error", aborted);
-        req.once("close", aborted);
-      },
-      cancel() {
-        // Stop reading; the socket applies backpressure until the response is out (see `linger`).
-        ex.bodyAbandoned = true;
-        req.pause();
-      },
-    },
-    // No read-ahead before the first read; `pull` then runs whenever the reader waits on an empty queue.
-    { highWaterMark: 0, size: (chunk) => chunk.byteLength },
-  );
-}
-
-/** The body is about to be read: a client that sent `Expect: 100-continue` is told to go on now. */
-function startBody(res: ServerResponse, ex: InFlight): void {
-  if (ex.expectContinue) {
-    ex.expectContinue = false;
-    res.writeContinue();
-  }
-}
-
-/** The client went away mid-body; to the simulator that is an aborted request, not a bug. */
-function clientAborted(): DOMException {
-  return new DOMException("The client aborted the request body", "AbortError");
-}
-
-/**
- * The whole request body, read only now that the simulator asks (so, as with `bodyStream`, a request refused
- * by its headers alone never has its body sent after `Expect: 100-continue`), and no further than `maxBytes`:
- * past it, reading stops and the rest is drained once the answer is out (`linger`).
- */
-function readWhole(
-  req: IncomingMessage,
-  res: ServerResponse,
-  ex: InFlight,
-  maxBytes: number,
-): Promise<Uint8Array | "too large"> {
-  startBody(res, ex);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.byteLength;
-      if (size > maxBytes) {
-        settled = true;
-        ex.bodyAbandoned = true;
-        req.pause();
-        req.off("data", onData);
-        resolve("too large");
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on("data", onData);
-    req.once("end", () => {
-      if (settled) return;
-      settled = true;
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-    });
-    const aborted = (): void => {
-      if (settled) return;
-      settled = true;
-      ex.bodyAbandoned = true;
-      reject(clientAborted());
-    };
-    req.once("error", aborted);
-    req.once("close", aborted);
-  });
-}
-
-/**
- * The response went out before the request body was in. Drain what still comes (briefly, boundedly), so
- * that the client reads the response instead of a reset and the connection can be reused; else close it.
- */
-function linger(req: IncomingMessage, ex: InFlight): void {
-  ex.bodyAbandoned = true;
-  const socket = req.socket;
-  let drained = 0;
-  const cut = (): void => {
-    clearTimeout(timer);
-    if (!socket.destroyed) socket.destroy();
-  };
-  const timer = setTimeout(cut, LINGER_MS);
-  timer.unref();
-  req.on("data", (chunk: Buffer) => {
-    drained += chunk.byteLength;
-    if (drained > LINGER_MAX_BYTES) cut();
-  });
-  req.once("end", () => clearTimeout(timer));
-  req.once("close", () => clearTimeout(timer));
-  req.resume();
 }
 
 /** The path of a request target, without its query: what an envelope's `url` holds. */
