@@ -131,30 +131,19 @@ describe("the request journal", () => {
 
   it("keeps the newest entries past its capacity, each as it was added, and counts IDs on after a clear", () => {
     const journal = new Journal(4, 2);
-    const add = (i: number): void =>
-      journal.add(
-        {
-          at: `2026-01-01T00:00:0${i}.000Z`,
-          method: i % 2 ? "POST" : "GET",
-          path: `/p/${i}`,
-          status: 200 + i,
-          ms: i / 4,
-          userId: i % 3 ? `u${i}` : null,
-        },
-        i === 5 ? "?q=5" : "",
-      );
+    const entryOf = (i: number) => ({
+      at: `2026-01-01T00:00:0${i}.000Z`,
+      method: i % 2 ? "POST" : "GET",
+      path: `/p/${i}`,
+      status: 200 + i,
+      ms: i / 4,
+      userId: i % 3 ? `u${i}` : null,
+    });
+    const queryOf = (i: number): string => (i === 5 ? "?q=5" : "");
+    const add = (i: number): void => journal.add(entryOf(i), queryOf(i));
     for (let i = 0; i < 6; i++) add(i);
     expect(journal.find()).toEqual(
-      [5, 4, 3, 2].map((i) => ({
-        id: i + 1,
-        at: `2026-01-01T00:00:0${i}.000Z`,
-        method: i % 2 ? "POST" : "GET",
-        path: `/p/${i}`,
-        status: 200 + i,
-        ms: i / 4,
-        userId: i % 3 ? `u${i}` : null,
-        query: i === 5 ? "?q=5" : "",
-      })),
+      [5, 4, 3, 2].map((i) => ({ id: i + 1, ...entryOf(i), query: queryOf(i) })),
     );
     expect(journal.find({ since: 4 }).map((e) => e.id)).toEqual([6, 5]);
     journal.clear();
