@@ -1,6 +1,6 @@
 /**
  * The request log of `serve` (one line per answer, pretty or JSON). Lines are held and written together, at
- * most HOLD_MS after the first of them (or once HOLD_BYTES are held): on Linux a write to a pipe or a file
+ * most HOLD_MS after the first of them (or once FLUSH_BYTES are held): on Linux a write to a pipe or a file
  * is a synchronous system call made while the answers wait, and the reader is woken for each. Written once
  * per turn of the event loop, the log was still the largest part of what an auth/me cost beyond bare
  * node:http under load (about 2.5 µs of 18, `--cpu-prof`); a person reading it does not see 25 ms.
@@ -20,8 +20,10 @@ export interface LineSink {
 
 /** The longest a line is held before it is written... */
 export const HOLD_MS = 25;
-/** ...unless this much is held before (a buffer this size is handed to each write). */
-const HOLD_BYTES = 32 * 1024;
+/** ...unless this much is held before... */
+const FLUSH_BYTES = 16 * 1024;
+/** ...in a buffer this size, handed to the write whole (a line that may not fit flushes it first). */
+const HOLD_BYTES = 2 * FLUSH_BYTES;
 /** UTF-8 bytes a UTF-16 unit can take at most: a line that may not fit goes out on its own. */
 const MAX_BYTES_PER_UNIT = 3;
 
@@ -56,7 +58,7 @@ export function requestLogger(
       return;
     }
     used += held.write(text, used);
-    if (used >= HOLD_BYTES / 2) flush();
+    if (used >= FLUSH_BYTES) flush();
     // Not unref'd: the lines are written even when nothing else keeps the process up.
     else if (timer === null) timer = setTimeout(flush, holdMs);
   };
