@@ -12,6 +12,7 @@
 import { badRequest } from "../errors.ts";
 import type { HeaderReader, Outcome } from "../request/exchange.ts";
 import { globToRegExp } from "../request/faults.ts";
+import { KeptMap } from "../request/kept-map.ts";
 import { DETAIL_CAPACITY, DetailArena, type SideView } from "./journal-detail.ts";
 
 /** What the request log and `onRequest` see of one request. */
@@ -57,8 +58,6 @@ export interface JournalFilter {
 }
 
 export const JOURNAL_CAPACITY = 1000;
-/** How many distinct paths and queries the journal keeps one copy of before it starts over. */
-const INTERNED_MAX = 1024;
 
 /**
  * Why columns and not an object per request: an entry lives for the next thousand requests, long enough to
@@ -83,7 +82,8 @@ export class Journal {
   private readonly centis: number[] = [];
   /** Its headers and bodies went into the arena (slot `(id - 1) % detailCapacity`, until written over). */
   private readonly detailed: boolean[] = [];
-  private readonly interned = new Map<string, string>();
+  /** The copy of each method, path and query the journal holds (1,024 distinct ones at most). */
+  private readonly interned = new KeptMap<string, string>(1024);
   private lastAt = "";
 
   private readonly arena: DetailArena;
@@ -125,11 +125,7 @@ export class Journal {
 
   /** The copy of `text` the journal already holds, else `text`, kept from now on. */
   private intern(text: string): string {
-    const known = this.interned.get(text);
-    if (known !== undefined) return known;
-    if (this.interned.size >= INTERNED_MAX) this.interned.clear();
-    this.interned.set(text, text);
-    return text;
+    return this.interned.get(text) ?? this.interned.keep(text, text);
   }
 
   /** The entry `back` places before the next one to be written (1: the newest), and its ID. */

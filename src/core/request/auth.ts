@@ -6,6 +6,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import type { ApiKeyRecord, State, UserRecord } from "../world/state.ts";
+import { KeptMap } from "./kept-map.ts";
 
 const KEY_PREFIX = "service_";
 
@@ -23,14 +24,7 @@ export function sha256Hex(text: string): string {
  * every request has it parsed and hashed once, not per request (the hash is a pure function of the header,
  * so the cache is shared and never stale). Bounded: it starts over when full, so random keys cannot grow it.
  */
-const HASH_CACHE_MAX = 1024;
-const hashCache = new Map<string, string>();
-
-function remember(header: string, hash: string): string {
-  if (hashCache.size >= HASH_CACHE_MAX) hashCache.clear();
-  hashCache.set(header, hash);
-  return hash;
-}
+const hashCache = new KeptMap<string, string>(1024);
 
 export function constantTimeEqual(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
@@ -59,7 +53,7 @@ export function authenticate(state: State, header: string | null): Caller | null
   const cached = hashCache.get(header);
   if (cached !== undefined) return callerOf(state, cached);
   const raw = bearerKey(header);
-  return raw ? callerOf(state, remember(header, sha256Hex(raw))) : null;
+  return raw ? callerOf(state, hashCache.keep(header, sha256Hex(raw))) : null;
 }
 
 function callerOf(state: State, hash: string): Caller | null {

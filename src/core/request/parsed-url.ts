@@ -5,16 +5,13 @@
  * them (nothing in the simulator sets a URL's parts or its searchParams).
  */
 
-/** URLs kept; past it the cache starts over, so that random URLs cannot grow it. */
-const KEPT_URLS = 256;
-const kept = new Map<string, URL | null>();
+import { KeptMap } from "./kept-map.ts";
+
+/** URLs kept, for every world of the process. */
+const kept = new KeptMap<string, URL | null>(256);
 
 /** `URL.parse(text)`, kept: null when the text is no URL. */
 export function parsedUrl(text: string): URL | null {
   const known = kept.get(text);
-  if (known !== undefined) return known;
-  if (kept.size >= KEPT_URLS) kept.clear();
-  const url = URL.parse(text);
-  kept.set(text, url);
-  return url;
+  return known !== undefined ? known : kept.keep(text, URL.parse(text));
 }

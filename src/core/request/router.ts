@@ -3,6 +3,7 @@
  * so `/formations/preview` wins over `/formations/{formationId}` as OpenAPI says concrete paths match first.
  */
 import type { Method, Operation } from "../../contract/operations.ts";
+import { KeptMap } from "./kept-map.ts";
 
 interface Node {
   literal: Map<string, Node>;
@@ -20,16 +21,13 @@ export type RouteMatch =
   | { kind: "method-not-allowed"; allowed: readonly Method[]; prefix: string }
   | { kind: "not-found" };
 
-/** Paths whose matches are kept; past it the cache starts over, so that random paths cannot grow it. */
-const KEPT_PATHS = 1024;
-
 export class Router {
   private readonly root = newNode();
   /**
    * Path, then method, to its match. A client asks for the same few paths again and again; splitting and
    * walking each was a twentieth of what an auth/me cost the core.
    */
-  private readonly kept = new Map<string, Map<string, RouteMatch>>();
+  private readonly kept = new KeptMap<string, Map<string, RouteMatch>>(1024);
 
   constructor(ops: readonly Operation[]) {
     for (const op of ops) for (const prefix of op.prefixes) this.add(prefix, op);
@@ -56,14 +54,9 @@ export class Router {
   }
 
   match(method: string, pathname: string): RouteMatch {
-    let byMethod = this.kept.get(pathname);
-    const known = byMethod?.get(method);
+    const byMethod = this.kept.get(pathname) ?? this.kept.keep(pathname, new Map());
+    const known = byMethod.get(method);
     if (known !== undefined) return known;
-    if (byMethod === undefined) {
-      if (this.kept.size >= KEPT_PATHS) this.kept.clear();
-      byMethod = new Map();
-      this.kept.set(pathname, byMethod);
-    }
     const match = Object.freeze(this.matchNow(method, pathname));
     if (match.kind === "found") Object.freeze(match.params);
     if (match.kind === "method-not-allowed") Object.freeze(match.allowed);
