@@ -30,14 +30,18 @@ export function execute(d: ExecuteDeps): Next<WithBody> {
     `answer ${op.operationId} ${ctx.caller?.id ?? ""} ${ctx.path}${ctx.url.search}`;
 
   /**
-   * A pure read's answer, rendered once per state and reused: an Answer whose body is already encoded.
-   * Rate-limit headers are added per request.
+   * A pure read's answer under `key`, rendered once per state and reused: an Answer whose body is already
+   * encoded. `known` (what the key held) reaches here only to be checked against a fresh rendering
+   * (`verify`); otherwise it was served at once. Rate-limit headers are added per request.
    */
-  async function keptAnswer(ctx: RequestContext, op: Operation, spec: RouteSpec): Promise<Outcome> {
-    const key = keyOf(ctx, op);
-    const known = memo.peek<Answer>(key);
+  async function keptAnswer(
+    ctx: RequestContext,
+    spec: RouteSpec,
+    key: string,
+    known: Answer | undefined,
+  ): Promise<Outcome> {
     if (known) {
-      if (verify) verifyKept(known, renderReply(await spec.handler(keysOutOfReach(ctx)), {}), key);
+      verifyKept(known, renderReply(await spec.handler(keysOutOfReach(ctx)), {}), key);
       return known;
     }
     const version = memo.version;
@@ -48,9 +52,11 @@ export function execute(d: ExecuteDeps): Next<WithBody> {
     return answer;
   }
 
-  async function pureRead(call: WithBody, reused: boolean): Promise<Outcome> {
-    const { ctx, spec, op, headers } = call;
-    return renderReply(reused ? await keptAnswer(ctx, op, spec) : await spec.handler(ctx), headers);
+  /** `key`: what its answer is kept under, or null for a read whose answer is not kept. */
+  async function pureRead(call: WithBody, key: string | null, known: Answer | undefined): Promise<Outcome> {
+    const { ctx, spec, headers } = call;
+    const reply = key === null ? await spec.handler(ctx) : await keptAnswer(ctx, spec, key, known);
+    return renderReply(reply, headers);
   }
 
   async function change(call: WithBody): Promise<Outcome> {
@@ -66,9 +72,10 @@ export function execute(d: ExecuteDeps): Next<WithBody> {
     if (!(spec.pure === true || spec.pure?.(ctx))) return change(call);
     call.who.pure = true;
     const method = call.request.method;
-    const reused = !spec.volatile && (method === "GET" || method === "HEAD");
+    const key = !spec.volatile && (method === "GET" || method === "HEAD") ? keyOf(ctx, op) : null;
+    const known = key === null ? undefined : memo.peek<Answer>(key);
     // A kept answer is served now, not a turn later: no promise from here to the host (most reads).
-    const known = reused && !verify ? memo.peek<Answer>(keyOf(ctx, op)) : undefined;
-    return known ? renderReply(known, call.headers) : pureRead(call, reused);
+    if (known && !verify) return renderReply(known, call.headers);
+    return pureRead(call, key, known);
   };
 }
