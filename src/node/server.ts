@@ -68,7 +68,7 @@ export function startServer(served: Handler | FetchHandler, options: ServerOptio
     try {
       handle(handler, req, res, fallbackOrigin, onError, expectContinue);
     } catch (error) {
-      hostFailed(error, req, res, onError);
+      hostFailed(error, { method: req.method ?? "", path: req.url ?? "" }, res, onError);
     }
   };
 
@@ -272,9 +272,14 @@ function webRequest(request: SimRequest): Request {
   });
 }
 
-/** The host itself failed (not the handler): said, and the connection cut. */
-function hostFailed(error: unknown, req: IncomingMessage, res: ServerResponse, onError: OnError): void {
-  onError(error, { method: req.method ?? "", path: req.url ?? "" });
+/** The host itself failed (not the handler) at `where`: said, and the connection cut. */
+function hostFailed(
+  error: unknown,
+  where: { method: string; path: string },
+  res: ServerResponse,
+  onError: OnError,
+): void {
+  onError(error, where);
   if (!res.destroyed) res.destroy();
 }
 
@@ -362,7 +367,7 @@ function handle(
       onError(error, { method, path: target });
       writeEnvelope(res, 500, "Internal Server Error", pathOf(target));
     } catch (failure) {
-      hostFailed(failure, req, res, onError);
+      hostFailed(failure, { method, path: target }, res, onError);
     }
   };
   let pending: Promise<Outcome>;
@@ -374,9 +379,9 @@ function handle(
   }
   pending.then((outcome) => {
     try {
-      deliver(outcome, method, target, req, res, ex, onError);
+      deliver(outcome, method, target, res, ex, onError);
     } catch (error) {
-      hostFailed(error, req, res, onError);
+      hostFailed(error, { method, path: target }, res, onError);
     }
   }, failed);
 }
@@ -386,7 +391,6 @@ function deliver(
   outcome: Outcome,
   method: string,
   target: string,
-  req: IncomingMessage,
   res: ServerResponse,
   ex: InFlight,
   onError: OnError,
@@ -397,12 +401,14 @@ function deliver(
         writeAnswer(method, res, outcome, ex);
       } catch (error) {
         // Written outside this request's promise: its failure is reported here, not to `serve`.
-        onError(error, { method, path: target });
-        if (!res.destroyed) res.destroy();
+        hostFailed(error, { method, path: target }, res, onError);
       }
     });
   } else if (outcome instanceof LineStream) writeLines(method, res, outcome, ex, onError, target);
-  else send(method, res, outcome, ex, onError, target).catch((error) => hostFailed(error, req, res, onError));
+  else
+    send(method, res, outcome, ex, onError, target).catch((error) =>
+      hostFailed(error, { method, path: target }, res, onError),
+    );
 }
 
 /**
