@@ -36,9 +36,8 @@ const PARTS = 4;
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
 
-/** A slot's bytes and a view of each of its parts, made once: a view per write was garbage per request. */
+/** A view of each part of a slot's bytes, made once: a view per write was garbage per request. */
 interface Slot {
-  bytes: Uint8Array;
   requestHead: Uint8Array;
   requestBody: Uint8Array;
   responseHead: Uint8Array;
@@ -49,7 +48,6 @@ function newSlot(): Slot {
   const bytes = new Uint8Array(SLOT);
   const part = (at: number, size: number): Uint8Array => bytes.subarray(at, at + size);
   return {
-    bytes,
     requestHead: part(0, HEADER_LIMIT),
     requestBody: part(HEADER_LIMIT, BODY_LIMIT),
     responseHead: part(HEADER_LIMIT + BODY_LIMIT, HEADER_LIMIT),
@@ -102,25 +100,25 @@ export class DetailArena {
   }
 
   read(slot: number): { request: SideView; response: SideView } {
-    const buf = this.slots[slot]?.bytes ?? new Uint8Array(SLOT);
+    const parts = this.slots[slot] ?? newSlot();
     const n = slot * PARTS;
-    const side = (h: number, b: number, part: number, size: number, note?: string): SideView => {
-      const headers = redactHeaders(text.decode(buf.subarray(h, h + (this.lengths[part] ?? 0))));
+    const side = (
+      head: Uint8Array,
+      into: Uint8Array,
+      part: number,
+      size: number,
+      note?: string,
+    ): SideView => {
+      const headers = redactHeaders(text.decode(head.subarray(0, this.lengths[part] ?? 0)));
       const written = this.lengths[part + 1] ?? 0;
       const whole = this.sizes[size] ?? -1;
-      const body = whole < 0 ? null : redact(text.decode(buf.subarray(b, b + written)));
+      const body = whole < 0 ? null : redact(text.decode(into.subarray(0, written)));
       const cut = this.cut[part + 1] === 1;
       return { headers, body, size: whole < 0 ? null : whole, cut, ...(note ? { note } : {}) };
     };
     return {
-      request: side(0, HEADER_LIMIT, n, slot * 2),
-      response: side(
-        HEADER_LIMIT + BODY_LIMIT,
-        2 * HEADER_LIMIT + BODY_LIMIT,
-        n + 2,
-        slot * 2 + 1,
-        this.notes[slot],
-      ),
+      request: side(parts.requestHead, parts.requestBody, n, slot * 2),
+      response: side(parts.responseHead, parts.responseBody, n + 2, slot * 2 + 1, this.notes[slot]),
     };
   }
 
