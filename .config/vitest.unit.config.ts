@@ -15,6 +15,8 @@ export default defineConfig({
       "src/cli/*.test.ts",
       // Exported files opened by other programs (pdftotext, qpdf, python's readers), a process each.
       "src/resources/exports/exports.readers.test.ts",
+      // What V8 does to Node's tick queue, shown in processes of their own (src/node/tick-shape.ts).
+      "src/node/tick-shape.v8.test.ts",
       "src/msw/browser.test.ts",
       "src/**/*.browser.test.ts",
       "src/core/control/dashboard/dashboard.test.ts",

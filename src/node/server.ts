@@ -22,6 +22,7 @@ import { Answer, LineStream } from "../core/request/exchange.ts";
 import { renderError } from "../core/request/render.ts";
 import { bodyStream, linger, readWhole } from "./request-body.ts";
 import { envelope, type InFlight, send, writeAnswer, writeEnvelope, writeLines } from "./respond.ts";
+import { keepTickShape } from "./tick-shape.ts";
 
 /** The part of a simulator the host needs. */
 export interface Handler {
@@ -61,6 +62,7 @@ const HOST_RE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(?::\d{0,5
 const noop = (): void => {};
 
 export function startServer(served: Handler | FetchHandler, options: ServerOptions): Promise<RunningServer> {
+  keepTickShape();
   const handler = asHandler(served);
   const onError = options.onError ?? defaultOnError;
   let fallbackOrigin = `http://${urlHost(options.host)}:${options.port}`;
