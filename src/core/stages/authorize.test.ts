@@ -9,7 +9,13 @@ import { authorize } from "./authorize.ts";
 import { grown } from "./compose.ts";
 
 const owner = { user: { id: "u1" }, key: { id: "k1" } } as unknown as Caller;
-const services = { marker: "the world's services" } as unknown as Services;
+/** Each service a value of its own, so the context can be shown to carry every one. */
+const services = Object.fromEntries(
+  ["state", "clock", "rng", "config", "schedule", "ids", "pageBase", "sha256", "memo"].map((name) => [
+    name,
+    { service: name },
+  ]),
+) as unknown as Services;
 const asked: RequestContext[] = [];
 const spec: RouteSpec = {
   handler: () => ({ status: 200, body: {} }),
@@ -34,7 +40,8 @@ describe("the authorize stage", () => {
     expect(passed?.spec).toBe(spec);
     expect(passed?.ctx.caller).toBe(owner.user);
     expect(passed?.ctx.queryValues).toMatchObject({ limit: 5 });
-    expect((passed?.ctx as unknown as { marker: string }).marker).toBe("the world's services");
+    for (const [name, service] of Object.entries(services))
+      expect(passed?.ctx[name as keyof Services], name).toBe(service);
     expect(asked.at(-1)).toBe(passed?.ctx);
     expect(passed?.recorded).toBeNull();
   });
