@@ -23,11 +23,38 @@ export interface ExecuteDeps {
   verify: boolean;
 }
 
+/** Callers whose keys one URL and operation keep (./execute.ts's `keyOf`). */
+const MAX_CALLERS_PER_URL = 64;
+
 export function execute(d: ExecuteDeps): Next<WithBody> {
   const { memo, verify } = d;
-  /** What a pure read's answer is kept under: the caller (roles differ), path and query. */
-  const keyOf = (ctx: RequestContext, op: Operation): string =>
-    `answer ${op.operationId} ${ctx.caller?.id ?? ""} ${ctx.path}${ctx.url.search}`;
+  /**
+   * What a pure read's answer is kept under: the operation, the caller (roles differ), path and query. Made
+   * once per URL (the router hands the same URL object for the same target), operation and caller, and
+   * looked up again by those: built on every read, the key was a fresh string the memo hashed each time.
+   */
+  const keys = new WeakMap<URL, Map<Operation, Map<string, string>>>();
+  const keyOf = (ctx: RequestContext, op: Operation): string => {
+    let byOp = keys.get(ctx.url);
+    if (byOp === undefined) {
+      byOp = new Map();
+      keys.set(ctx.url, byOp);
+    }
+    let byCaller = byOp.get(op);
+    if (byCaller === undefined) {
+      byCaller = new Map();
+      byOp.set(op, byCaller);
+    }
+    const caller = ctx.caller?.id ?? "";
+    let key = byCaller.get(caller);
+    if (key === undefined) {
+      // Every sandbox's users reach the same URLs: what one URL keeps stays bounded.
+      if (byCaller.size >= MAX_CALLERS_PER_URL) byCaller.clear();
+      key = `answer ${op.operationId} ${caller} ${ctx.path}${ctx.url.search}`;
+      byCaller.set(caller, key);
+    }
+    return key;
+  };
 
   /**
    * A pure read's answer under `key`, rendered once per state and reused: an Answer whose body is already
