@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { expectError, harness, recordingHarness } from "../../testing/harness.ts";
 import { createSimulator } from "../simulator.ts";
+import { Answer } from "./request/exchange.ts";
 
 describe("the engine", () => {
   it("sends rate-limit headers on every v1 answer, 429 past the limit with Retry-After, and recovers", async () => {
@@ -217,6 +218,22 @@ describe("pure reads", () => {
     // Taking hold of the state again counts as a change.
     expect(h.sim.state.audiences.size).toBeGreaterThan(0);
     expect((await h.call("GET", detail(h))).body.data.name).toBe("Changed behind the core's back");
+  });
+
+  it("are given by respond as the answer itself once kept, and always as a promise by handle", async () => {
+    const h = await harness({ verifyKeptAnswers: false });
+    const read = () =>
+      new Request("http://localhost/api/v1/auth/me", {
+        headers: { authorization: `Bearer ${h.key("owner")}` },
+      });
+    const first = await h.sim.respond(read());
+    const kept = h.sim.respond(read());
+    expect(kept).toBeInstanceOf(Answer);
+    expect((kept as Answer).status).toBe(200);
+    expect((kept as Answer).encoded().body).toEqual((first as Answer).encoded().body);
+    const promised = h.sim.handle(read());
+    expect(promised).toBeInstanceOf(Promise);
+    expect((await promised).status).toBe(200);
   });
 
   it("stay through a change of API keys only, and go with any other change", async () => {

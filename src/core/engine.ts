@@ -8,7 +8,7 @@ import { tokenList } from "./control/control.ts";
 import { journalApi } from "./control/journal.ts";
 import { worldView } from "./control/world-view.ts";
 import { collectModules } from "./modules.ts";
-import { toResponse } from "./request/exchange.ts";
+import { promised, toResponse } from "./request/exchange.ts";
 import { Pages } from "./request/pages.ts";
 import { Router } from "./request/router.ts";
 import type { Served, Simulator, SimulatorOptions } from "./simulator-api.ts";
@@ -79,7 +79,8 @@ export function createEngine(options: SimulatorOptions & Served): Simulator {
     config: life.config,
     journal: life.journal,
     fetch: async (request) => toResponse(await handle(request)),
-    handle: (request) => handle(request),
+    handle: (request) => promised(handle, request),
+    respond: (request) => handle(request),
   };
   const handle = frontDoor({
     ...ways,

@@ -99,6 +99,12 @@ export interface Simulator {
   fetch(request: Request): Promise<Response>;
   /** `fetch` for hosts that pass something lighter than a Request and write Answers out themselves. */
   handle(request: SimRequest): Promise<Outcome>;
+  /**
+   * `handle` for a host that writes an answer as soon as it has it: an answer ready in this turn (a read
+   * whose answer is kept) comes back as itself, not as a promise, which would cost every such request a
+   * turn of the microtask queue. A failure may be thrown rather than rejected.
+   */
+  respond(request: SimRequest): Outcome | Promise<Outcome>;
   /** Resolves once the scenario is built; `fetch` waits for it by itself. */
   ready: Promise<void>;
   manifest(): Manifest;

@@ -19,12 +19,17 @@ export interface NodeHostOptions {
 }
 
 export function nodeHandler(
-  sim: Pick<Simulator, "handle" | "manifest">,
+  sim: Pick<Simulator, "handle" | "manifest"> & Partial<Pick<Simulator, "respond">>,
   options: NodeHostOptions = {},
 ): Handler {
+  // `respond` where the simulator has it: an answer ready at once is written without a promise.
+  const answers: Handler =
+    sim.respond !== undefined
+      ? { handle: (request) => (sim as Pick<Simulator, "respond">).respond(request) }
+      : sim;
   const inner: Handler =
     options.docs === false
-      ? sim
-      : withDocs(sim, { manifest: () => sim.manifest(), showKeys: options.showKeys ?? true });
+      ? answers
+      : withDocs(answers, { manifest: () => sim.manifest(), showKeys: options.showKeys ?? true });
   return withCors(inner, { origins: options.corsOrigins ?? ["*"] });
 }

@@ -517,6 +517,31 @@ describe("node:http host, answers of one turn", () => {
   });
 });
 
+describe("node:http host, a handler that answers at once", () => {
+  it("writes an answer given as itself, and answers one that throws with a 500 envelope, reported", async () => {
+    const errors: unknown[] = [];
+    const server = await startServer(
+      {
+        handle(req) {
+          if (req.url.endsWith("/throws")) throw new Error("broke at once");
+          return new Answer(200, { "content-type": "text/plain" }, "now");
+        },
+      },
+      { port: 0, host: "127.0.0.1", onError: (e) => errors.push(e) },
+    );
+    try {
+      const now = await request(`${server.url}/now`);
+      expect([now.statusCode, await now.body.text()]).toEqual([200, "now"]);
+      const thrown = await request(`${server.url}/throws`);
+      expect(thrown.statusCode).toBe(500);
+      expect(await thrown.body.json()).toMatchObject({ statusCode: 500, error: true, url: "/throws" });
+      expect(errors.map(String)).toEqual(["Error: broke at once"]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("node:http host, a client that half-closes", () => {
   let server: RunningServer;
   beforeAll(async () => {

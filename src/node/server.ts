@@ -24,9 +24,12 @@ import { bodyStream, linger, readWhole } from "./request-body.ts";
 import { envelope, type InFlight, send, writeAnswer, writeEnvelope, writeLines } from "./respond.ts";
 import { keepTickShape } from "./tick-shape.ts";
 
-/** The part of a simulator the host needs. */
+/**
+ * The part of a simulator the host needs: an answer, or its promise (an answer ready at once is written
+ * without waiting a turn: `Simulator.respond`).
+ */
 export interface Handler {
-  handle(request: SimRequest): Promise<Outcome>;
+  handle(request: SimRequest): Outcome | Promise<Outcome>;
 }
 
 /** Anything that serves web Requests. */
@@ -288,8 +291,8 @@ function hostFailed(
 type OnError = NonNullable<ServerOptions["onError"]>;
 
 /**
- * Not async, and the handler's promise met with one `then`: an async function, its `await` and the catch
- * around it were three promises and three turns of the microtask queue per request.
+ * Not async, and the handler's promise (if it gives one) met with one `then`: an async function, its
+ * `await` and the catch around it were three promises and three turns of the microtask queue per request.
  */
 function handle(
   handler: Handler,
@@ -363,29 +366,58 @@ function handle(
     });
   }
 
-  const failed = (error: unknown): void => {
-    if (ex.closed) return;
-    try {
-      onError(error, { method, path: target });
-      writeEnvelope(res, 500, "Internal Server Error", pathOf(target));
-    } catch (failure) {
-      hostFailed(failure, { method, path: target }, res, onError);
-    }
-  };
-  let pending: Promise<Outcome>;
+  let answered: Outcome | Promise<Outcome>;
   try {
-    pending = handler.handle(request);
+    answered = handler.handle(request);
   } catch (error) {
-    failed(error);
+    handlerFailed(error, method, target, res, ex, onError);
     return;
   }
-  pending.then((outcome) => {
-    try {
-      deliver(outcome, method, target, res, ex, onError);
-    } catch (error) {
-      hostFailed(error, { method, path: target }, res, onError);
-    }
-  }, failed);
+  if (!isPromise(answered)) {
+    delivered(answered, method, target, res, ex, onError);
+    return;
+  }
+  answered.then(
+    (outcome) => delivered(outcome, method, target, res, ex, onError),
+    (error) => handlerFailed(error, method, target, res, ex, onError),
+  );
+}
+
+function isPromise(answered: Outcome | Promise<Outcome>): answered is Promise<Outcome> {
+  return typeof (answered as { then?: unknown }).then === "function";
+}
+
+/** The handler threw or rejected: told to `onError`, answered 500 in the envelope (if the client still waits). */
+function handlerFailed(
+  error: unknown,
+  method: string,
+  target: string,
+  res: ServerResponse,
+  ex: InFlight,
+  onError: OnError,
+): void {
+  if (ex.closed) return;
+  try {
+    onError(error, { method, path: target });
+    writeEnvelope(res, 500, "Internal Server Error", pathOf(target));
+  } catch (failure) {
+    hostFailed(failure, { method, path: target }, res, onError);
+  }
+}
+
+function delivered(
+  outcome: Outcome,
+  method: string,
+  target: string,
+  res: ServerResponse,
+  ex: InFlight,
+  onError: OnError,
+): void {
+  try {
+    deliver(outcome, method, target, res, ex, onError);
+  } catch (error) {
+    hostFailed(error, { method, path: target }, res, onError);
+  }
 }
 
 /** The handler's outcome, written: a whole answer at the end of this turn, lines and streams as they come. */

@@ -141,3 +141,18 @@ export type Outcome = Answer | LineStream | Response;
 export function toResponse(outcome: Outcome): Response {
   return outcome instanceof Answer || outcome instanceof LineStream ? outcome.toResponse() : outcome;
 }
+
+/**
+ * What `respond(request)` gives, always as a promise: its answer, its answer's promise, or what it throws,
+ * rejected. For `handle`, whose callers may `.then` it; hosts that write an answer at once take `respond`.
+ */
+export function promised(
+  respond: (request: SimRequest) => Outcome | Promise<Outcome>,
+  request: SimRequest,
+): Promise<Outcome> {
+  try {
+    return Promise.resolve(respond(request));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}

@@ -28,7 +28,7 @@ import { authorize } from "./authorize.ts";
 import { body } from "./body.ts";
 import { type Arrived, arrived } from "./call.ts";
 import type { MakeChange } from "./change.ts";
-import { type Next, way } from "./compose.ts";
+import { type Done, type Next, way } from "./compose.ts";
 import { execute } from "./execute.ts";
 import { fault } from "./fault.ts";
 import { latency } from "./latency.ts";
@@ -98,8 +98,11 @@ export function apiWay(d: WaysDeps): Next<Arrived> {
     .end(execute({ memo: life.memo, changing: w.changing, change: d.change, verify: d.verifyKeptAnswers }));
 }
 
-/** The handler of every request a simulator is handed. */
-export function frontDoor(d: FrontDoorDeps): (request: SimRequest) => Promise<Outcome> {
+/**
+ * The handler of every request a simulator is handed: the answer itself when it is ready in this turn (a
+ * kept read), else its promise. A failure is thrown or rejected as the stages raise it.
+ */
+export function frontDoor(d: FrontDoorDeps): (request: SimRequest) => Done {
   const { life } = d;
   const w = worldReaders(life);
   const api = apiWay(d);
@@ -129,7 +132,7 @@ export function frontDoor(d: FrontDoorDeps): (request: SimRequest) => Promise<Ou
     .through(control(d.control, d.controlEnabled, w.changing))
     .through(pages(d.pages, w.changing))
     .end(api);
-  return async (request) => {
+  return (request) => {
     const url = parsedUrl(request.url);
     // Only a host that passes its own target can get here with one that is not a URL.
     if (url === null) return renderError(new ApiError(400, "Bad Request"), "", {});

@@ -16,7 +16,7 @@ import { MAX_WORLD_CHOICE_BODY, readObject, worldChoice, worldRefusal } from "..
 import type { Simulator } from "../engine.ts";
 import { ApiError, methodNotAllowed } from "../errors.ts";
 import { bearerKey, constantTimeEqual } from "../request/auth.ts";
-import { Answer, type Outcome, type SimRequest, toResponse } from "../request/exchange.ts";
+import { Answer, type Outcome, promised, type SimRequest, toResponse } from "../request/exchange.ts";
 import { json, renderError } from "../request/render.ts";
 import type { Manifest } from "./manifest.ts";
 import { type Scenario, type ScenarioChoice, type ScenarioLoader, scenarioResolver } from "./scenario.ts";
@@ -86,7 +86,7 @@ export function sandboxSpec(
 
 export interface SandboxHostOptions {
   /** The default world: everything that names no sandbox. */
-  main: Pick<Simulator, "handle" | "manifest">;
+  main: Pick<Simulator, "handle" | "manifest"> & Partial<Pick<Simulator, "respond">>;
   /**
    * Builds a sandbox's engine, its control plane opened by the spec's token or the operator's. This file
    * answers anyone else 404 before the engine would say 401, so that a sandbox's existence stays hidden.
@@ -111,7 +111,8 @@ export interface SandboxHostOptions {
 }
 
 /** What this file needs of a sandbox's engine (a host saving it needs `checkpoint` too). */
-export type SandboxEngine = Pick<Simulator, "handle" | "manifest" | "ready" | "checkpoint">;
+export type SandboxEngine = Pick<Simulator, "handle" | "manifest" | "ready" | "checkpoint"> &
+  Partial<Pick<Simulator, "respond">>;
 
 interface Live {
   record: SandboxRecord;
@@ -140,26 +141,30 @@ export class SandboxHost {
 
   fetch = async (request: Request): Promise<Response> => toResponse(await this.handle(request));
 
-  handle = (request: SimRequest): Promise<Outcome> => {
+  handle = (request: SimRequest): Promise<Outcome> => promised(this.respond, request);
+
+  /** `handle`, with an answer ready in this turn given as itself (`Simulator.respond`). */
+  respond = (request: SimRequest): Outcome | Promise<Outcome> => {
     // With no sandbox alive (the common case) the default world's requests take no step more than they
     // would without sandboxes: no parse, no await.
-    if (this.live.size === 0 && !request.url.includes("/sandboxes")) return this.options.main.handle(request);
+    if (this.live.size === 0 && !request.url.includes("/sandboxes"))
+      return respondOf(this.options.main, request);
     if (this.sweepDue()) return this.sweep().then(() => this.route(request));
     return this.route(request);
   };
 
-  private route(request: SimRequest): Promise<Outcome> {
+  private route(request: SimRequest): Outcome | Promise<Outcome> {
     // An API request names no sandbox path and no control plane: its key alone routes it, with no parse.
     if (!request.url.includes("/sandboxes") && !request.url.includes("/__sim")) return this.byKey(request);
     return this.byPath(request);
   }
 
-  private byKey(request: SimRequest): Promise<Outcome> {
+  private byKey(request: SimRequest): Outcome | Promise<Outcome> {
     const key = bearerKey(request.headers.get("authorization"));
     const id = key === null ? null : sandboxOfKey(key);
     // A key of no live sandbox is no key of the default world either: it gets that world's 401.
     const sb = id === null ? undefined : this.touch(id);
-    return (sb ? sb.sim : this.options.main).handle(request);
+    return respondOf(sb ? sb.sim : this.options.main, request);
   }
 
   private async byPath(request: SimRequest): Promise<Outcome> {
@@ -359,4 +364,12 @@ function randomChars(n: number, alphabet: string): string {
   // 256 is a multiple of 32 (IDs); for 62 (tokens) the slight bias does not matter for a test token.
   for (const b of bytes) out += alphabet[b % alphabet.length];
   return out;
+}
+
+/** What `sim` answers `request`: through `respond` where it has one, as a promise otherwise. */
+function respondOf(
+  sim: Pick<Simulator, "handle"> & Partial<Pick<Simulator, "respond">>,
+  request: SimRequest,
+): Outcome | Promise<Outcome> {
+  return sim.respond !== undefined ? sim.respond(request) : sim.handle(request);
 }
