@@ -313,7 +313,11 @@ function handle(
     writeEnvelope(res, 400, "Bad Request");
     return;
   }
-  const ex: InFlight = {
+  const ex: Exchange = {
+    method,
+    target,
+    res,
+    onError,
     closed: false,
     bodyAbandoned: false,
     expectContinue: false,
@@ -370,16 +374,16 @@ function handle(
   try {
     answered = handler.handle(request);
   } catch (error) {
-    handlerFailed(error, method, target, res, ex, onError);
+    handlerFailed(error, ex);
     return;
   }
   if (!isPromise(answered)) {
-    delivered(answered, method, target, res, ex, onError);
+    delivered(answered, ex);
     return;
   }
   answered.then(
-    (outcome) => delivered(outcome, method, target, res, ex, onError),
-    (error) => handlerFailed(error, method, target, res, ex, onError),
+    (outcome) => delivered(outcome, ex),
+    (error) => handlerFailed(error, ex),
   );
 }
 
@@ -387,15 +391,17 @@ function isPromise(answered: Outcome | Promise<Outcome>): answered is Promise<Ou
   return typeof (answered as { then?: unknown }).then === "function";
 }
 
+/** A request in flight, with what its answer's writing and failures need to know of it. */
+interface Exchange extends InFlight {
+  method: string;
+  target: string;
+  res: ServerResponse;
+  onError: OnError;
+}
+
 /** The handler threw or rejected: told to `onError`, answered 500 in the envelope (if the client still waits). */
-function handlerFailed(
-  error: unknown,
-  method: string,
-  target: string,
-  res: ServerResponse,
-  ex: InFlight,
-  onError: OnError,
-): void {
+function handlerFailed(error: unknown, ex: Exchange): void {
+  const { method, target, res, onError } = ex;
   if (ex.closed) return;
   try {
     onError(error, { method, path: target });
@@ -405,44 +411,29 @@ function handlerFailed(
   }
 }
 
-function delivered(
-  outcome: Outcome,
-  method: string,
-  target: string,
-  res: ServerResponse,
-  ex: InFlight,
-  onError: OnError,
-): void {
+/**
+ * The handler's outcome, written: a whole answer at the end of this turn, lines and streams as they come.
+ * What fails while writing is the host's failure, reported here, not the handler's.
+ */
+function delivered(outcome: Outcome, ex: Exchange): void {
+  const { method, target, res, onError } = ex;
   try {
-    deliver(outcome, method, target, res, ex, onError);
+    if (outcome instanceof Answer) {
+      answerThisTurn(() => {
+        try {
+          writeAnswer(method, res, outcome, ex);
+        } catch (error) {
+          hostFailed(error, { method, path: target }, res, onError);
+        }
+      });
+    } else if (outcome instanceof LineStream) writeLines(method, res, outcome, ex, onError, target);
+    else
+      send(method, res, outcome, ex, onError, target).catch((error) =>
+        hostFailed(error, { method, path: target }, res, onError),
+      );
   } catch (error) {
     hostFailed(error, { method, path: target }, res, onError);
   }
-}
-
-/** The handler's outcome, written: a whole answer at the end of this turn, lines and streams as they come. */
-function deliver(
-  outcome: Outcome,
-  method: string,
-  target: string,
-  res: ServerResponse,
-  ex: InFlight,
-  onError: OnError,
-): void {
-  if (outcome instanceof Answer) {
-    answerThisTurn(() => {
-      try {
-        writeAnswer(method, res, outcome, ex);
-      } catch (error) {
-        // Written outside this request's promise: its failure is reported here, not to `serve`.
-        hostFailed(error, { method, path: target }, res, onError);
-      }
-    });
-  } else if (outcome instanceof LineStream) writeLines(method, res, outcome, ex, onError, target);
-  else
-    send(method, res, outcome, ex, onError, target).catch((error) =>
-      hostFailed(error, { method, path: target }, res, onError),
-    );
 }
 
 /**
