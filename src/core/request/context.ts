@@ -12,6 +12,7 @@ import type { Services } from "../services.ts";
 import type { Caller } from "./auth.ts";
 import type { HeaderReader, SimRequest } from "./exchange.ts";
 import { checkParameters } from "./params.ts";
+import { keptPath } from "./parsed-url.ts";
 import type { BodyResult } from "./request-body.ts";
 import { DEFAULT_MAX_BODY_BYTES, isJsonType, parseJson, readCapped } from "./request-body.ts";
 
@@ -53,7 +54,7 @@ export function buildContext(
     memo: services.memo,
     request,
     url,
-    path: url.pathname,
+    path: keptPath(url),
     params,
     queryValues,
     headers,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parsedUrl } from "./parsed-url.ts";
+import { keptPath, parsedUrl } from "./parsed-url.ts";
 
 describe("parsedUrl", () => {
   it("parses as URL.parse does, and hands the same URL for the same text", () => {
@@ -15,5 +15,15 @@ describe("parsedUrl", () => {
   it("stays right past the URLs it keeps", () => {
     for (let i = 0; i < 1000; i++) expect(parsedUrl(`http://h/p/${i}?q=${i}`)?.search).toBe(`?q=${i}`);
     expect(parsedUrl("http://h/p/7?q=7")?.pathname).toBe("/p/7");
+  });
+});
+
+describe("keptPath", () => {
+  it("is the URL's pathname, the same string each time for the same URL", () => {
+    const url = new URL("http://h/api/v1/audiences/%41?q=1");
+    const path = keptPath(url);
+    expect(path).toBe("/api/v1/audiences/%41");
+    expect(keptPath(url)).toBe(path);
+    expect(keptPath(new URL("http://h/other"))).toBe("/other");
   });
 });

@@ -15,3 +15,19 @@ export function parsedUrl(text: string): URL | null {
   const known = kept.get(text);
   return known !== undefined ? known : kept.keep(text, URL.parse(text));
 }
+
+/**
+ * Each URL's path, read once: every read of `pathname` makes a new string, and every map the path is then
+ * looked up in (the router's, the journal's) hashed it again. The same URL object gives the same string.
+ */
+const paths = new WeakMap<URL, string>();
+
+/** `url.pathname`, the same string for the same URL object. */
+export function keptPath(url: URL): string {
+  let path = paths.get(url);
+  if (path === undefined) {
+    path = url.pathname;
+    paths.set(url, path);
+  }
+  return path;
+}

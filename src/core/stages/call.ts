@@ -12,6 +12,7 @@ import type { Operation } from "../../contract/operations.ts";
 import type { RecordingHeaders } from "../persistence/recorder.ts";
 import type { Caller } from "../request/auth.ts";
 import type { SimRequest } from "../request/exchange.ts";
+import { keptPath } from "../request/parsed-url.ts";
 import type { BodyResult } from "../request/request-body.ts";
 import type { RequestContext, RouteSpec } from "../resource.ts";
 
@@ -71,7 +72,7 @@ export function arrived(request: SimRequest, url: URL): Arrived {
   return {
     request,
     url,
-    path: url.pathname,
+    path: keptPath(url),
     who: { userId: null, pure: false, keysOnly: false, body: null },
     headers: {},
   };
