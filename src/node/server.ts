@@ -407,8 +407,13 @@ function handlerFailed(error: unknown, ex: Exchange): void {
     onError(error, { method, path: target });
     writeEnvelope(res, 500, "Internal Server Error", pathOf(target));
   } catch (failure) {
-    hostFailed(failure, { method, path: target }, res, onError);
+    writeFailed(failure, ex);
   }
+}
+
+/** Writing `ex`'s answer failed: the host's failure (hostFailed), not the handler's. */
+function writeFailed(error: unknown, ex: Exchange): void {
+  hostFailed(error, { method: ex.method, path: ex.target }, ex.res, ex.onError);
 }
 
 /**
@@ -423,16 +428,13 @@ function delivered(outcome: Outcome, ex: Exchange): void {
         try {
           writeAnswer(method, res, outcome, ex);
         } catch (error) {
-          hostFailed(error, { method, path: target }, res, onError);
+          writeFailed(error, ex);
         }
       });
     } else if (outcome instanceof LineStream) writeLines(method, res, outcome, ex, onError, target);
-    else
-      send(method, res, outcome, ex, onError, target).catch((error) =>
-        hostFailed(error, { method, path: target }, res, onError),
-      );
+    else send(method, res, outcome, ex, onError, target).catch((error) => writeFailed(error, ex));
   } catch (error) {
-    hostFailed(error, { method, path: target }, res, onError);
+    writeFailed(error, ex);
   }
 }
 
