@@ -19,14 +19,11 @@ export interface NodeHostOptions {
 }
 
 export function nodeHandler(
-  sim: Pick<Simulator, "handle" | "manifest"> & Partial<Pick<Simulator, "respond">>,
+  sim: Pick<Simulator, "respond" | "manifest">,
   options: NodeHostOptions = {},
 ): Handler {
-  // `respond` where the simulator has it: an answer ready at once is written without a promise.
-  const answers: Handler =
-    sim.respond !== undefined
-      ? { handle: (request) => (sim as Pick<Simulator, "respond">).respond(request) }
-      : sim;
+  // `respond`, not `handle`: an answer ready at once is written without a promise.
+  const answers: Handler = { handle: (request) => sim.respond(request) };
   const inner: Handler =
     options.docs === false
       ? answers

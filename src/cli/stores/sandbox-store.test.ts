@@ -61,6 +61,7 @@ describe("sandbox store", () => {
     const made = {
       ready: Promise.resolve(),
       handle: async () => new Answer(200, {}, "ok"),
+      respond: async () => new Answer(200, {}, "ok"),
       manifest: () => ({ seed: 7 }) as unknown as Manifest,
       checkpoint: engine.checkpoint,
     };

@@ -15,6 +15,7 @@
  */
 import { readdir, readFile, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { type Outcome, promised, type SimRequest } from "../../core/request/exchange.ts";
 import { isSandboxId, type SandboxEngine, type SandboxRecord } from "../../core/world/sandboxes.ts";
 import { ChangeLog, type Checkpointer, readSavedState, type SavedState } from "./change-log.ts";
 import { StateFileError, writeFileAtomic } from "./state-file.ts";
@@ -164,11 +165,14 @@ export function restoredWhenUsed(restore: () => Promise<SandboxEngine>): Sandbox
     });
     return restoring;
   };
+  const respond = (request: SimRequest): Outcome | Promise<Outcome> =>
+    engine ? engine.respond(request) : made().then((e) => e.respond(request));
   return {
     get ready() {
       return made().then(() => {});
     },
-    handle: (request) => (engine ? engine.handle(request) : made().then((e) => e.handle(request))),
+    handle: (request) => promised(respond, request),
+    respond,
     manifest: () => {
       if (!engine) throw new Error("a sandbox's manifest was asked for before it was restored");
       return engine.manifest();

@@ -86,7 +86,7 @@ export function sandboxSpec(
 
 export interface SandboxHostOptions {
   /** The default world: everything that names no sandbox. */
-  main: Pick<Simulator, "handle" | "manifest"> & Partial<Pick<Simulator, "respond">>;
+  main: Pick<Simulator, "respond" | "manifest">;
   /**
    * Builds a sandbox's engine, its control plane opened by the spec's token or the operator's. This file
    * answers anyone else 404 before the engine would say 401, so that a sandbox's existence stays hidden.
@@ -111,8 +111,7 @@ export interface SandboxHostOptions {
 }
 
 /** What this file needs of a sandbox's engine (a host saving it needs `checkpoint` too). */
-export type SandboxEngine = Pick<Simulator, "handle" | "manifest" | "ready" | "checkpoint"> &
-  Partial<Pick<Simulator, "respond">>;
+export type SandboxEngine = Pick<Simulator, "handle" | "respond" | "manifest" | "ready" | "checkpoint">;
 
 interface Live {
   record: SandboxRecord;
@@ -148,7 +147,7 @@ export class SandboxHost {
     // With no sandbox alive (the common case) the default world's requests take no step more than they
     // would without sandboxes: no parse, no await.
     if (this.live.size === 0 && !request.url.includes("/sandboxes"))
-      return respondOf(this.options.main, request);
+      return this.options.main.respond(request);
     if (this.sweepDue()) return this.sweep().then(() => this.route(request));
     return this.route(request);
   };
@@ -164,12 +163,12 @@ export class SandboxHost {
     const id = key === null ? null : sandboxOfKey(key);
     // A key of no live sandbox is no key of the default world either: it gets that world's 401.
     const sb = id === null ? undefined : this.touch(id);
-    return respondOf(sb ? sb.sim : this.options.main, request);
+    return (sb ? sb.sim : this.options.main).respond(request);
   }
 
   private async byPath(request: SimRequest): Promise<Outcome> {
     const url = URL.parse(request.url);
-    if (url === null) return this.options.main.handle(request);
+    if (url === null) return this.options.main.respond(request);
     const path = url.pathname;
     if (path === "/__sim/sandboxes" || path.startsWith("/__sim/sandboxes/")) {
       try {
@@ -185,10 +184,10 @@ export class SandboxHost {
       // The sandbox's own control plane answers only under /__sim/sandboxes/<id>/, behind its token.
       const sb = rest === "/__sim" || rest.startsWith("/__sim/") ? undefined : this.touch(page[1] as string);
       if (!sb) return renderError(new ApiError(404, "Not Found"), path, {});
-      return sb.sim.handle(moved(request, url, rest));
+      return sb.sim.respond(moved(request, url, rest));
     }
     if (path !== "/__sim" && !path.startsWith("/__sim/")) return this.byKey(request);
-    return this.options.main.handle(request);
+    return this.options.main.respond(request);
   }
 
   /** Adds a sandbox brought back from saved state (a restart), as it was. */
@@ -364,12 +363,4 @@ function randomChars(n: number, alphabet: string): string {
   // 256 is a multiple of 32 (IDs); for 62 (tokens) the slight bias does not matter for a test token.
   for (const b of bytes) out += alphabet[b % alphabet.length];
   return out;
-}
-
-/** What `sim` answers `request`: through `respond` where it has one, as a promise otherwise. */
-function respondOf(
-  sim: Pick<Simulator, "handle"> & Partial<Pick<Simulator, "respond">>,
-  request: SimRequest,
-): Outcome | Promise<Outcome> {
-  return sim.respond !== undefined ? sim.respond(request) : sim.handle(request);
 }
