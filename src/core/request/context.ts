@@ -12,7 +12,6 @@ import type { Services } from "../services.ts";
 import type { Caller } from "./auth.ts";
 import type { HeaderReader, SimRequest } from "./exchange.ts";
 import { checkParameters } from "./params.ts";
-import { keptPath } from "./parsed-url.ts";
 import type { BodyResult } from "./request-body.ts";
 import { DEFAULT_MAX_BODY_BYTES, isJsonType, parseJson, readCapped } from "./request-body.ts";
 
@@ -20,6 +19,8 @@ import { DEFAULT_MAX_BODY_BYTES, isJsonType, parseJson, readCapped } from "./req
 export interface Routed {
   request: SimRequest;
   url: URL;
+  /** The URL's path, read once. */
+  path: string;
   op: Operation;
   params: Record<string, string>;
   prefix: string;
@@ -37,7 +38,7 @@ export function buildContext(
   recorded: HeaderReader | null,
 ): RequestContext {
   const { validators, services } = world;
-  const { request, url, op, params, prefix, caller } = routed;
+  const { request, url, path, op, params, prefix, caller } = routed;
   const headers = recorded ?? request.headers;
   const queryValues = checkParameters(validators, op, params, url, headers, spec);
   // The services named one by one, not spread: a spread copied them and then grew the copy's property
@@ -54,7 +55,7 @@ export function buildContext(
     memo: services.memo,
     request,
     url,
-    path: keptPath(url),
+    path,
     params,
     queryValues,
     headers,

@@ -7,27 +7,22 @@
 
 import { KeptMap } from "./kept-map.ts";
 
-/** URLs kept, for every world of the process. */
-const kept = new KeptMap<string, URL | null>(256);
-
-/** `URL.parse(text)`, kept: null when the text is no URL. */
-export function parsedUrl(text: string): URL | null {
-  const known = kept.get(text);
-  return known !== undefined ? known : kept.keep(text, URL.parse(text));
+/**
+ * A URL and its path, read once: every read of `pathname` makes a new string, and every map the path is
+ * then looked up in (the router's, the journal's) hashed it again.
+ */
+export interface ParsedUrl {
+  readonly url: URL;
+  readonly path: string;
 }
 
-/**
- * Each URL's path, read once: every read of `pathname` makes a new string, and every map the path is then
- * looked up in (the router's, the journal's) hashed it again. The same URL object gives the same string.
- */
-const paths = new WeakMap<URL, string>();
+/** URLs kept, for every world of the process. */
+const kept = new KeptMap<string, ParsedUrl | null>(256);
 
-/** `url.pathname`, the same string for the same URL object. */
-export function keptPath(url: URL): string {
-  let path = paths.get(url);
-  if (path === undefined) {
-    path = url.pathname;
-    paths.set(url, path);
-  }
-  return path;
+/** `URL.parse(text)` and its path, kept: null when the text is no URL. */
+export function parsedUrl(text: string): ParsedUrl | null {
+  const known = kept.get(text);
+  if (known !== undefined) return known;
+  const url = URL.parse(text);
+  return kept.keep(text, url === null ? null : { url, path: url.pathname });
 }

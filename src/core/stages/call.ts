@@ -12,7 +12,6 @@ import type { Operation } from "../../contract/operations.ts";
 import type { RecordingHeaders } from "../persistence/recorder.ts";
 import type { Caller } from "../request/auth.ts";
 import type { SimRequest } from "../request/exchange.ts";
-import { keptPath } from "../request/parsed-url.ts";
 import type { BodyResult } from "../request/request-body.ts";
 import type { RequestContext, RouteSpec } from "../resource.ts";
 
@@ -67,12 +66,12 @@ export interface BodyPart {
 }
 export type WithBody = Authorized & BodyPart;
 
-/** A request's start. */
-export function arrived(request: SimRequest, url: URL): Arrived {
+/** A request's start; `path`: the URL's, as read once (src/core/request/parsed-url.ts). */
+export function arrived(request: SimRequest, url: URL, path = url.pathname): Arrived {
   return {
     request,
     url,
-    path: keptPath(url),
+    path,
     who: { userId: null, pure: false, keysOnly: false, body: null },
     headers: {},
   };

@@ -30,8 +30,9 @@ export function execute(d: ExecuteDeps): Next<WithBody> {
   const { memo, verify } = d;
   /**
    * What a pure read's answer is kept under: the operation, the caller (roles differ), path and query. Made
-   * once per URL (the router hands the same URL object for the same target), operation and caller, and
-   * looked up again by those: built on every read, the key was a fresh string the memo hashed each time.
+   * once per URL (src/core/request/parsed-url.ts hands the same URL object for the same text), operation and
+   * caller, and looked up again by those: built on every read, the key was a fresh string the memo hashed
+   * each time.
    */
   const keys = new WeakMap<URL, Map<Operation, Map<string, string>>>();
   const keyOf = (ctx: RequestContext, op: Operation): string => {

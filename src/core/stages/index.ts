@@ -133,10 +133,10 @@ export function frontDoor(d: FrontDoorDeps): (request: SimRequest) => Done {
     .through(pages(d.pages, w.changing))
     .end(api);
   return (request) => {
-    const url = parsedUrl(request.url);
+    const parsed = parsedUrl(request.url);
     // Only a host that passes its own target can get here with one that is not a URL.
-    if (url === null) return renderError(new ApiError(400, "Bad Request"), "", {});
-    return front(arrived(request, url));
+    if (parsed === null) return renderError(new ApiError(400, "Bad Request"), "", {});
+    return front(arrived(request, parsed.url, parsed.path));
   };
 }
 
